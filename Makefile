@@ -1,0 +1,108 @@
+# Makefile - builds ./ember and its tests from one non-recursive file.
+#   make            build ./ember
+#   make check      build, then run unit and end-to-end tests
+#   make asan       the same suite under AddressSanitizer + UBSan
+#   make deps       install build and test dependencies (Debian, as root)
+#   make bench      run the benchmarks in bench/ (not tests)
+#   WERROR=1        treat warnings as errors (CI does)
+
+BUILD   ?= build
+CC      ?= cc
+MODULES := common format pmc record symbols unwind report flamegraph
+
+# pkg-config name -> Debian package that provides it.
+PKGS    := libelf:libelf-dev libdw:libdw-dev libunwind:libunwind-dev \
+           numa:libnuma-dev zlib:zlib1g-dev
+PKGNAMES := $(foreach p,$(PKGS),$(firstword $(subst :, ,$(p))))
+
+ifeq ($(filter deps clean,$(MAKECMDGOALS)),)
+  MISSING := $(foreach p,$(PKGS),$(if $(shell pkg-config --exists $(firstword $(subst :, ,$(p))) && echo y),,$(lastword $(subst :, ,$(p)))))
+  ifneq ($(strip $(MISSING)),)
+    $(error missing libraries; install them with 'make deps' or 'apt-get install $(MISSING)')
+  endif
+  PKG_CFLAGS := $(shell pkg-config --cflags $(PKGNAMES))
+  PKG_LIBS   := $(shell pkg-config --libs $(PKGNAMES))
+endif
+
+WARN    := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes
+ifeq ($(WERROR),1)
+  WARN  += -Werror
+endif
+OPT     ?= -O2 -g
+CFLAGS_ALL := -std=gnu11 $(OPT) $(WARN) -I. $(PKG_CFLAGS) -D_GNU_SOURCE \
+              -MMD -MP $(EXTRA_CFLAGS)
+LDLIBS_ALL := $(PKG_LIBS) -lpthread -lm $(EXTRA_LDFLAGS)
+
+LIB_SRCS := $(wildcard $(addsuffix /*.c,$(MODULES)))
+LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS))
+UNIT_SRCS := $(wildcard tests/unit/test-*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
+WORKLOAD_SRCS := $(wildcard tests/workloads/*.c)
+WORKLOAD_BINS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(WORKLOAD_SRCS))
+
+# The top-level ./ember is the normal build; sanitizer builds stay in $(BUILD).
+ifeq ($(BUILD),build)
+  EMBER_BIN := ember
+else
+  EMBER_BIN := $(BUILD)/ember
+endif
+
+.PHONY: all check asan deps clean bench workloads unit
+all: $(EMBER_BIN)
+
+$(EMBER_BIN): $(BUILD)/ember.o $(BUILD)/libember.a
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+
+$(BUILD)/libember.a: $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+
+$(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/test.h $(BUILD)/libember.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libember.a $(LDLIBS_ALL)
+
+# Workloads are the ground truth of the end-to-end tests: built with frame
+# pointers and without inlining so their call structure is exactly the source's.
+WORKLOAD_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline \
+                   -fno-optimize-sibling-calls -Wall -Wextra
+$(BUILD)/workloads/%: tests/workloads/%.c
+	@mkdir -p $(dir $@)
+	cc $(WORKLOAD_CFLAGS) -o $@ $< -lpthread -lm
+
+workloads: $(WORKLOAD_BINS)
+unit: $(UNIT_BINS)
+
+check: $(EMBER_BIN) $(UNIT_BINS) $(WORKLOAD_BINS)
+	@EMBER=$(abspath $(EMBER_BIN)) BUILD=$(abspath $(BUILD)) \
+	  WORKLOADS=$(abspath $(BUILD)/workloads) tests/run.sh
+
+asan:
+	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
+	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined" \
+	  EXTRA_LDFLAGS="-fsanitize=address,undefined" check
+
+# Build and test dependencies. Idempotent: apt-get runs only when a package
+# is missing.
+DEB_DEPS := build-essential pkg-config libelf-dev libdw-dev libunwind-dev \
+            libnuma-dev zlib1g-dev libzstd-dev linux-perf python3 \
+            util-linux procps
+deps:
+	@missing=$$(for p in $(DEB_DEPS); do \
+	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; \
+	  done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:" $$missing; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	else echo "all dependencies present"; fi
+
+bench: $(EMBER_BIN) $(WORKLOAD_BINS)
+	EMBER=$(abspath $(EMBER_BIN)) WORKLOADS=$(abspath $(BUILD)/workloads) bench/record.sh
+
+clean:
+	rm -rf build build-asan ember
+
+-include $(LIB_OBJS:.o=.d) $(BUILD)/ember.d

@@ -1,0 +1,508 @@
+/* common.c - the shared helpers declared in common.h. */
+#include "common.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- Errors ------------------------------------------------------------ */
+
+static __thread char err_buf[1024];
+
+/* Appends s to the NUL-terminated buf of size cap, cutting what won't fit. */
+static void append_text(char *buf, size_t cap, const char *s)
+{
+	size_t used = strlen(buf);
+	size_t n = strlen(s);
+	if (used + n >= cap)
+		n = cap - used - 1;
+	memcpy(buf + used, s, n);
+	buf[used + n] = '\0';
+}
+
+void err_set(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err_buf, sizeof(err_buf), fmt, ap);
+	va_end(ap);
+}
+
+void err_set_errno(const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err_buf, sizeof(err_buf), fmt, ap);
+	va_end(ap);
+	append_text(err_buf, sizeof(err_buf), ": ");
+	append_text(err_buf, sizeof(err_buf), strerror(saved));
+	errno = saved;
+}
+
+void err_prefix(const char *fmt, ...)
+{
+	char old[sizeof(err_buf)];
+	va_list ap;
+	memcpy(old, err_buf, sizeof(old));
+	va_start(ap, fmt);
+	vsnprintf(err_buf, sizeof(err_buf), fmt, ap);
+	va_end(ap);
+	append_text(err_buf, sizeof(err_buf), ": ");
+	append_text(err_buf, sizeof(err_buf), old);
+}
+
+const char *err_msg(void)
+{
+	return err_buf[0] ? err_buf : "unknown error";
+}
+
+static void cmd_vprint(const char *cmd, const char *kind, const char *fmt,
+		       va_list ap)
+{
+	char line[2048];
+	vsnprintf(line, sizeof(line), fmt, ap);
+	fprintf(stderr, "ember %s: %s%s\n", cmd, kind, line);
+}
+
+void cmd_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	cmd_vprint(cmd, "", fmt, ap);
+	va_end(ap);
+}
+
+void cmd_warn(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	cmd_vprint(cmd, "warning: ", fmt, ap);
+	va_end(ap);
+}
+
+/* ---- Memory ------------------------------------------------------------ */
+
+static void out_of_memory(size_t n)
+{
+	fprintf(stderr, "ember: out of memory allocating %zu bytes\n", n);
+	abort();
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		out_of_memory(n);
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		out_of_memory(n * size);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		out_of_memory(n);
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *d = strdup(s);
+	if (!d)
+		out_of_memory(strlen(s));
+	return d;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	char *s;
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		out_of_memory(0);
+	va_end(ap);
+	return s;
+}
+
+/* ---- String buffer ----------------------------------------------------- */
+
+void sb_add(struct strbuf *sb, const char *s, size_t n)
+{
+	if (sb->len + n + 1 > sb->cap) {
+		size_t cap = sb->cap ? sb->cap : 64;
+		while (cap < sb->len + n + 1)
+			cap *= 2;
+		sb->s = xrealloc(sb->s, cap);
+		sb->cap = cap;
+	}
+	memcpy(sb->s + sb->len, s, n);
+	sb->len += n;
+	sb->s[sb->len] = '\0';
+}
+
+void sb_puts(struct strbuf *sb, const char *s)
+{
+	sb_add(sb, s, strlen(s));
+}
+
+void sb_printf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	sb_add(sb, "", 0);
+	if (sb->len + (size_t)n + 1 > sb->cap) {
+		size_t cap = sb->cap;
+		while (cap < sb->len + (size_t)n + 1)
+			cap *= 2;
+		sb->s = xrealloc(sb->s, cap);
+		sb->cap = cap;
+	}
+	va_start(ap, fmt);
+	vsnprintf(sb->s + sb->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	sb->len += (size_t)n;
+}
+
+void sb_reset(struct strbuf *sb)
+{
+	sb->len = 0;
+	if (sb->s)
+		sb->s[0] = '\0';
+}
+
+void sb_free(struct strbuf *sb)
+{
+	free(sb->s);
+	sb->s = NULL;
+	sb->len = sb->cap = 0;
+}
+
+/* ---- u64 hash map ------------------------------------------------------ */
+
+u64 hash_u64(u64 x)
+{
+	/* splitmix64 finalizer: cheap and spreads nearby keys well. */
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+void u64map_init(struct u64map *m)
+{
+	memset(m, 0, sizeof(*m));
+}
+
+void u64map_free(struct u64map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	free(m->used);
+	memset(m, 0, sizeof(*m));
+}
+
+static size_t u64map_find(const struct u64map *m, u64 key)
+{
+	size_t mask = m->cap - 1;
+	size_t i = hash_u64(key) & mask;
+	while (m->used[i] && m->keys[i] != key)
+		i = (i + 1) & mask;
+	return i;
+}
+
+static void u64map_grow(struct u64map *m)
+{
+	struct u64map bigger;
+	bigger.cap = m->cap ? m->cap * 2 : 64;
+	bigger.n = 0;
+	bigger.keys = xcalloc(bigger.cap, sizeof(u64));
+	bigger.vals = xcalloc(bigger.cap, sizeof(u64));
+	bigger.used = xcalloc(bigger.cap, 1);
+	for (size_t i = 0; i < m->cap; i++) {
+		if (!m->used[i])
+			continue;
+		size_t j = u64map_find(&bigger, m->keys[i]);
+		bigger.used[j] = 1;
+		bigger.keys[j] = m->keys[i];
+		bigger.vals[j] = m->vals[i];
+		bigger.n++;
+	}
+	u64map_free(m);
+	*m = bigger;
+}
+
+u64 *u64map_slot(struct u64map *m, u64 key, bool *created)
+{
+	if ((m->n + 1) * 4 > m->cap * 3)
+		u64map_grow(m);
+	size_t i = u64map_find(m, key);
+	if (created)
+		*created = !m->used[i];
+	if (!m->used[i]) {
+		m->used[i] = 1;
+		m->keys[i] = key;
+		m->vals[i] = 0;
+		m->n++;
+	}
+	return &m->vals[i];
+}
+
+u64 *u64map_get(const struct u64map *m, u64 key)
+{
+	if (!m->cap)
+		return NULL;
+	size_t i = u64map_find(m, key);
+	return m->used[i] ? &m->vals[i] : NULL;
+}
+
+/* ---- Parsing ----------------------------------------------------------- */
+
+int parse_u64(const char *s, u64 *out)
+{
+	char *end;
+	if (!s || !*s || *s == '-' || isspace((unsigned char)*s)) {
+		err_set("'%s' is not a non-negative number", s ? s : "");
+		return -1;
+	}
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (errno || *end) {
+		err_set("'%s' is not a non-negative number", s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int parse_int(const char *s, int *out)
+{
+	char *end;
+	if (!s || !*s) {
+		err_set("'' is not a number");
+		return -1;
+	}
+	errno = 0;
+	long v = strtol(s, &end, 0);
+	if (errno || *end || v < -2147483647L || v > 2147483647L) {
+		err_set("'%s' is not a number", s);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+int parse_double(const char *s, double *out)
+{
+	char *end;
+	if (!s || !*s) {
+		err_set("'' is not a number");
+		return -1;
+	}
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || *end || v != v) {
+		err_set("'%s' is not a number", s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+/* Reads one non-negative decimal at *p and advances it; -1 if none. */
+static long take_number(const char **p)
+{
+	if (!isdigit((unsigned char)**p))
+		return -1;
+	long v = 0;
+	while (isdigit((unsigned char)**p)) {
+		v = v * 10 + (**p - '0');
+		if (v > 1000000)
+			return -1;
+		(*p)++;
+	}
+	return v;
+}
+
+int parse_cpu_list(const char *s, int max_cpu, int **cpus, int *ncpus)
+{
+	VEC(int) out = {0};
+	const char *p = s;
+	if (!s || !*s)
+		goto bad;
+	for (;;) {
+		long lo = take_number(&p), hi = lo;
+		if (lo < 0)
+			goto bad;
+		if (*p == '-') {
+			p++;
+			hi = take_number(&p);
+			if (hi < lo)
+				goto bad;
+		}
+		if (hi >= max_cpu) {
+			VEC_FREE(&out);
+			err_set("CPU %ld in '%s' does not exist (this machine has CPUs 0-%d)",
+				hi, s, max_cpu - 1);
+			return -1;
+		}
+		for (long c = lo; c <= hi; c++)
+			VEC_PUSH(&out, (int)c);
+		if (*p == '\0')
+			break;
+		if (*p++ != ',')
+			goto bad;
+	}
+	qsort(out.v, out.n, sizeof(int), cmp_int);
+	size_t w = 0;
+	for (size_t i = 0; i < out.n; i++)
+		if (w == 0 || out.v[w - 1] != out.v[i])
+			out.v[w++] = out.v[i];
+	*cpus = out.v;
+	*ncpus = (int)w;
+	return 0;
+bad:
+	VEC_FREE(&out);
+	err_set("malformed CPU list '%s' (expected a list like 0-3,5)", s ? s : "");
+	return -1;
+}
+
+int parse_pid_list(const char *s, pid_t **pids, int *npids)
+{
+	VEC(pid_t) out = {0};
+	const char *p = s;
+	if (!s || !*s)
+		goto bad;
+	for (;;) {
+		long v = take_number(&p);
+		if (v <= 0)
+			goto bad;
+		VEC_PUSH(&out, (pid_t)v);
+		if (*p == '\0')
+			break;
+		if (*p++ != ',')
+			goto bad;
+	}
+	*pids = out.v;
+	*npids = (int)out.n;
+	return 0;
+bad:
+	VEC_FREE(&out);
+	err_set("malformed pid list '%s' (expected numbers like 123,456)", s ? s : "");
+	return -1;
+}
+
+/* ---- Files ------------------------------------------------------------- */
+
+char *read_text_file(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err_set_errno("cannot open %s", path);
+		return NULL;
+	}
+	size_t cap = 4096, n = 0;
+	char *buf = xmalloc(cap);
+	for (;;) {
+		if (n + 1 >= cap)
+			buf = xrealloc(buf, cap *= 2);
+		ssize_t r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			err_set_errno("cannot read %s", path);
+			free(buf);
+			close(fd);
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}
+
+int write_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		if (w == 0) {
+			errno = ENOSPC;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* ---- Time -------------------------------------------------------------- */
+
+u64 now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
+}
+
+/* ---- Machine facts ----------------------------------------------------- */
+
+/* Parses a sysfs CPU list file like "0-3,6" into a sorted array. */
+static int read_sysfs_cpus(const char *path, int **cpus)
+{
+	char *text = read_text_file(path, NULL);
+	if (!text)
+		return -1;
+	text[strcspn(text, "\n")] = '\0';
+	int n = 0;
+	int rc = parse_cpu_list(text, 1 << 20, cpus, &n);
+	free(text);
+	return rc < 0 ? -1 : n;
+}
+
+int cpus_possible(void)
+{
+	int *cpus = NULL;
+	int n = read_sysfs_cpus("/sys/devices/system/cpu/possible", &cpus);
+	int max = n > 0 ? cpus[n - 1] + 1 : (int)sysconf(_SC_NPROCESSORS_CONF);
+	free(cpus);
+	return max;
+}
+
+int cpus_online(int **cpus)
+{
+	return read_sysfs_cpus("/sys/devices/system/cpu/online", cpus);
+}

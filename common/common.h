@@ -1,0 +1,130 @@
+/* common.h - small shared helpers every module may use: errors, memory,
+ * growable arrays, string buffers, a u64 hash map, number and CPU-list
+ * parsing, and time.  Nothing here knows about perf or the command line. */
+#ifndef EMBER_COMMON_H
+#define EMBER_COMMON_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+typedef uint64_t u64;
+typedef uint32_t u32;
+typedef uint16_t u16;
+typedef uint8_t u8;
+typedef int64_t s64;
+typedef int32_t s32;
+
+#define EMBER_VERSION "0.1.0"
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+
+/* --- Errors -------------------------------------------------------------
+ * Library code never prints.  A failing function records one message with
+ * err_set() and returns -1 or NULL; the command that called it prints
+ * "ember CMD: message" and picks the exit status.  The message lives in a
+ * thread-local buffer, like errno: the one piece of state we allow. */
+void err_set(const char *fmt, ...) PRINTF_LIKE(1, 2);
+/* Like err_set but appends ": strerror(errno)". */
+void err_set_errno(const char *fmt, ...) PRINTF_LIKE(1, 2);
+/* Prefix the current message with more context: "ctx: old message". */
+void err_prefix(const char *fmt, ...) PRINTF_LIKE(1, 2);
+const char *err_msg(void);
+
+/* Exit statuses of every command. */
+enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
+
+/* For commands only: print "ember CMD: message" to stderr. */
+void cmd_error(const char *cmd, const char *fmt, ...) PRINTF_LIKE(2, 3);
+void cmd_warn(const char *cmd, const char *fmt, ...) PRINTF_LIKE(2, 3);
+
+/* --- Memory: these abort on exhaustion, as nothing sane can follow. ---- */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xasprintf(const char *fmt, ...) PRINTF_LIKE(1, 2);
+
+/* --- Growable arrays ------------------------------------------------------
+ *   VEC(struct thing) things = {0};
+ *   VEC_PUSH(&things, t);  things.v[i], things.n;  VEC_FREE(&things); */
+#define VEC(type) struct { type *v; size_t n, cap; }
+#define VEC_GROW(vec, want)                                                  \
+	do {                                                                 \
+		if ((want) > (vec)->cap) {                                   \
+			size_t c_ = (vec)->cap ? (vec)->cap * 2 : 16;        \
+			while (c_ < (want)) c_ *= 2;                         \
+			(vec)->v = xrealloc((vec)->v, c_ * sizeof(*(vec)->v)); \
+			(vec)->cap = c_;                                     \
+		}                                                            \
+	} while (0)
+#define VEC_PUSH(vec, item)                                                  \
+	do {                                                                 \
+		VEC_GROW(vec, (vec)->n + 1);                                 \
+		(vec)->v[(vec)->n++] = (item);                               \
+	} while (0)
+#define VEC_FREE(vec)                                                        \
+	do {                                                                 \
+		free((vec)->v);                                              \
+		(vec)->v = NULL;                                             \
+		(vec)->n = (vec)->cap = 0;                                   \
+	} while (0)
+
+/* --- String buffer ------------------------------------------------------ */
+struct strbuf {
+	char *s;   /* always NUL-terminated once anything was added */
+	size_t len, cap;
+};
+void sb_add(struct strbuf *sb, const char *s, size_t n);
+void sb_puts(struct strbuf *sb, const char *s);
+void sb_printf(struct strbuf *sb, const char *fmt, ...) PRINTF_LIKE(2, 3);
+void sb_reset(struct strbuf *sb);
+void sb_free(struct strbuf *sb);
+
+/* --- Hash map from u64 keys to u64 values (open addressing) -------------
+ * Built for hot paths: no allocation per insert beyond occasional growth.
+ * Key 0 is allowed.  Values are often pointers cast to u64 or indexes. */
+struct u64map {
+	u64 *keys, *vals;
+	u8 *used;
+	size_t n, cap;
+};
+void u64map_init(struct u64map *m);
+void u64map_free(struct u64map *m);
+/* Returns a pointer to the value slot, inserting 0 when absent
+ * (*created tells which). The pointer is valid until the next insert. */
+u64 *u64map_slot(struct u64map *m, u64 key, bool *created);
+/* Returns the value slot or NULL when absent. */
+u64 *u64map_get(const struct u64map *m, u64 key);
+u64 hash_u64(u64 x);
+
+/* --- Parsing -------------------------------------------------------------
+ * Each returns 0 on success, -1 with err_set() naming the bad text. */
+int parse_u64(const char *s, u64 *out);      /* decimal, 0x hex */
+int parse_int(const char *s, int *out);
+int parse_double(const char *s, double *out);
+/* "0-3,5,7-8" -> sorted unique CPU numbers < max_cpu. */
+int parse_cpu_list(const char *s, int max_cpu, int **cpus, int *ncpus);
+/* "12,34" -> pids/tids. */
+int parse_pid_list(const char *s, pid_t **pids, int *npids);
+
+/* --- Files -------------------------------------------------------------- */
+/* Reads a whole (small, e.g. /proc or /sys) file; NUL-terminated.
+ * Returns NULL with err_set on failure.  *len may be NULL. */
+char *read_text_file(const char *path, size_t *len);
+/* write(2) all of buf, retrying on EINTR/partial writes. -1 on error. */
+int write_all(int fd, const void *buf, size_t n);
+
+/* --- Time --------------------------------------------------------------- */
+u64 now_ns(void);          /* CLOCK_MONOTONIC */
+
+/* --- Machine facts ------------------------------------------------------ */
+int cpus_possible(void);   /* highest possible CPU number + 1 */
+/* Online CPUs (sorted). Caller frees. Returns count, -1 on error. */
+int cpus_online(int **cpus);
+
+#endif

@@ -1,0 +1,9 @@
+/* record.h - the recorder: opens events on CPUs and tasks, drains per-CPU
+ * ring buffers into a perf.data writer, synthesizes what already runs, and
+ * launches the command.  cmd_record() is the thin command-line front. */
+#ifndef EMBER_RECORD_H
+#define EMBER_RECORD_H
+
+int cmd_record(int argc, char **argv);
+
+#endif

@@ -1,0 +1,88 @@
+/* test-common.c - unit tests of common/: parsing, hash map, buffers. */
+#include <stdlib.h>
+
+#include "common/common.h"
+#include "tests/unit/test.h"
+
+static void test_cpu_list(void)
+{
+	int *cpus = NULL, n = 0;
+	CHECK(parse_cpu_list("3,0-1,1", 8, &cpus, &n) == 0, "%s", err_msg());
+	CHECK(n == 3 && cpus[0] == 0 && cpus[1] == 1 && cpus[2] == 3, "n=%d", n);
+	free(cpus);
+	CHECK(parse_cpu_list("0-", 8, &cpus, &n) < 0, "accepted '0-'");
+	CHECK(strstr(err_msg(), "malformed CPU list '0-'"), "%s", err_msg());
+	CHECK(parse_cpu_list("9", 8, &cpus, &n) < 0, "accepted a missing CPU");
+	CHECK(strstr(err_msg(), "CPU 9"), "%s", err_msg());
+	CHECK(parse_cpu_list("3-1", 8, &cpus, &n) < 0, "accepted a reversed range");
+	CHECK(parse_cpu_list("", 8, &cpus, &n) < 0, "accepted empty");
+}
+
+static void test_pid_list(void)
+{
+	pid_t *p = NULL;
+	int n = 0;
+	CHECK(parse_pid_list("12,345", &p, &n) == 0 && n == 2 && p[1] == 345, "n=%d", n);
+	free(p);
+	CHECK(parse_pid_list("12,x", &p, &n) < 0, "accepted x");
+	CHECK(parse_pid_list("0", &p, &n) < 0, "accepted pid 0");
+}
+
+static void test_numbers(void)
+{
+	u64 v;
+	CHECK(parse_u64("0x10", &v) == 0 && v == 16, "v=%llu", (unsigned long long)v);
+	CHECK(parse_u64("-1", &v) < 0, "accepted -1");
+	CHECK(parse_u64("12z", &v) < 0, "accepted 12z");
+	double d;
+	CHECK(parse_double("2.5", &d) == 0 && d == 2.5, "d=%f", d);
+}
+
+static void test_u64map(void)
+{
+	struct u64map m;
+	u64map_init(&m);
+	for (u64 k = 0; k < 10000; k++)
+		*u64map_slot(&m, k * 7919, NULL) = k + 1;
+	CHECK(m.n == 10000, "n=%zu", m.n);
+	int bad = 0;
+	for (u64 k = 0; k < 10000; k++) {
+		u64 *v = u64map_get(&m, k * 7919);
+		if (!v || *v != k + 1)
+			bad++;
+	}
+	CHECK(bad == 0, "%d lookups wrong", bad);
+	CHECK(u64map_get(&m, 3) == NULL, "found a key never inserted");
+	bool created;
+	u64map_slot(&m, 0, &created);
+	CHECK(!created, "key 0 inserted twice");
+	u64map_free(&m);
+}
+
+static void test_strbuf(void)
+{
+	struct strbuf sb = {0};
+	for (int i = 0; i < 1000; i++)
+		sb_printf(&sb, "%d,", i);
+	CHECK(sb.len == strlen(sb.s), "len %zu", sb.len);
+	CHECK(!strncmp(sb.s, "0,1,2,", 6) && strstr(sb.s, "999,"), "%.20s", sb.s);
+	sb_free(&sb);
+}
+
+static void test_errors(void)
+{
+	err_set("inner %d", 7);
+	err_prefix("outer");
+	CHECK(!strcmp(err_msg(), "outer: inner 7"), "%s", err_msg());
+}
+
+int main(void)
+{
+	RUN(test_cpu_list);
+	RUN(test_pid_list);
+	RUN(test_numbers);
+	RUN(test_u64map);
+	RUN(test_strbuf);
+	RUN(test_errors);
+	return test_summary();
+}
