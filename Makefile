@@ -12,7 +12,7 @@ MODULES := common format pmc record symbols unwind report flamegraph
 
 # pkg-config name -> Debian package that provides it.
 PKGS    := libelf:libelf-dev libdw:libdw-dev libunwind:libunwind-dev \
-           numa:libnuma-dev zlib:zlib1g-dev
+           numa:libnuma-dev zlib:zlib1g-dev libtraceevent:libtraceevent-dev
 PKGNAMES := $(foreach p,$(PKGS),$(firstword $(subst :, ,$(p))))
 
 ifeq ($(filter deps clean,$(MAKECMDGOALS)),)
@@ -47,7 +47,7 @@ else
   EMBER_BIN := $(BUILD)/ember
 endif
 
-.PHONY: all check asan deps clean bench workloads unit
+.PHONY: all check asan deps clean bench workloads unit demo
 all: $(EMBER_BIN)
 
 $(EMBER_BIN): $(BUILD)/ember.o $(BUILD)/libember.a
@@ -88,7 +88,8 @@ asan:
 # Build and test dependencies. Idempotent: apt-get runs only when a package
 # is missing.
 DEB_DEPS := build-essential pkg-config libelf-dev libdw-dev libunwind-dev \
-            libnuma-dev zlib1g-dev libzstd-dev linux-perf python3 \
+            libnuma-dev zlib1g-dev libzstd-dev libtraceevent-dev linux-perf \
+            python3 \
             util-linux procps
 deps:
 	@missing=$$(for p in $(DEB_DEPS); do \
@@ -98,6 +99,12 @@ deps:
 	  echo "installing:" $$missing; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	else echo "all dependencies present"; fi
+
+# The README's demo: a few seconds of a system-wide profile while the
+# known-ratio workload runs (about 50/30/20% in leaf_a/leaf_b/leaf_c).
+demo: $(EMBER_BIN) $(WORKLOAD_BINS)
+	./$(EMBER_BIN) record -F 999 -a -g -o demo.data -- $(BUILD)/workloads/ratio 3
+	./$(EMBER_BIN) report -i demo.data --stdio --no-children --percent-limit 1 --call-graph=none
 
 bench: $(EMBER_BIN) $(WORKLOAD_BINS)
 	EMBER=$(abspath $(EMBER_BIN)) WORKLOADS=$(abspath $(BUILD)/workloads) bench/record.sh

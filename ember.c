@@ -5,6 +5,7 @@
 
 #include "common/common.h"
 #include "record/record.h"
+#include "report/report.h"
 
 struct command {
 	const char *name;
@@ -14,6 +15,8 @@ struct command {
 
 static const struct command commands[] = {
 	{ "record", cmd_record, "sample and trace into a perf.data file" },
+	{ "report", cmd_report, "summarize a recording by comm, dso and symbol" },
+	{ "script", cmd_script, "print one line per sample, like perf script" },
 };
 
 static void usage(FILE *out)

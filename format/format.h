@@ -113,11 +113,21 @@ int pd_writer_close(struct pd_writer *w);
  * header's data size is still written so what was captured can be read. */
 void pd_writer_abort(struct pd_writer *w);
 
+/* True when writing the pipe variant (path "-", pipe=true, or the path is
+ * a FIFO or socket, where a header cannot be rewritten). */
+bool pd_writer_is_pipe(const struct pd_writer *w);
+
 /* ---- Features ----------------------------------------------------------
  * Each encodes one feature section; call before pd_writer_close (in pipe
  * mode they are emitted as HEADER_FEATURE records: before begin when
- * called before it, else at close). */
+ * called before it, else at close).  Exceptions in pipe mode: tracing data
+ * given after begin is streamed at once (later samples need it), and
+ * build-ids go out as HEADER_BUILD_ID records.  Calling a feature again
+ * replaces it, except build-ids, which accumulate. */
 int pd_writer_feat_string(struct pd_writer *w, enum pd_feature f, const char *s);
+/* A feature body already in perf's encoding (e.g. CLOCKID's u64). */
+int pd_writer_feat_raw(struct pd_writer *w, enum pd_feature f,
+		       const void *body, size_t len);
 int pd_writer_feat_nrcpus(struct pd_writer *w, u32 nr_available, u32 nr_online);
 int pd_writer_feat_total_mem(struct pd_writer *w, u64 kib);
 int pd_writer_feat_cmdline(struct pd_writer *w, int argc, char *const argv[]);
@@ -135,6 +145,8 @@ struct pd_cpu_topology {
 	int nr_dies;
 	char **die_siblings;
 };
+/* perf reads one per-CPU entry for each CPU NRCPUS counts as available:
+ * set NRCPUS first and the entries are made to match (zeros past nr_cpus). */
 int pd_writer_feat_cpu_topology(struct pd_writer *w, const struct pd_cpu_topology *t);
 
 struct pd_numa_node {
@@ -204,5 +216,147 @@ int pd_write_mmap2(struct pd_writer *w, const struct perf_event_attr *attr,
 
 /* Bytes of the sample_id trailer for attr (0 unless sample_id_all). */
 size_t pd_sample_id_size(const struct perf_event_attr *attr);
+
+/* ---- Reader --------------------------------------------------------------
+ * Files (PERFILE2, read through mmap) and streams (the pipe variant),
+ * decoded into plain structs and delivered in time order (FINISHED_ROUND,
+ * or a bounded reorder window when a file has none).  Every size read from
+ * the input is checked against what remains before it is used. */
+
+/* One event (attr) of the file. */
+struct pd_attr {
+	struct perf_event_attr attr;   /* zero-extended to our struct size */
+	char *name;                    /* from EVENT_DESC, else made up */
+	u64 *ids;
+	size_t nids;
+	int index;                     /* position in the file */
+	/* Decoding facts derived once from attr. */
+	size_t id_trailer_size;        /* sample_id_all trailer bytes */
+	int nr_user_regs, nr_intr_regs;
+};
+
+/* A decoded PERF_RECORD_SAMPLE: pointers refer into the record itself. */
+struct pd_sample {
+	u64 ip;
+	u32 pid, tid;
+	u64 time;
+	u64 addr;
+	u64 id, stream_id;
+	u32 cpu;
+	u64 period;
+	u64 nr_callchain;
+	const u64 *callchain;          /* PERF_CONTEXT_* markers included */
+	u32 raw_size;
+	const u8 *raw;
+	u64 nr_branches;
+	u64 user_abi;
+	const u64 *user_regs;          /* popcount(sample_regs_user) entries */
+	u64 stack_size;                /* bytes copied */
+	const u8 *stack;
+	u64 stack_dyn_size;            /* bytes that were valid */
+	u64 weight;
+	u64 data_src;
+	u64 transaction;
+	u64 phys_addr;
+	u64 cgroup;
+	u64 data_page_size, code_page_size;
+};
+
+/* One record, decoded by type.  `s` holds the sample for SAMPLE records and
+ * the sample_id fields (pid, tid, time, id, cpu) for the others. */
+struct pd_event {
+	u32 type;                      /* PERF_RECORD_* or PD_RECORD_* */
+	u16 misc;
+	u16 size;
+	u64 offset;                    /* byte offset in the file/stream */
+	const struct perf_event_header *raw;  /* valid until the next call */
+	const struct pd_attr *attr;    /* NULL when the record names none */
+	bool has_time;
+	struct pd_sample s;
+	union {
+		struct { u32 pid, tid; const char *comm; bool exec; } comm;
+		struct {
+			u32 pid, tid;
+			u64 start, len, pgoff;
+			u32 maj, min;
+			u64 ino;
+			u32 prot, flags;
+			u8 build_id_size;      /* 0 when none */
+			const u8 *build_id;
+			const char *filename;
+		} mmap;                        /* MMAP and MMAP2 */
+		struct { u32 pid, ppid, tid, ptid; u64 time; } task; /* FORK, EXIT */
+		struct { u64 id, lost; } lost;
+		struct { u64 lost; } lost_samples;
+		struct { u64 time, id, stream_id; } throttle;
+		struct { u32 pid, tid; bool out, preempt; } cswitch;
+	} u;
+};
+
+struct pd_reader;
+
+struct pd_reader_opts {
+	bool unordered;                /* deliver in file order, no sorting */
+};
+
+/* path "-" reads the pipe variant from stdin.  NULL with err_set(). */
+struct pd_reader *pd_reader_open(const char *path, const struct pd_reader_opts *opts);
+void pd_reader_close(struct pd_reader *r);
+
+/* 1 with *ev filled, 0 at the end, -1 with err_set() naming the byte
+ * offset and what was wrong.  Events before an error were delivered. */
+int pd_reader_next(struct pd_reader *r, struct pd_event *ev);
+
+size_t pd_reader_nattrs(const struct pd_reader *r);
+const struct pd_attr *pd_reader_attr(const struct pd_reader *r, size_t i);
+
+/* Feature data as read, or NULL (features arrive late in pipe mode). */
+const char *pd_reader_string(const struct pd_reader *r, int feat);
+/* Raw body of a feature section; NULL when absent. */
+const void *pd_reader_feature(const struct pd_reader *r, int feat, size_t *len);
+
+struct pd_reader_build_id {
+	s32 pid;
+	u16 cpumode;
+	u8 size;
+	u8 id[20];
+	const char *filename;
+};
+size_t pd_reader_nbuild_ids(const struct pd_reader *r);
+const struct pd_reader_build_id *pd_reader_build_id(const struct pd_reader *r, size_t i);
+
+/* Facts about the input worth telling the user. */
+struct pd_reader_stats {
+	u64 data_size;
+	u64 nr_samples, nr_lost_records, lost_samples;
+	bool truncated;                /* header said less/more than was there */
+	u64 reordered_late;            /* events that arrived after their slot */
+};
+const struct pd_reader_stats *pd_reader_stats(const struct pd_reader *r);
+bool pd_reader_is_pipe(const struct pd_reader *r);
+/* Bytes of record data consumed so far; *total gets the data size (0 for
+ * a stream, whose size is unknown). */
+u64 pd_reader_position(const struct pd_reader *r, u64 *total);
+
+/* ---- Tracepoints -----------------------------------------------------------
+ * The recorded tracing data (HEADER_TRACING_DATA) parsed, so tracepoint
+ * samples can be named and their raw fields decoded offline. */
+struct pd_trace;
+
+/* NULL with err_set() naming the offset when the data is malformed. */
+struct pd_trace *pd_trace_parse(const void *data, size_t len);
+void pd_trace_free(struct pd_trace *t);
+
+/* "sched:sched_switch" for a tracepoint id (attr.config), or NULL. */
+const char *pd_trace_name(struct pd_trace *t, u64 id);
+
+/* Appends the event's fields as perf script prints them
+ * ("prev_comm=a prev_pid=1 ... ==> next_comm=b ...").  -1 when unknown. */
+int pd_trace_format(struct pd_trace *t, u64 id, const void *raw, size_t raw_size,
+		    struct strbuf *out);
+
+/* The value of a numeric field by name; -1 with err_set() when absent. */
+int pd_trace_field(struct pd_trace *t, u64 id, const void *raw, size_t raw_size,
+		   const char *field, u64 *value);
 
 #endif

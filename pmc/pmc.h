@@ -21,11 +21,15 @@ struct pmc_event {
 	int group;          /* index of the group leader in the list; its
 			       own index when it leads or stands alone */
 	bool user_precise;  /* the spec asked for :p/:pp/:ppp */
+	bool precise_max;   /* the spec asked for :P, the best level there is:
+			       set attr.precise_ip = 3, then pmc_fit_precise() */
 };
 
 struct pmc_list {
 	struct pmc_event *v;
 	size_t n, cap;
+	size_t last;        /* index of the first event the most recent
+			       successful pmc_parse() added */
 };
 
 /* Parses one "-e" argument and appends its events: comma lists, groups
@@ -38,6 +42,14 @@ struct pmc_list {
  * "pmu/name/" and tracepoints "subsys:name".
  * Returns 0, or -1 with err_set() naming the bad part and the fix. */
 int pmc_parse(struct pmc_list *list, const char *spec);
+
+/* Calls fn for every symbolic event name pmc_parse() accepts, for
+ * "ember list": software, generic hardware (name, and its other spelling
+ * or NULL) and the hw-cache events perf lists (L1-dcache-load-misses, ...).
+ * The name strings live only for the duration of the call. */
+typedef void (*pmc_name_fn)(const char *name, const char *alias, u32 type,
+			    u64 config, void *ctx);
+void pmc_each_symbolic(pmc_name_fn fn, void *ctx);
 
 /* Applies a tracepoint filter to the tracepoints added by the most recent
  * pmc_parse() call (as perf's --filter follows the -e it belongs to).
@@ -52,7 +64,8 @@ void pmc_list_free(struct pmc_list *list);
 int pmc_probe(const struct perf_event_attr *attr);
 
 /* Lowers attr->precise_ip step by step until the kernel accepts it.
- * Returns the level reached (0-3), or -1 when even 0 is refused. */
+ * Returns the level reached (0-3), or -1 when even 0 is refused (attr's
+ * precise_ip is then left as asked, for pmc_explain_open_error()). */
 int pmc_fit_precise(struct perf_event_attr *attr);
 
 /* The highest precise_ip level (0-3) the CPU's default cycles event accepts;

@@ -1,9 +1,383 @@
-/* cmd-record.c - placeholder until the recorder lands. */
-#include "common/common.h"
+/* cmd-record.c - the `ember record` command: reads the options, runs the
+ * recorder (session.c) and reports; the only place in record/ that prints. */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "record/record-internal.h"
 #include "record/record.h"
+
+#define CMD "record"
+
+/* Set by SIGINT/SIGTERM; counts them so a second one can be firmer. */
+static volatile sig_atomic_t stop_requests;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	stop_requests++;
+}
+
+static const char usage_text[] =
+"usage: ember record [options] [-- command [args]]\n"
+"\n"
+"Samples and traces into a perf.data file that ember and Linux perf read.\n"
+"Without a command, -p, -t or -C, the whole system is recorded until\n"
+"Ctrl-C or --duration.\n"
+"\n"
+"  -e, --event EVENT      event to record (repeatable; comma lists, groups,\n"
+"                         tracepoints sys:name with globs); default cycles,\n"
+"                         or cpu-clock on a CPU without a hardware PMU\n"
+"      --filter EXPR      tracepoint filter for the preceding -e\n"
+"  -F, --freq HZ          samples per second per CPU (default 4000, or max)\n"
+"  -c, --count PERIOD     a sample every PERIOD events instead of -F\n"
+"  -g                     call chains from frame pointers\n"
+"      --call-graph MODE  fp, or dwarf[,BYTES] (user stack copy, default 8192)\n"
+"  -a, --all-cpus         system-wide, on every CPU\n"
+"  -C, --cpu LIST         only these CPUs (0-3,6)\n"
+"  -p, --pid PIDS         these processes, all threads, new ones too\n"
+"  -t, --tid TIDS         only these threads\n"
+"  -o, --output FILE      output (default ember.data; an old one becomes\n"
+"                         FILE.old); - writes a stream to standard output\n"
+"  -m, --mmap-pages N     ring pages per CPU, a power of two (or 512K, 4M)\n"
+"      --duration SECS    stop after SECS seconds\n"
+"      --switch-events    record context switches\n"
+"  -q, --quiet            no summary line\n"
+"  -h, --help             this help\n";
+
+enum { OPT_FILTER = 256, OPT_CALL_GRAPH, OPT_DURATION, OPT_SWITCH };
+
+static const struct option long_opts[] = {
+	{ "event", required_argument, NULL, 'e' },
+	{ "filter", required_argument, NULL, OPT_FILTER },
+	{ "freq", required_argument, NULL, 'F' },
+	{ "count", required_argument, NULL, 'c' },
+	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "cpu", required_argument, NULL, 'C' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "tid", required_argument, NULL, 't' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "mmap-pages", required_argument, NULL, 'm' },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "switch-events", no_argument, NULL, OPT_SWITCH },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
+struct cli {
+	struct rec_opts o;
+	bool quiet;
+	bool help;
+	bool fell_back;            /* the default event became cpu-clock */
+};
+
+static int bad(const char *fmt, const char *arg, const char *fix)
+{
+	char what[256];
+	snprintf(what, sizeof(what), fmt, arg);
+	cmd_error(CMD, "%s: %s", what, fix);
+	return -1;
+}
+
+static int parse_freq(struct rec_opts *o, const char *arg)
+{
+	if (!strcmp(arg, "max")) {
+		o->freq = rec_max_sample_rate();
+		return o->freq ? 0 : bad("-F %s", arg, "the kernel's limit is unreadable; give a number");
+	}
+	if (parse_u64(arg, &o->freq) < 0 || o->freq == 0)
+		return bad("-F %s", arg, "give a sampling rate in Hz, e.g. -F 999");
+	return 0;
+}
+
+static int parse_period(struct rec_opts *o, const char *arg)
+{
+	if (parse_u64(arg, &o->period) < 0 || o->period == 0)
+		return bad("-c %s", arg, "give a positive event count, e.g. -c 100000");
+	return 0;
+}
+
+/* Pages, or a size with K/M/G that is turned into pages. */
+static int parse_pages(struct rec_opts *o, const char *arg)
+{
+	char *end;
+	unsigned long long v = strtoull(arg, &end, 10);
+	unsigned long long page = 4096, mult = 0;
+	switch (*end) {
+	case '\0': mult = page; break;
+	case 'k': case 'K': mult = 1ULL << 10; break;
+	case 'm': case 'M': mult = 1ULL << 20; break;
+	case 'g': case 'G': mult = 1ULL << 30; break;
+	}
+	if (end == arg || !mult || (*end && end[1] && strcmp(end + 1, "B") && strcmp(end + 1, "iB")))
+		return bad("-m %s", arg, "give pages (a power of two) or a size like 512K");
+	unsigned long long pages = v * mult / page;
+	if (pages == 0 || (pages & (pages - 1)) || pages > (1ULL << 20))
+		return bad("-m %s", arg, "the ring must be a power of two pages (1, 2, 4, ... 1048576)");
+	o->mmap_pages = (u32)pages;
+	return 0;
+}
+
+static int parse_call_graph(struct rec_opts *o, const char *arg)
+{
+	if (!strcmp(arg, "fp")) {
+		o->callgraph = REC_CG_FP;
+		return 0;
+	}
+	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ','))
+		return bad("--call-graph %s", arg, "use fp or dwarf[,BYTES]");
+	o->callgraph = REC_CG_DWARF;
+	o->stack_bytes = REC_DEFAULT_STACK;
+	if (!arg[5])
+		return 0;
+	u64 bytes;
+	/* The kernel takes at most 65528 bytes, in multiples of 8. */
+	if (parse_u64(arg + 6, &bytes) < 0 || bytes == 0 || bytes > 65528)
+		return bad("--call-graph %s", arg, "the stack size must be 8 to 65528 bytes");
+	o->stack_bytes = (u32)((bytes + 7) & ~7ULL);
+	return 0;
+}
+
+static int parse_duration(struct rec_opts *o, const char *arg)
+{
+	if (parse_double(arg, &o->duration) < 0 || !(o->duration > 0))
+		return bad("--duration %s", arg, "give a positive number of seconds");
+	return 0;
+}
+
+static int parse_event(struct rec_opts *o, const char *arg)
+{
+	if (pmc_parse(&o->events, arg) < 0) {
+		cmd_error(CMD, "%s", err_msg());
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_filter(struct rec_opts *o, const char *arg)
+{
+	if (pmc_set_filter(&o->events, arg) < 0) {
+		cmd_error(CMD, "%s", err_msg());
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_list(int c, const char *arg, struct rec_opts *o)
+{
+	int rc;
+	if (c == 'C')
+		rc = parse_cpu_list(arg, cpus_possible(), &o->cpus, &o->ncpus);
+	else if (c == 'p')
+		rc = parse_pid_list(arg, &o->pids, &o->npids);
+	else
+		rc = parse_pid_list(arg, &o->tids, &o->ntids);
+	if (rc < 0)
+		cmd_error(CMD, "-%c: %s", c, err_msg());
+	return rc;
+}
+
+static int unknown_option(char **argv, int c)
+{
+	if (c == ':')
+		cmd_error(CMD, "%s: needs a value: see 'ember record --help'",
+			  argv[optind - 1]);
+	else
+		cmd_error(CMD, "unknown option '%s': see 'ember record --help'",
+			  argv[optind - 1]);
+	return -1;
+}
+
+static int parse_one(struct cli *cl, int c, char **argv)
+{
+	struct rec_opts *o = &cl->o;
+	switch (c) {
+	case 'e': return parse_event(o, optarg);
+	case OPT_FILTER: return parse_filter(o, optarg);
+	case 'F': return parse_freq(o, optarg);
+	case 'c': return parse_period(o, optarg);
+	case 'g': o->callgraph = REC_CG_FP; return 0;
+	case OPT_CALL_GRAPH: return parse_call_graph(o, optarg);
+	case 'a': o->system_wide = true; return 0;
+	case 'C': case 'p': case 't': return parse_list(c, optarg, o);
+	case 'o': o->output = optarg; return 0;
+	case 'm': return parse_pages(o, optarg);
+	case OPT_DURATION: return parse_duration(o, optarg);
+	case OPT_SWITCH: o->switch_events = true; return 0;
+	case 'q': cl->quiet = true; return 0;
+	case 'h': cl->help = true; return 0;
+	default: return unknown_option(argv, c);
+	}
+}
+
+static int check_targets(struct rec_opts *o)
+{
+	if (o->pids && o->tids)
+		return bad("%s", "-p and -t", "give one of them");
+	if ((o->pids || o->tids) && o->command)
+		return bad("%s", "-p/-t with a command", "record either running "
+			   "tasks or a command, not both");
+	if (!o->pids && !o->tids && !o->command && !o->cpus)
+		o->system_wide = true;  /* perf's default too */
+	if (o->period)
+		o->freq = 0;            /* -c wins, as in perf */
+	return 0;
+}
+
+static int parse_cli(struct cli *cl, int argc, char **argv)
+{
+	struct rec_opts *o = &cl->o;
+	o->output = "ember.data";
+	o->mmap_pages = REC_DEFAULT_PAGES;
+	o->self_argc = argc;
+	o->self_argv = argv;
+	optind = 1;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "+:e:F:c:gaC:p:t:o:m:qh", long_opts,
+				NULL)) != -1)
+		if (parse_one(cl, c, argv) < 0)
+			return -1;
+	if (optind < argc)
+		o->command = argv + optind;
+	return check_targets(o);
+}
+
+static int add_default_event(struct cli *cl)
+{
+	if (rec_add_default_event(&cl->o.events, &cl->fell_back) < 0) {
+		cmd_error(CMD, "%s", err_msg());
+		return -1;
+	}
+	return 0;
+}
+
+/* Said once the recording is sure to start, so that a bad-input error
+ * stays the only line. */
+static void print_fallback(const struct cli *cl)
+{
+	if (cl->fell_back && !cl->quiet)
+		cmd_error(CMD, "no hardware PMU on this CPU: sampling cpu-clock "
+			  "instead of cycles");
+}
+
+static void print_notes(struct rec_session *s, size_t *shown)
+{
+	for (; *shown < s->notes.n; (*shown)++)
+		cmd_warn(CMD, "%s", s->notes.v[*shown]);
+}
+
+static const char *output_name(const struct rec_opts *o)
+{
+	return strcmp(o->output, "-") ? o->output : "standard output";
+}
+
+/* Samples lost to full rings are reported even with -q. */
+static void print_summary(const struct cli *cl, const struct rec_session *s)
+{
+	const struct rec_tally *t = &s->total;
+	if (t->lost)
+		cmd_warn(CMD, "%llu samples lost: the rings overflowed; use a larger -m "
+			 "or a lower -F", (unsigned long long)t->lost);
+	if (t->throttles && !cl->quiet)
+		cmd_warn(CMD, "the kernel throttled sampling %llu times "
+			 "(perf_event_max_sample_rate)", (unsigned long long)t->throttles);
+	if (cl->quiet)
+		return;
+	fprintf(stderr, "ember record: %llu samples, %llu lost, %.3f MB written to %s\n",
+		(unsigned long long)t->samples, (unsigned long long)t->lost,
+		t->bytes / 1048576.0, output_name(&cl->o));
+}
+
+/* Like perf, the command's own failure becomes ours. */
+static int child_exit_status(const struct rec_child *c)
+{
+	if (!c->pid || !c->exited)
+		return EXIT_OK;
+	if (WIFEXITED(c->status))
+		return WEXITSTATUS(c->status);
+	if (WIFSIGNALED(c->status) && WTERMSIG(c->status) != SIGINT)
+		return 128 + WTERMSIG(c->status);
+	return EXIT_OK;
+}
+
+/* SIGINT/SIGTERM are blocked except while the drain waits in ppoll, so a
+ * stop request can never slip in between a check and a wait. */
+static void install_signals(sigset_t *poll_mask)
+{
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);   /* a closed pipe is an error, not death */
+	sigset_t block;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, poll_mask);
+}
+
+static int fail(struct rec_session *s, size_t *shown, const struct cli *cl)
+{
+	char msg[1024];
+	snprintf(msg, sizeof(msg), "%s", err_msg());
+	enum rec_fail kind = s->fail;
+	bool started = s->started;
+	rec_cleanup_failed(s);
+	print_notes(s, shown);
+	if (started)
+		cmd_error(CMD, "%s (what was recorded until then is kept and readable)", msg);
+	else
+		cmd_error(CMD, "%s", msg);
+	if (started)
+		print_summary(cl, s);
+	return kind == REC_FAIL_USAGE ? EXIT_USAGE : EXIT_RUNTIME;
+}
+
+static int record(struct cli *cl)
+{
+	sigset_t poll_mask;
+	install_signals(&poll_mask);
+	struct rec_session *s = rec_session_new(&cl->o, &stop_requests, &poll_mask);
+	size_t shown = 0;
+	int rc;
+	if (rec_prepare(s) < 0 ||
+	    (print_fallback(cl), print_notes(s, &shown), rec_start(s) < 0) ||
+	    rec_run(s) < 0 || rec_finish(s) < 0) {
+		rc = fail(s, &shown, cl);
+	} else {
+		print_notes(s, &shown);
+		print_summary(cl, s);
+		rc = child_exit_status(&s->child);
+	}
+	rec_session_free(s);
+	sigprocmask(SIG_SETMASK, &poll_mask, NULL);
+	return rc;
+}
 
 int cmd_record(int argc, char **argv)
 {
-	cmd_error("record", "not implemented yet");
-	return EXIT_RUNTIME;
+	struct cli cl = {0};
+	int rc = EXIT_USAGE;
+	if (parse_cli(&cl, argc, argv) < 0)
+		goto out;
+	if (cl.help) {
+		fputs(usage_text, stdout);
+		rc = EXIT_OK;
+		goto out;
+	}
+	if (cl.o.events.n == 0 && add_default_event(&cl) < 0)
+		goto out;
+	rc = record(&cl);
+out:
+	pmc_list_free(&cl.o.events);
+	free(cl.o.cpus);
+	free(cl.o.pids);
+	free(cl.o.tids);
+	return rc;
 }

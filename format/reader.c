@@ -1,0 +1,1216 @@
+/* reader.c - reads perf.data files and streams: the header, attrs and
+ * features, then records one at a time, decoded and (by default) put back
+ * into time order with the FINISHED_ROUND protocol.
+ *
+ * Files are mmap'd and records are handed out in place; streams are copied
+ * into an arena.  Every size read from the input is checked against what
+ * remains before it is used. */
+#include "format/format.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PERF_MAGIC2 0x32454c4946524550ULL /* "PERFILE2" little-endian */
+#define FILE_HEADER_SIZE 104
+#define PIPE_HEADER_SIZE 16
+#define MAX_RECORD 65535
+/* Without FINISHED_ROUND records the queue is flushed oldest-first once it
+ * holds this many events: a bounded reorder window. */
+#define REORDER_WINDOW (1u << 20)
+
+struct queued {
+	u64 time;
+	u64 seq;    /* arrival order: ties keep file order */
+	u64 loc;    /* where the bytes are: file offset or arena offset */
+	u64 offset; /* where the record was in the input */
+};
+
+struct feature {
+	const u8 *data;
+	u64 len;
+};
+
+struct pd_reader {
+	bool pipe, ordered;
+	int fd;
+	/* file mode */
+	const u8 *map;
+	size_t map_len;
+	u64 data_begin, data_end;
+	/* stream mode: bytes read but not yet consumed */
+	u8 *in;
+	size_t in_start, in_len, in_cap;
+	bool in_eof;
+	u64 pos;               /* offset of the next record in the input */
+	bool ended;            /* input exhausted (or stopped by an error) */
+	bool failed;           /* an error is pending after the queue drains */
+	char error[512];
+
+	VEC(struct pd_attr) attrs;
+	struct u64map id_to_attr;  /* kernel id -> index + 1 */
+	bool same_layout;      /* all attrs share sample_type (id positions) */
+
+	struct feature feat[PD_FEAT_MAX];
+	VEC(u8 *) owned;       /* feature bodies copied from a stream */
+	char *strings[PD_FEAT_MAX];
+	VEC(struct pd_reader_build_id) build_ids;
+
+	/* time ordering */
+	VEC(struct queued) queue;
+	size_t out_next, out_end;  /* queue[out_next..out_end) are ready */
+	u64 seq, max_time, round_limit, last_out_time;
+	VEC(u8) arena;         /* stream mode: queued record bytes */
+	VEC(u64) scratch;      /* aligned copy of one record */
+
+	struct pd_reader_stats stats;
+};
+
+/* ---- small readers that never trust alignment -------------------------- */
+
+static u64 get_u64(const u8 *p)
+{
+	u64 v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static u32 get_u32(const u8 *p)
+{
+	u32 v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static int fail_at(struct pd_reader *r, u64 offset, const char *what)
+{
+	snprintf(r->error, sizeof(r->error), "offset %#llx: %s",
+		 (unsigned long long)offset, what);
+	r->failed = true;
+	r->ended = true;
+	return -1;
+}
+
+/* ---- attrs ------------------------------------------------------------- */
+
+static size_t id_trailer_size(const struct perf_event_attr *a)
+{
+	if (!a->sample_id_all)
+		return 0;
+	u64 t = a->sample_type;
+	size_t n = 0;
+	n += (t & PERF_SAMPLE_TID) ? 8 : 0;
+	n += (t & PERF_SAMPLE_TIME) ? 8 : 0;
+	n += (t & PERF_SAMPLE_ID) ? 8 : 0;
+	n += (t & PERF_SAMPLE_STREAM_ID) ? 8 : 0;
+	n += (t & PERF_SAMPLE_CPU) ? 8 : 0;
+	n += (t & PERF_SAMPLE_IDENTIFIER) ? 8 : 0;
+	return n;
+}
+
+static const char *software_name(u64 config)
+{
+	static const char *const names[] = {
+		"cpu-clock", "task-clock", "page-faults", "context-switches",
+		"cpu-migrations", "minor-faults", "major-faults",
+		"alignment-faults", "emulation-faults", "dummy", "bpf-output",
+		"cgroup-switches",
+	};
+	return config < ARRAY_SIZE(names) ? names[config] : "software";
+}
+
+static const char *hardware_name(u64 config)
+{
+	static const char *const names[] = {
+		"cycles", "instructions", "cache-references", "cache-misses",
+		"branches", "branch-misses", "bus-cycles",
+		"stalled-cycles-frontend", "stalled-cycles-backend", "ref-cycles",
+	};
+	return config < ARRAY_SIZE(names) ? names[config] : "hardware";
+}
+
+/* A name from type and config, until EVENT_DESC gives the real one. */
+static char *default_name(const struct perf_event_attr *a)
+{
+	if (a->type == PERF_TYPE_SOFTWARE)
+		return xstrdup(software_name(a->config));
+	if (a->type == PERF_TYPE_HARDWARE)
+		return xstrdup(hardware_name(a->config));
+	return xasprintf("%u:%#llx", a->type, (unsigned long long)a->config);
+}
+
+/* Copies an on-disk attr of `size` bytes into a zeroed struct, so fields
+ * newer than the file read as 0 and fields newer than us are ignored. */
+static int add_attr(struct pd_reader *r, const u8 *p, size_t size, const u8 *ids,
+		    size_t nids, u64 offset)
+{
+	struct pd_attr a;
+	memset(&a, 0, sizeof(a));
+	if (size < PERF_ATTR_SIZE_VER0)
+		return fail_at(r, offset, "event attribute too small");
+	memcpy(&a.attr, p, MIN(size, sizeof(a.attr)));
+	a.attr.size = sizeof(a.attr);
+	a.ids = xcalloc(nids ? nids : 1, sizeof(u64));
+	for (size_t i = 0; i < nids; i++)
+		a.ids[i] = get_u64(ids + 8 * i);
+	a.nids = nids;
+	a.index = (int)r->attrs.n;
+	a.name = default_name(&a.attr);
+	a.id_trailer_size = id_trailer_size(&a.attr);
+	a.nr_user_regs = __builtin_popcountll(a.attr.sample_regs_user);
+	a.nr_intr_regs = __builtin_popcountll(a.attr.sample_regs_intr);
+	VEC_PUSH(&r->attrs, a);
+	for (size_t i = 0; i < nids; i++)
+		*u64map_slot(&r->id_to_attr, a.ids[i], NULL) = r->attrs.n;
+	r->same_layout = true;
+	for (size_t i = 1; i < r->attrs.n; i++)
+		if (r->attrs.v[i].attr.sample_type != r->attrs.v[0].attr.sample_type)
+			r->same_layout = false;
+	return 0;
+}
+
+static const struct pd_attr *attr_by_id(const struct pd_reader *r, u64 id)
+{
+	const u64 *slot = u64map_get(&r->id_to_attr, id);
+	if (slot)
+		return &r->attrs.v[*slot - 1];
+	return r->attrs.n ? &r->attrs.v[0] : NULL;
+}
+
+/* Which attr a record belongs to.  With PERF_SAMPLE_IDENTIFIER the id is at
+ * a fixed place; otherwise only a common sample_type makes ID findable. */
+static const struct pd_attr *attr_of(const struct pd_reader *r, const u8 *rec,
+				     size_t size, u32 type)
+{
+	if (r->attrs.n <= 1)
+		return r->attrs.n ? &r->attrs.v[0] : NULL;
+	const struct perf_event_attr *a0 = &r->attrs.v[0].attr;
+	u64 t = a0->sample_type;
+	if (type == PERF_RECORD_SAMPLE) {
+		if (t & PERF_SAMPLE_IDENTIFIER)
+			return size >= 16 ? attr_by_id(r, get_u64(rec + 8)) : NULL;
+		if (!r->same_layout || !(t & PERF_SAMPLE_ID))
+			return &r->attrs.v[0];
+		size_t pos = 8;
+		pos += (t & PERF_SAMPLE_IP) ? 8 : 0;
+		pos += (t & PERF_SAMPLE_TID) ? 8 : 0;
+		pos += (t & PERF_SAMPLE_TIME) ? 8 : 0;
+		pos += (t & PERF_SAMPLE_ADDR) ? 8 : 0;
+		return pos + 8 <= size ? attr_by_id(r, get_u64(rec + pos)) : NULL;
+	}
+	if (!a0->sample_id_all)
+		return &r->attrs.v[0];
+	if (t & PERF_SAMPLE_IDENTIFIER)
+		return size >= 16 ? attr_by_id(r, get_u64(rec + size - 8)) : NULL;
+	if (!r->same_layout || !(t & PERF_SAMPLE_ID))
+		return &r->attrs.v[0];
+	size_t from_end = 8;
+	from_end += (t & PERF_SAMPLE_STREAM_ID) ? 8 : 0;
+	from_end += (t & PERF_SAMPLE_CPU) ? 8 : 0;
+	return size >= 8 + from_end ? attr_by_id(r, get_u64(rec + size - from_end)) : NULL;
+}
+
+/* ---- decoding ------------------------------------------------------------ */
+
+struct cursor {
+	const u8 *p, *end;
+};
+
+static bool take(struct cursor *c, size_t n, const u8 **out)
+{
+	if ((size_t)(c->end - c->p) < n)
+		return false;
+	if (out)
+		*out = c->p;
+	c->p += n;
+	return true;
+}
+
+static bool take_u64(struct cursor *c, u64 *v)
+{
+	const u8 *p;
+	if (!take(c, 8, &p))
+		return false;
+	*v = get_u64(p);
+	return true;
+}
+
+static bool take_pair32(struct cursor *c, u32 *a, u32 *b)
+{
+	const u8 *p;
+	if (!take(c, 8, &p))
+		return false;
+	*a = get_u32(p);
+	*b = get_u32(p + 4);
+	return true;
+}
+
+static bool skip_read_format(struct cursor *c, u64 fmt)
+{
+	u64 nr = 1, v;
+	size_t per = 8 + ((fmt & PERF_FORMAT_ID) ? 8 : 0) + ((fmt & PERF_FORMAT_LOST) ? 8 : 0);
+	if ((fmt & PERF_FORMAT_GROUP) && !take_u64(c, &nr))
+		return false;
+	if ((fmt & PERF_FORMAT_TOTAL_TIME_ENABLED) && !take_u64(c, &v))
+		return false;
+	if ((fmt & PERF_FORMAT_TOTAL_TIME_RUNNING) && !take_u64(c, &v))
+		return false;
+	if (nr > (u64)(c->end - c->p) / per)
+		return false;
+	return take(c, nr * per, NULL);
+}
+
+static bool take_array(struct cursor *c, u64 nr, size_t each, const u8 **out)
+{
+	if (nr > (u64)(c->end - c->p) / each)
+		return false;
+	return take(c, nr * each, out);
+}
+
+static bool decode_regs(struct cursor *c, int nregs, u64 *abi, const u64 **regs)
+{
+	const u8 *p;
+	if (!take_u64(c, abi))
+		return false;
+	if (*abi == 0)
+		return true;
+	if (!take_array(c, (u64)nregs, 8, &p))
+		return false;
+	*regs = (const u64 *)p;
+	return true;
+}
+
+/* Decodes the body of a SAMPLE record by its attr's sample_type. */
+static bool decode_sample(const struct pd_attr *pa, const u8 *rec, size_t size,
+			  struct pd_sample *s)
+{
+	const struct perf_event_attr *a = &pa->attr;
+	u64 t = a->sample_type, v;
+	struct cursor c = { rec + 8, rec + size };
+	const u8 *p;
+
+	if ((t & PERF_SAMPLE_IDENTIFIER) && !take_u64(&c, &s->id))
+		return false;
+	if ((t & PERF_SAMPLE_IP) && !take_u64(&c, &s->ip))
+		return false;
+	if ((t & PERF_SAMPLE_TID) && !take_pair32(&c, &s->pid, &s->tid))
+		return false;
+	if ((t & PERF_SAMPLE_TIME) && !take_u64(&c, &s->time))
+		return false;
+	if ((t & PERF_SAMPLE_ADDR) && !take_u64(&c, &s->addr))
+		return false;
+	if ((t & PERF_SAMPLE_ID) && !take_u64(&c, &s->id))
+		return false;
+	if ((t & PERF_SAMPLE_STREAM_ID) && !take_u64(&c, &s->stream_id))
+		return false;
+	if (t & PERF_SAMPLE_CPU) {
+		u32 res;
+		if (!take_pair32(&c, &s->cpu, &res))
+			return false;
+	}
+	if ((t & PERF_SAMPLE_PERIOD) && !take_u64(&c, &s->period))
+		return false;
+	if ((t & PERF_SAMPLE_READ) && !skip_read_format(&c, a->read_format))
+		return false;
+	if (t & PERF_SAMPLE_CALLCHAIN) {
+		if (!take_u64(&c, &s->nr_callchain) ||
+		    !take_array(&c, s->nr_callchain, 8, &p))
+			return false;
+		s->callchain = (const u64 *)p;
+	}
+	if (t & PERF_SAMPLE_RAW) {
+		if (!take(&c, 4, &p))
+			return false;
+		s->raw_size = get_u32(p);
+		if (!take(&c, s->raw_size, &s->raw))
+			return false;
+		/* The kernel pads size + data to a multiple of 8. */
+		size_t pad = (8 - ((4 + (size_t)s->raw_size) & 7)) & 7;
+		if (!take(&c, pad, NULL))
+			return false;
+	}
+	if (t & PERF_SAMPLE_BRANCH_STACK) {
+		if (!take_u64(&c, &s->nr_branches))
+			return false;
+		if ((a->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX) && !take_u64(&c, &v))
+			return false;
+		if (!take_array(&c, s->nr_branches, 24, NULL))
+			return false;
+	}
+	if ((t & PERF_SAMPLE_REGS_USER) &&
+	    !decode_regs(&c, pa->nr_user_regs, &s->user_abi, &s->user_regs))
+		return false;
+	if (t & PERF_SAMPLE_STACK_USER) {
+		if (!take_u64(&c, &s->stack_size) || !take(&c, s->stack_size, &s->stack))
+			return false;
+		if (s->stack_size && !take_u64(&c, &s->stack_dyn_size))
+			return false;
+		if (s->stack_dyn_size > s->stack_size)
+			s->stack_dyn_size = s->stack_size;
+	}
+	if ((t & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) && !take_u64(&c, &s->weight))
+		return false;
+	if ((t & PERF_SAMPLE_DATA_SRC) && !take_u64(&c, &s->data_src))
+		return false;
+	if ((t & PERF_SAMPLE_TRANSACTION) && !take_u64(&c, &s->transaction))
+		return false;
+	if (t & PERF_SAMPLE_REGS_INTR) {
+		u64 abi;
+		const u64 *regs;
+		if (!decode_regs(&c, pa->nr_intr_regs, &abi, &regs))
+			return false;
+	}
+	if ((t & PERF_SAMPLE_PHYS_ADDR) && !take_u64(&c, &s->phys_addr))
+		return false;
+	if ((t & PERF_SAMPLE_CGROUP) && !take_u64(&c, &s->cgroup))
+		return false;
+	if ((t & PERF_SAMPLE_DATA_PAGE_SIZE) && !take_u64(&c, &s->data_page_size))
+		return false;
+	if ((t & PERF_SAMPLE_CODE_PAGE_SIZE) && !take_u64(&c, &s->code_page_size))
+		return false;
+	return true;
+}
+
+/* The sample_id trailer of a non-sample record: pid, tid, time, id, cpu. */
+static bool decode_id_trailer(const struct pd_attr *pa, const u8 *rec, size_t size,
+			      struct pd_sample *s)
+{
+	size_t n = pa->id_trailer_size;
+	if (!n)
+		return true;
+	if (size < 8 + n)
+		return false;
+	struct cursor c = { rec + size - n, rec + size };
+	u64 t = pa->attr.sample_type, v;
+	if ((t & PERF_SAMPLE_TID) && !take_pair32(&c, &s->pid, &s->tid))
+		return false;
+	if ((t & PERF_SAMPLE_TIME) && !take_u64(&c, &s->time))
+		return false;
+	if ((t & PERF_SAMPLE_ID) && !take_u64(&c, &s->id))
+		return false;
+	if ((t & PERF_SAMPLE_STREAM_ID) && !take_u64(&c, &s->stream_id))
+		return false;
+	if (t & PERF_SAMPLE_CPU) {
+		u32 res;
+		if (!take_pair32(&c, &s->cpu, &res))
+			return false;
+	}
+	if ((t & PERF_SAMPLE_IDENTIFIER) && !take_u64(&c, &v))
+		return false;
+	return true;
+}
+
+/* A NUL-terminated string inside [p, end), or NULL. */
+static const char *string_in(const u8 *p, const u8 *end)
+{
+	if (p >= end || !memchr(p, 0, (size_t)(end - p)))
+		return NULL;
+	return (const char *)p;
+}
+
+static bool decode_mmap(struct pd_event *ev, const u8 *body, const u8 *end, bool v2)
+{
+	struct cursor c = { body, end };
+	const u8 *p;
+	if (!take_pair32(&c, &ev->u.mmap.pid, &ev->u.mmap.tid) ||
+	    !take_u64(&c, &ev->u.mmap.start) || !take_u64(&c, &ev->u.mmap.len) ||
+	    !take_u64(&c, &ev->u.mmap.pgoff))
+		return false;
+	if (v2) {
+		if (!take(&c, 24, &p))
+			return false;
+		if (ev->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+			ev->u.mmap.build_id_size = MIN(p[0], 20);
+			ev->u.mmap.build_id = p + 4;
+		} else {
+			ev->u.mmap.maj = get_u32(p);
+			ev->u.mmap.min = get_u32(p + 4);
+			ev->u.mmap.ino = get_u64(p + 8);
+		}
+		if (!take_pair32(&c, &ev->u.mmap.prot, &ev->u.mmap.flags))
+			return false;
+	}
+	ev->u.mmap.filename = string_in(c.p, c.end);
+	return ev->u.mmap.filename != NULL;
+}
+
+/* Decodes the fixed part of kernel side-band records. */
+static bool decode_sideband(struct pd_event *ev, const u8 *rec, size_t size)
+{
+	size_t trailer = ev->attr ? ev->attr->id_trailer_size : 0;
+	if (size < 8 + trailer)
+		return false;
+	const u8 *body = rec + 8, *end = rec + size - trailer;
+	struct cursor c = { body, end };
+	switch (ev->type) {
+	case PERF_RECORD_MMAP:
+		return decode_mmap(ev, body, end, false);
+	case PERF_RECORD_MMAP2:
+		return decode_mmap(ev, body, end, true);
+	case PERF_RECORD_COMM:
+		ev->u.comm.exec = ev->misc & PERF_RECORD_MISC_COMM_EXEC;
+		if (!take_pair32(&c, &ev->u.comm.pid, &ev->u.comm.tid))
+			return false;
+		ev->u.comm.comm = string_in(c.p, c.end);
+		return ev->u.comm.comm != NULL;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		return take_pair32(&c, &ev->u.task.pid, &ev->u.task.ppid) &&
+		       take_pair32(&c, &ev->u.task.tid, &ev->u.task.ptid) &&
+		       take_u64(&c, &ev->u.task.time);
+	case PERF_RECORD_LOST:
+		return take_u64(&c, &ev->u.lost.id) && take_u64(&c, &ev->u.lost.lost);
+	case PERF_RECORD_LOST_SAMPLES:
+		return take_u64(&c, &ev->u.lost_samples.lost);
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE:
+		return take_u64(&c, &ev->u.throttle.time) && take_u64(&c, &ev->u.throttle.id) &&
+		       take_u64(&c, &ev->u.throttle.stream_id);
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		ev->u.cswitch.out = ev->misc & PERF_RECORD_MISC_SWITCH_OUT;
+		ev->u.cswitch.preempt = ev->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT;
+		if (ev->type == PERF_RECORD_SWITCH_CPU_WIDE)
+			return take_pair32(&c, &ev->u.cswitch.pid, &ev->u.cswitch.tid);
+		return true;
+	default:
+		return true;
+	}
+}
+
+/* Fills ev from one whole kernel record at rec (8-byte aligned). */
+static int decode(struct pd_reader *r, const u8 *rec, u64 offset, struct pd_event *ev)
+{
+	const struct perf_event_header *h = (const void *)rec;
+	memset(ev, 0, sizeof(*ev));
+	ev->type = h->type;
+	ev->misc = h->misc;
+	ev->size = h->size;
+	ev->offset = offset;
+	ev->raw = h;
+	ev->attr = attr_of(r, rec, h->size, h->type);
+	bool ok;
+	if (h->type == PERF_RECORD_SAMPLE) {
+		ok = ev->attr && decode_sample(ev->attr, rec, h->size, &ev->s);
+		ev->has_time = ok && (ev->attr->attr.sample_type & PERF_SAMPLE_TIME);
+	} else {
+		ok = !ev->attr || decode_id_trailer(ev->attr, rec, h->size, &ev->s);
+		ok = ok && decode_sideband(ev, rec, h->size);
+		ev->has_time = ok && ev->attr && ev->attr->attr.sample_id_all &&
+			       (ev->attr->attr.sample_type & PERF_SAMPLE_TIME);
+	}
+	if (!ok) {
+		char what[96];
+		snprintf(what, sizeof(what), "record of type %u and size %u is malformed",
+			 h->type, h->size);
+		return fail_at(r, offset, what);
+	}
+	return 0;
+}
+
+/* Counts what the input holds, once per record as it is read. */
+static void count_record(struct pd_reader *r, const struct pd_event *ev)
+{
+	if (ev->type == PERF_RECORD_SAMPLE) {
+		r->stats.nr_samples++;
+	} else if (ev->type == PERF_RECORD_LOST) {
+		r->stats.nr_lost_records++;
+		r->stats.lost_samples += ev->u.lost.lost;
+	} else if (ev->type == PERF_RECORD_LOST_SAMPLES) {
+		r->stats.lost_samples += ev->u.lost_samples.lost;
+	}
+}
+
+/* ---- input: file (mmap) or stream (read) -------------------------------- */
+
+/* Stream mode: makes n bytes available at r->in + r->in_start.
+ * 1 when they are, 0 at a clean end of input, -1 on a short or failed read. */
+static int stream_need(struct pd_reader *r, size_t n)
+{
+	while (r->in_len < n) {
+		if (r->in_eof)
+			return r->in_len == 0 ? 0 : -1;
+		if (r->in_start + n > r->in_cap) {
+			memmove(r->in, r->in + r->in_start, r->in_len);
+			r->in_start = 0;
+			if (n > r->in_cap) {
+				r->in_cap = MAX(n, r->in_cap * 2);
+				r->in = xrealloc(r->in, r->in_cap);
+			}
+		}
+		size_t at = r->in_start + r->in_len;
+		ssize_t got = read(r->fd, r->in + at, r->in_cap - at);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return -1;
+		if (got == 0)
+			r->in_eof = true;
+		r->in_len += (size_t)got;
+	}
+	return 1;
+}
+
+static void stream_consume(struct pd_reader *r, size_t n)
+{
+	r->in_start += n;
+	r->in_len -= n;
+	r->pos += n;
+}
+
+/* Returns the next raw record of the input (not yet decoded) in *rec, or
+ * 0 at the end, -1 on error.  *rec is 8-byte aligned and valid until the
+ * next call. */
+static int next_raw(struct pd_reader *r, const u8 **rec, u64 *offset)
+{
+	u8 hdr[8];
+	*offset = r->pos;
+	if (!r->pipe) {
+		if (r->pos >= r->data_end)
+			return 0;
+		if (r->data_end - r->pos < 8)
+			return fail_at(r, r->pos, "truncated record header");
+		memcpy(hdr, r->map + r->pos, 8);
+	} else {
+		int got = stream_need(r, 8);
+		if (got == 0)
+			return 0;
+		if (got < 0)
+			return fail_at(r, r->pos, "truncated record header");
+		memcpy(hdr, r->in + r->in_start, 8);
+	}
+	u16 size = get_u32(hdr + 4) >> 16;
+	if (size < 8)
+		return fail_at(r, r->pos, "record size is smaller than its header");
+	const u8 *src;
+	if (!r->pipe) {
+		if (r->data_end - r->pos < size)
+			return fail_at(r, r->pos, "record runs past the end of the data");
+		src = r->map + r->pos;
+		r->pos += size;
+	} else {
+		if (stream_need(r, size) != 1)
+			return fail_at(r, r->pos, "record runs past the end of the stream");
+		src = r->in + r->in_start;
+		stream_consume(r, size);
+	}
+	if (((uintptr_t)src & 7) || r->pipe) {
+		VEC_GROW(&r->scratch, (size_t)(size + 7) / 8);
+		memcpy(r->scratch.v, src, size);
+		src = (const u8 *)r->scratch.v;
+	}
+	*rec = src;
+	return 1;
+}
+
+/* ---- records perf's tools add (types >= 64) ----------------------------- */
+
+static void keep_feature(struct pd_reader *r, int feat, const u8 *p, u64 len)
+{
+	if (feat <= 0 || feat >= PD_FEAT_MAX)
+		return;
+	u8 *copy = xmalloc(len ? len : 1);
+	memcpy(copy, p, len);
+	VEC_PUSH(&r->owned, copy);
+	r->feat[feat].data = copy;
+	r->feat[feat].len = len;
+}
+
+/* The body of a HEADER_TRACING_DATA record follows it outside its size. */
+static int read_tracing_data(struct pd_reader *r, const u8 *rec, u16 size, u64 offset)
+{
+	if (size < 12)
+		return fail_at(r, offset, "tracing-data record too small");
+	u32 len = get_u32(rec + 8);
+	if (!r->pipe) {
+		if (r->data_end - r->pos < len)
+			return fail_at(r, offset, "tracing data runs past the end");
+		keep_feature(r, PD_FEAT_TRACING_DATA, r->map + r->pos, len);
+		r->pos += len;
+		return 0;
+	}
+	if (stream_need(r, len) != 1)
+		return fail_at(r, offset, "tracing data runs past the end of the stream");
+	keep_feature(r, PD_FEAT_TRACING_DATA, r->in + r->in_start, len);
+	stream_consume(r, len);
+	return 0;
+}
+
+static void add_build_id(struct pd_reader *r, const u8 *rec, size_t size)
+{
+	/* header, s32 pid, u8 build_id[24] (size at [20] when flagged), name */
+	if (size < 8 + 4 + 24 + 1)
+		return;
+	const char *name = string_in(rec + 36, rec + size);
+	if (!name)
+		return;
+	struct pd_reader_build_id b;
+	u16 misc = (u16)(get_u32(rec + 4) & 0xffff);
+	b.pid = (s32)get_u32(rec + 8);
+	b.cpumode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	memcpy(b.id, rec + 12, 20);
+	b.size = (misc & (1 << 15)) ? MIN(rec[32], 20) : 20;
+	b.filename = xstrdup(name);
+	VEC_PUSH(&r->build_ids, b);
+}
+
+static void parse_feature(struct pd_reader *r, int feat);
+
+/* Handles one user record. 1 when consumed here, 0 to deliver, -1 error. */
+static int user_record(struct pd_reader *r, const u8 *rec, u64 offset)
+{
+	u16 size = get_u32(rec + 4) >> 16;
+	switch (get_u32(rec)) {
+	case PD_RECORD_HEADER_ATTR: {
+		if (size < 8 + PERF_ATTR_SIZE_VER0)
+			return fail_at(r, offset, "attr record too small");
+		u32 asize = get_u32(rec + 12);
+		if (asize == 0)
+			asize = PERF_ATTR_SIZE_VER0;
+		if (asize > (u32)size - 8u)
+			return fail_at(r, offset, "attr record's attr size runs past it");
+		size_t nids = (size - 8 - asize) / 8;
+		return add_attr(r, rec + 8, asize, rec + 8 + asize, nids, offset) < 0 ? -1 : 1;
+	}
+	case PD_RECORD_HEADER_TRACING_DATA:
+		return read_tracing_data(r, rec, size, offset) < 0 ? -1 : 1;
+	case PD_RECORD_HEADER_FEATURE:
+		if (size >= 16 && get_u64(rec + 8) < PD_FEAT_MAX) {
+			int feat = (int)get_u64(rec + 8);
+			keep_feature(r, feat, rec + 16, size - 16u);
+			parse_feature(r, feat);
+		}
+		return 1;
+	case PD_RECORD_HEADER_BUILD_ID:
+		add_build_id(r, rec, size);
+		return 1;
+	case PD_RECORD_FINISHED_ROUND:
+	case PD_RECORD_HEADER_EVENT_TYPE:
+	case PD_RECORD_ID_INDEX:
+	case PD_RECORD_FINISHED_INIT:
+	case PD_RECORD_TIME_CONV:
+	case PD_RECORD_THREAD_MAP:
+	case PD_RECORD_CPU_MAP:
+	case PD_RECORD_EVENT_UPDATE:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* ---- ordering ------------------------------------------------------------ */
+
+static int cmp_queued(const void *a, const void *b)
+{
+	const struct queued *x = a, *y = b;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* Drops the already delivered prefix of the queue. */
+static void queue_compact(struct pd_reader *r)
+{
+	if (r->out_next == 0)
+		return;
+	size_t rest = r->queue.n - r->out_next;
+	memmove(r->queue.v, r->queue.v + r->out_next, rest * sizeof(struct queued));
+	r->queue.n = rest;
+	r->out_next = r->out_end = 0;
+	if (r->pipe && rest == 0)
+		r->arena.n = 0;
+}
+
+/* Sorts the queue and marks the events with time <= limit as ready. */
+static void queue_release(struct pd_reader *r, u64 limit)
+{
+	queue_compact(r);
+	qsort(r->queue.v, r->queue.n, sizeof(struct queued), cmp_queued);
+	size_t k = 0;
+	while (k < r->queue.n && r->queue.v[k].time <= limit)
+		k++;
+	r->out_next = 0;
+	r->out_end = k;
+}
+
+/* Stream mode keeps queued records in the arena; rebuild it when the
+ * delivered ones are most of it, so memory follows the live queue. */
+static void arena_shrink(struct pd_reader *r)
+{
+	if (!r->pipe || r->arena.n < (64u << 20))
+		return;
+	VEC(u8) fresh = {0};
+	for (size_t i = r->out_next; i < r->queue.n; i++) {
+		const u8 *rec = r->arena.v + r->queue.v[i].loc;
+		u16 size = get_u32(rec + 4) >> 16;
+		size_t at = fresh.n;
+		VEC_GROW(&fresh, at + size);
+		memcpy(fresh.v + at, rec, size);
+		fresh.n += size;
+		r->queue.v[i].loc = at;
+	}
+	VEC_FREE(&r->arena);
+	r->arena.v = fresh.v;
+	r->arena.n = fresh.n;
+	r->arena.cap = fresh.cap;
+}
+
+static void enqueue(struct pd_reader *r, const u8 *rec, u64 offset, u64 time)
+{
+	struct queued q = { time, r->seq++, offset, offset };
+	if (r->pipe) {
+		u16 size = get_u32(rec + 4) >> 16;
+		q.loc = r->arena.n;
+		VEC_GROW(&r->arena, r->arena.n + size);
+		memcpy(r->arena.v + r->arena.n, rec, size);
+		r->arena.n += size;
+	}
+	VEC_PUSH(&r->queue, q);
+	if (time > r->max_time)
+		r->max_time = time;
+}
+
+/* Decodes a record to learn its time (and to reject it early when it is
+ * malformed, so errors surface at the right place in the input). */
+static u64 record_time(struct pd_reader *r, const u8 *rec, u64 offset, bool *ok)
+{
+	struct pd_event ev;
+	*ok = decode(r, rec, offset, &ev) == 0;
+	if (!*ok)
+		return 0;
+	count_record(r, &ev);
+	if (ev.has_time)
+		return ev.s.time;
+	return r->max_time; /* untimed records stay near their neighbours */
+}
+
+/* Reads one record of the input into the queue (or handles it here).
+ * 1 when something was read, 0 at the end, -1 on an error. */
+static int queue_one(struct pd_reader *r)
+{
+	const u8 *rec;
+	u64 offset;
+	int got = next_raw(r, &rec, &offset);
+	if (got <= 0)
+		return got;
+	u32 type = get_u32(rec);
+	if (type == PD_RECORD_FINISHED_ROUND) {
+		queue_release(r, r->round_limit);
+		r->round_limit = r->max_time;
+		return 1;
+	}
+	if (type >= PD_RECORD_HEADER_ATTR) {
+		int used = user_record(r, rec, offset);
+		if (used)
+			return used < 0 ? -1 : 1;
+	}
+	bool ok;
+	u64 time = record_time(r, rec, offset, &ok);
+	if (!ok)
+		return -1;
+	if (time < r->last_out_time)
+		r->stats.reordered_late++;
+	enqueue(r, rec, offset, time);
+	if (r->queue.n - r->out_next >= REORDER_WINDOW)
+		queue_release(r, r->queue.v[r->out_next + REORDER_WINDOW / 2].time);
+	return 1;
+}
+
+/* Reads input until some events are ready or the input ends.  At the end,
+ * or at an error, everything queued is released: what was readable before
+ * a damaged record is still delivered, and the error comes after it. */
+static void fill_queue(struct pd_reader *r)
+{
+	while (r->out_next == r->out_end && !r->ended) {
+		if (queue_one(r) <= 0) {
+			r->ended = true;
+			queue_release(r, UINT64_MAX);
+		}
+	}
+}
+
+static int next_ordered(struct pd_reader *r, struct pd_event *ev)
+{
+	if (r->out_next == r->out_end) {
+		arena_shrink(r);
+		fill_queue(r);
+	}
+	if (r->out_next == r->out_end) {
+		if (r->failed) {
+			err_set("%s", r->error);
+			return -1;
+		}
+		return 0;
+	}
+	struct queued *q = &r->queue.v[r->out_next++];
+	const u8 *rec = r->pipe ? r->arena.v + q->loc : r->map + q->loc;
+	if (!r->pipe && ((uintptr_t)rec & 7)) {
+		u16 size = get_u32(rec + 4) >> 16;
+		VEC_GROW(&r->scratch, (size_t)(size + 7) / 8);
+		memcpy(r->scratch.v, rec, size);
+		rec = (const u8 *)r->scratch.v;
+	}
+	r->last_out_time = q->time;
+	/* It decoded once already, when it was queued. */
+	decode(r, rec, q->offset, ev);
+	return 1;
+}
+
+static int next_unordered(struct pd_reader *r, struct pd_event *ev)
+{
+	for (;;) {
+		const u8 *rec;
+		u64 offset;
+		if (r->ended) {
+			if (r->failed)
+				err_set("%s", r->error);
+			return r->failed ? -1 : 0;
+		}
+		int got = next_raw(r, &rec, &offset);
+		if (got == 0) {
+			r->ended = true;
+			return 0;
+		}
+		if (got < 0) {
+			err_set("%s", r->error);
+			return -1;
+		}
+		if (get_u32(rec) >= PD_RECORD_HEADER_ATTR) {
+			int used = user_record(r, rec, offset);
+			if (used < 0) {
+				err_set("%s", r->error);
+				return -1;
+			}
+			if (used)
+				continue;
+		}
+		if (decode(r, rec, offset, ev) < 0) {
+			err_set("%s", r->error);
+			return -1;
+		}
+		count_record(r, ev);
+		return 1;
+	}
+}
+
+int pd_reader_next(struct pd_reader *r, struct pd_event *ev)
+{
+	return r->ordered ? next_ordered(r, ev) : next_unordered(r, ev);
+}
+
+/* ---- opening: header, attrs, features ----------------------------------- */
+
+static void parse_string_feature(struct pd_reader *r, int feat)
+{
+	const struct feature *f = &r->feat[feat];
+	if (!f->data || f->len < 4)
+		return;
+	u32 len = get_u32(f->data);
+	if (len > f->len - 4)
+		return;
+	free(r->strings[feat]);
+	r->strings[feat] = strndup((const char *)f->data + 4, len);
+}
+
+/* Names attrs from EVENT_DESC: u32 nr, u32 attr_size, then per event the
+ * attr, u32 nr_ids, a string, and the ids. */
+static void parse_event_desc(struct pd_reader *r)
+{
+	const struct feature *f = &r->feat[PD_FEAT_EVENT_DESC];
+	if (!f->data || f->len < 8)
+		return;
+	struct cursor c = { f->data, f->data + f->len };
+	u32 nr, asize, nids, slen;
+	if (!take_pair32(&c, &nr, &asize))
+		return;
+	for (u32 i = 0; i < nr && i < r->attrs.n; i++) {
+		const u8 *p;
+		if (!take(&c, asize, NULL) || !take(&c, 8, &p))
+			return;
+		nids = get_u32(p);
+		slen = get_u32(p + 4);
+		const u8 *name;
+		if (!take(&c, slen, &name) || !take_array(&c, nids, 8, NULL))
+			return;
+		if (slen && memchr(name, 0, slen)) {
+			free(r->attrs.v[i].name);
+			r->attrs.v[i].name = xstrdup((const char *)name);
+		}
+	}
+}
+
+static void parse_build_ids(struct pd_reader *r)
+{
+	const struct feature *f = &r->feat[PD_FEAT_BUILD_ID];
+	const u8 *p = f->data, *end = f->data + f->len;
+	while (p && end - p >= 8) {
+		u16 size = get_u32(p + 4) >> 16;
+		if (size < 8 || size > end - p)
+			break;
+		add_build_id(r, p, size);
+		p += size;
+	}
+}
+
+/* Makes the decoded form of one feature available. */
+static void parse_feature(struct pd_reader *r, int feat)
+{
+	switch (feat) {
+	case PD_FEAT_HOSTNAME:
+	case PD_FEAT_OSRELEASE:
+	case PD_FEAT_VERSION:
+	case PD_FEAT_ARCH:
+	case PD_FEAT_CPUDESC:
+	case PD_FEAT_CPUID:
+		parse_string_feature(r, feat);
+		break;
+	case PD_FEAT_EVENT_DESC:
+		parse_event_desc(r);
+		break;
+	case PD_FEAT_BUILD_ID:
+		parse_build_ids(r);
+		break;
+	}
+}
+
+/* The feature table follows the data: one (offset, size) per set bit. */
+static void find_features(struct pd_reader *r, const u8 *bitmap, u64 table)
+{
+	for (int feat = 1; feat < PD_FEAT_MAX; feat++) {
+		if (!(bitmap[feat / 8] & (1u << (feat % 8))))
+			continue;
+		if (table + 16 > r->map_len)
+			return;
+		u64 off = get_u64(r->map + table), len = get_u64(r->map + table + 8);
+		table += 16;
+		if (off > r->map_len || len > r->map_len - off)
+			continue; /* a damaged section is skipped, not fatal */
+		r->feat[feat].data = r->map + off;
+		r->feat[feat].len = len;
+	}
+}
+
+static int open_file(struct pd_reader *r, const char *path)
+{
+	struct stat st;
+	if (fstat(r->fd, &st) < 0) {
+		err_set_errno("%s", path);
+		return -1;
+	}
+	if (st.st_size < FILE_HEADER_SIZE) {
+		err_set("%s: offset 0: file is too short for a perf.data header (%lld bytes)",
+			path, (long long)st.st_size);
+		return -1;
+	}
+	r->map_len = (size_t)st.st_size;
+	void *m = mmap(NULL, r->map_len, PROT_READ, MAP_PRIVATE, r->fd, 0);
+	if (m == MAP_FAILED) {
+		err_set_errno("%s: cannot map", path);
+		return -1;
+	}
+	r->map = m;
+	madvise(m, r->map_len, MADV_SEQUENTIAL);
+	const u8 *h = r->map;
+	if (get_u64(h + 8) < FILE_HEADER_SIZE) {
+		err_set("%s: offset 8: header size %llu is too small", path,
+			(unsigned long long)get_u64(h + 8));
+		return -1;
+	}
+	u64 attr_size = get_u64(h + 16), attrs_off = get_u64(h + 24),
+	    attrs_len = get_u64(h + 32), data_off = get_u64(h + 40),
+	    data_len = get_u64(h + 48);
+	if (attr_size < PERF_ATTR_SIZE_VER0 + 16 || attr_size > 4096) {
+		err_set("%s: offset 16: attr size %llu is not plausible", path,
+			(unsigned long long)attr_size);
+		return -1;
+	}
+	if (attrs_off > r->map_len || attrs_len > r->map_len - attrs_off) {
+		err_set("%s: offset 24: attrs section lies outside the file", path);
+		return -1;
+	}
+	for (u64 at = attrs_off; at + attr_size <= attrs_off + attrs_len; at += attr_size) {
+		const u8 *fa = r->map + at;
+		u64 ids_off = get_u64(fa + attr_size - 16), ids_len = get_u64(fa + attr_size - 8);
+		if (ids_off > r->map_len || ids_len > r->map_len - ids_off) {
+			err_set("%s: offset %#llx: event ids lie outside the file", path,
+				(unsigned long long)at);
+			return -1;
+		}
+		if (add_attr(r, fa, attr_size - 16, r->map + ids_off, ids_len / 8, at) < 0) {
+			err_set("%s: %s", path, r->error);
+			return -1;
+		}
+	}
+	if (r->attrs.n == 0) {
+		err_set("%s: offset 24: the file describes no events", path);
+		return -1;
+	}
+	if (data_off < FILE_HEADER_SIZE || data_off > r->map_len) {
+		err_set("%s: offset 40: data section starts outside the file", path);
+		return -1;
+	}
+	r->data_begin = data_off;
+	r->pos = data_off;
+	if (data_len == 0 || data_len > r->map_len - data_off) {
+		/* A recorder that did not finish: read what is there. */
+		r->stats.truncated = true;
+		data_len = r->map_len - data_off;
+	} else {
+		find_features(r, h + 72, data_off + data_len);
+	}
+	r->data_end = data_off + data_len;
+	r->stats.data_size = data_len;
+	return 0;
+}
+
+static int open_stream(struct pd_reader *r, const char *path)
+{
+	int got = stream_need(r, PIPE_HEADER_SIZE);
+	if (got != 1) {
+		err_set("%s: offset 0: stream ends before its header", path);
+		return -1;
+	}
+	if (get_u64(r->in + r->in_start) != PERF_MAGIC2) {
+		err_set("%s: offset 0: not a perf.data stream (bad magic)", path);
+		return -1;
+	}
+	if (get_u64(r->in + r->in_start + 8) != PIPE_HEADER_SIZE) {
+		err_set("%s: offset 8: not a perf.data stream header", path);
+		return -1;
+	}
+	stream_consume(r, PIPE_HEADER_SIZE);
+	return 0;
+}
+
+struct pd_reader *pd_reader_open(const char *path, const struct pd_reader_opts *opts)
+{
+	struct pd_reader *r = xcalloc(1, sizeof(*r));
+	r->ordered = !(opts && opts->unordered);
+	u64map_init(&r->id_to_attr);
+	bool use_stdin = !strcmp(path, "-");
+	r->fd = use_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		err_set_errno("%s", path);
+		goto fail;
+	}
+	u8 magic[16];
+	if (!use_stdin) {
+		ssize_t n = pread(r->fd, magic, sizeof(magic), 0);
+		if (n < 8) {
+			err_set("%s: offset 0: file is too short for a perf.data header", path);
+			goto fail;
+		}
+		if (get_u64(magic) != PERF_MAGIC2) {
+			err_set("%s: offset 0: not a perf.data file (bad magic)", path);
+			goto fail;
+		}
+		r->pipe = n >= 16 && get_u64(magic + 8) == PIPE_HEADER_SIZE;
+	} else {
+		r->pipe = true;
+	}
+	if (r->pipe) {
+		r->in_cap = 1 << 20;
+		r->in = xmalloc(r->in_cap);
+		if (open_stream(r, path) < 0)
+			goto fail;
+	} else if (open_file(r, path) < 0) {
+		goto fail;
+	}
+	if (!r->pipe) {
+		for (int feat = 1; feat < PD_FEAT_MAX; feat++)
+			parse_feature(r, feat);
+	} else if (r->ordered) {
+		/* Read the stream's attrs (they lead it) before returning. */
+		fill_queue(r);
+	}
+	return r;
+fail:
+	pd_reader_close(r);
+	return NULL;
+}
+
+void pd_reader_close(struct pd_reader *r)
+{
+	if (!r)
+		return;
+	if (r->map)
+		munmap((void *)r->map, r->map_len);
+	if (r->fd > 0)
+		close(r->fd);
+	for (size_t i = 0; i < r->attrs.n; i++) {
+		free(r->attrs.v[i].ids);
+		free(r->attrs.v[i].name);
+	}
+	VEC_FREE(&r->attrs);
+	u64map_free(&r->id_to_attr);
+	for (size_t i = 0; i < r->owned.n; i++)
+		free(r->owned.v[i]);
+	VEC_FREE(&r->owned);
+	for (int i = 0; i < PD_FEAT_MAX; i++)
+		free(r->strings[i]);
+	for (size_t i = 0; i < r->build_ids.n; i++)
+		free((char *)r->build_ids.v[i].filename);
+	VEC_FREE(&r->build_ids);
+	VEC_FREE(&r->queue);
+	VEC_FREE(&r->arena);
+	VEC_FREE(&r->scratch);
+	free(r->in);
+	free(r);
+}
+
+/* ---- accessors ------------------------------------------------------------ */
+
+size_t pd_reader_nattrs(const struct pd_reader *r)
+{
+	return r->attrs.n;
+}
+
+const struct pd_attr *pd_reader_attr(const struct pd_reader *r, size_t i)
+{
+	return i < r->attrs.n ? &r->attrs.v[i] : NULL;
+}
+
+const char *pd_reader_string(const struct pd_reader *r, int feat)
+{
+	return feat > 0 && feat < PD_FEAT_MAX ? r->strings[feat] : NULL;
+}
+
+const void *pd_reader_feature(const struct pd_reader *r, int feat, size_t *len)
+{
+	if (feat <= 0 || feat >= PD_FEAT_MAX || !r->feat[feat].data)
+		return NULL;
+	if (len)
+		*len = r->feat[feat].len;
+	return r->feat[feat].data;
+}
+
+size_t pd_reader_nbuild_ids(const struct pd_reader *r)
+{
+	return r->build_ids.n;
+}
+
+const struct pd_reader_build_id *pd_reader_build_id(const struct pd_reader *r, size_t i)
+{
+	return i < r->build_ids.n ? &r->build_ids.v[i] : NULL;
+}
+
+const struct pd_reader_stats *pd_reader_stats(const struct pd_reader *r)
+{
+	return &r->stats;
+}
+
+bool pd_reader_is_pipe(const struct pd_reader *r)
+{
+	return r->pipe;
+}
+
+u64 pd_reader_position(const struct pd_reader *r, u64 *total)
+{
+	*total = r->pipe ? 0 : r->data_end - r->data_begin;
+	return r->pipe ? r->pos : r->pos - r->data_begin;
+}

@@ -1,0 +1,593 @@
+/* writer.c - the perf.data writer: the PERFILE2 file (header, attrs, data,
+ * feature sections) and the pipe variant (a stream of records), with a
+ * buffered data path and a header that only claims what is on disk. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "format/writer-internal.h"
+
+/* Big enough that a busy recording costs few syscalls, small enough that
+ * a crash loses little. */
+#define PDW_BUF_SIZE (2u << 20)
+
+struct file_section {
+	u64 offset, size;
+};
+
+/* perf_file_header: fixed by perf; 104 bytes. */
+struct file_header {
+	u64 magic;
+	u64 size;
+	u64 attr_size;
+	struct file_section attrs, data, event_types;
+	u64 features[PD_FEAT_MAX / 64];
+};
+_Static_assert(sizeof(struct file_header) == 104, "perf_file_header is 104 bytes");
+
+/* perf_file_attr: the attr, then where its ids are. */
+struct file_attr {
+	struct perf_event_attr attr;
+	struct file_section ids;
+};
+
+struct pipe_header {
+	u64 magic, size;
+};
+
+struct feature_record {
+	struct perf_event_header header;
+	u64 feat_id;
+};
+
+/* perf_record_header_tracing_data is 12 bytes: perf reads exactly that,
+ * then the tracing data straight from the stream. */
+struct tracing_record {
+	struct perf_event_header header;
+	u32 size;
+} __attribute__((packed));
+_Static_assert(sizeof(struct tracing_record) == 12, "tracing record is 12 bytes");
+
+/* ---- Output ------------------------------------------------------------ */
+
+/* Writes at off (file) or appends (pipe); returns the bytes that made it,
+ * with errno telling why when short. */
+static size_t out_raw(struct pd_writer *w, u64 off, const void *p, size_t n)
+{
+	const u8 *b = p;
+	size_t done = 0;
+	while (done < n) {
+		ssize_t r = w->pipe ? write(w->fd, b + done, n - done)
+				    : pwrite(w->fd, b + done, n - done, (off_t)(off + done));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (r == 0)
+				errno = ENOSPC;
+			break;
+		}
+		done += (size_t)r;
+	}
+	return done;
+}
+
+/* Records the first write error; every later write repeats it, since a
+ * stream with a hole in it must not continue. */
+static int fail(struct pd_writer *w, const char *what)
+{
+	err_set_errno("%s: %s", w->path, what);
+	if (!w->fail_msg)
+		w->fail_msg = xstrdup(err_msg());
+	w->failed = true;
+	return -1;
+}
+
+static int refuse_if_failed(const struct pd_writer *w)
+{
+	if (!w->failed)
+		return 0;
+	err_set("%s", w->fail_msg ? w->fail_msg : "earlier write failed");
+	return -1;
+}
+
+/* Header, attrs, features and pipe side records: not counted as data. */
+static int out_meta(struct pd_writer *w, u64 off, const void *p, size_t n,
+		    const char *what)
+{
+	size_t done = out_raw(w, off, p, n);
+	if (w->pipe)
+		w->stream_off += done;
+	return done < n ? fail(w, what) : 0;
+}
+
+static int out_data(struct pd_writer *w, const void *p, size_t n)
+{
+	size_t done = out_raw(w, w->data_offset + w->data_disk, p, n);
+	w->data_disk += done;
+	if (w->pipe)
+		w->stream_off += done;
+	return done < n ? fail(w, "write") : 0;
+}
+
+static int flush(struct pd_writer *w)
+{
+	size_t n = w->buf_len;
+	if (!n || w->failed)
+		return refuse_if_failed(w);
+	w->buf_len = 0;
+	return out_data(w, w->buf, n);
+}
+
+int pdw_data_append(struct pd_writer *w, const void *p, size_t n)
+{
+	if (!w->begun) {
+		err_set("%s: records written before pd_writer_begin", w->path);
+		return -1;
+	}
+	if (refuse_if_failed(w))
+		return -1;
+	/* Copying a big piece only to write it out again gains nothing. */
+	if (n >= w->buf_cap / 2) {
+		if (flush(w))
+			return -1;
+		return out_data(w, p, n);
+	}
+	if (w->buf_len + n > w->buf_cap && flush(w))
+		return -1;
+	memcpy(w->buf + w->buf_len, p, n);
+	w->buf_len += n;
+	return 0;
+}
+
+/* ---- Opening and attrs ------------------------------------------------- */
+
+struct pd_writer *pd_writer_open(const char *path, bool pipe)
+{
+	bool to_stdout = !strcmp(path, "-");
+	/* A file-mode header cannot be rewritten on a FIFO or socket. */
+	struct stat st;
+	if (!to_stdout && stat(path, &st) == 0 &&
+	    (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+		pipe = true;
+	/* Files are opened for reading too: salvaging after a failure reads
+	 * back the last records to find where the last whole one ends. */
+	int flags = pipe ? O_WRONLY | O_CREAT | O_CLOEXEC
+			 : O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC;
+	int fd = to_stdout ? STDOUT_FILENO : open(path, flags, 0600);
+	if (fd < 0) {
+		err_set_errno("%s", path);
+		return NULL;
+	}
+	if (fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+		pipe = true;
+
+	struct pd_writer *w = xcalloc(1, sizeof(*w));
+	w->fd = fd;
+	w->own_fd = !to_stdout;
+	w->pipe = pipe || to_stdout;
+	w->path = xstrdup(to_stdout ? "<stdout>" : path);
+	w->buf_cap = PDW_BUF_SIZE;
+	w->buf = xmalloc(w->buf_cap);
+	return w;
+}
+
+bool pd_writer_is_pipe(const struct pd_writer *w)
+{
+	return w->pipe;
+}
+
+int pd_writer_add_attr(struct pd_writer *w, const struct perf_event_attr *attr,
+		       const char *name, const u64 *ids, size_t nids)
+{
+	if (w->begun) {
+		err_set("%s: events must be added before the data begins", w->path);
+		return -1;
+	}
+	struct pdw_attr a = { .attr = *attr, .nids = nids };
+	/* Readers take the attr's length from attr.size; ours is the whole struct. */
+	a.attr.size = sizeof(a.attr);
+	a.name = name ? xstrdup(name) : NULL;
+	if (nids) {
+		a.ids = xmalloc(nids * sizeof(u64));
+		memcpy(a.ids, ids, nids * sizeof(u64));
+	}
+	VEC_PUSH(&w->attrs, a);
+	return 0;
+}
+
+/* ---- File mode ------------------------------------------------------------ */
+
+static int write_file_header(struct pd_writer *w, u64 data_size, const u64 *features)
+{
+	struct file_header h = {
+		.magic = PDW_MAGIC,
+		.size = sizeof(h),
+		.attr_size = sizeof(struct file_attr),
+		.attrs = { w->attrs_offset, w->attrs.n * sizeof(struct file_attr) },
+		.data = { w->data_offset, data_size },
+	};
+	if (features)
+		memcpy(h.features, features, sizeof(h.features));
+	return out_meta(w, 0, &h, sizeof(h), "writing the header");
+}
+
+/* Layout: header, every attr's ids, the perf_file_attr array, then data.
+ * The placeholder header already points at attrs and data, with a data
+ * size of 0 meaning "not finished" (perf warns; readers may scan on). */
+static int begin_file(struct pd_writer *w)
+{
+	u64 off = sizeof(struct file_header);
+	u64 *ids_at = xcalloc(w->attrs.n, sizeof(u64));
+	int ret = 0;
+	for (size_t i = 0; i < w->attrs.n && !ret; i++) {
+		struct pdw_attr *a = &w->attrs.v[i];
+		ids_at[i] = off;
+		ret = out_meta(w, off, a->ids, a->nids * sizeof(u64), "writing ids");
+		off += a->nids * sizeof(u64);
+	}
+	w->attrs_offset = off;
+	for (size_t i = 0; i < w->attrs.n && !ret; i++) {
+		struct file_attr fa = {
+			.attr = w->attrs.v[i].attr,
+			.ids = { ids_at[i], w->attrs.v[i].nids * sizeof(u64) },
+		};
+		ret = out_meta(w, off, &fa, sizeof(fa), "writing attrs");
+		off += sizeof(fa);
+	}
+	free(ids_at);
+	w->data_offset = off;
+	return ret ? ret : write_file_header(w, 0, NULL);
+}
+
+/* The section table (one perf_file_section per set bit, in bit order) at
+ * 'at', the bodies after it.  Returns the end offset, 0 on failure. */
+static u64 write_feature_sections(struct pd_writer *w, u64 at)
+{
+	int n = 0;
+	for (int f = 0; f < PD_FEAT_MAX; f++)
+		n += pdw_bit(w->feat_set, f);
+	struct file_section *secs = xcalloc(n ? n : 1, sizeof(*secs));
+	u64 off = at + (u64)n * sizeof(*secs);
+	int i = 0, ret = 0;
+	for (int f = 0; f < PD_FEAT_MAX && !ret; f++) {
+		if (!pdw_bit(w->feat_set, f))
+			continue;
+		secs[i].offset = off;
+		secs[i].size = w->feat[f].len;
+		ret = out_meta(w, off, w->feat[f].p, w->feat[f].len, "writing features");
+		off += w->feat[f].len;
+		i++;
+	}
+	if (!ret)
+		ret = out_meta(w, at, secs, n * sizeof(*secs), "writing features");
+	free(secs);
+	return ret ? 0 : off;
+}
+
+/* Features after the data, then the header that makes them visible: a
+ * crash in between leaves the old, still consistent header. */
+static int finish_file(struct pd_writer *w, u64 data_size)
+{
+	u64 end = write_feature_sections(w, w->data_offset + data_size);
+	if (!end)
+		return -1;
+	if (write_file_header(w, data_size, w->feat_set))
+		return -1;
+	/* Drop stale bytes (a cut record) past the end; only tidiness. */
+	struct stat st;
+	if (fstat(w->fd, &st) == 0 && S_ISREG(st.st_mode) && (u64)st.st_size > end)
+		(void)!ftruncate(w->fd, (off_t)end);
+	return 0;
+}
+
+/* The end of the last whole record on disk.  Records before data_safe are
+ * known whole (a FINISHED_ROUND ended there); past it we walk the record
+ * headers, at most one round of data. */
+static u64 last_whole_record(struct pd_writer *w)
+{
+	u64 pos = w->data_safe, end = w->data_disk;
+	while (pos < end) {
+		size_t want = (size_t)MIN((u64)w->buf_cap, end - pos);
+		ssize_t got = pread(w->fd, w->buf, want, (off_t)(w->data_offset + pos));
+		if (got < (ssize_t)sizeof(struct perf_event_header))
+			break;
+		size_t i = 0;
+		while (i + sizeof(struct perf_event_header) <= (size_t)got) {
+			struct perf_event_header h;
+			memcpy(&h, w->buf + i, sizeof(h));
+			if (h.size < sizeof(h) || i + h.size > (size_t)got)
+				break;
+			i += h.size;
+		}
+		if (i == 0)
+			break;
+		pos += i;
+		if (i < (size_t)got && (size_t)got < want)
+			break;
+	}
+	return pos;
+}
+
+/* After a failure: a header whose data size covers only whole records
+ * that reached the disk, and no features (they may not have). */
+static void salvage_file(struct pd_writer *w)
+{
+	char *msg = w->fail_msg ? xstrdup(w->fail_msg) : NULL;
+	u64 size = last_whole_record(w);
+	static const u64 none[PD_FEAT_MAX / 64];
+	(void)write_file_header(w, size, none);
+	if (msg) {
+		err_set("%s", msg);
+		free(msg);
+	}
+}
+
+/* ---- Pipe mode ------------------------------------------------------------ */
+
+static int pipe_feature(struct pd_writer *w, int f)
+{
+	const struct pdw_bytes *b = &w->feat[f];
+	if (sizeof(struct feature_record) + b->len > 0xffff) {
+		err_set("%s: feature %d is too big for a pipe record (%zu bytes)",
+			w->path, f, b->len);
+		return -1;
+	}
+	struct feature_record r = {
+		.header = { PD_RECORD_HEADER_FEATURE, 0,
+			    (u16)(sizeof(r) + b->len) },
+		.feat_id = (u64)f,
+	};
+	if (out_meta(w, 0, &r, sizeof(r), "write") ||
+	    out_meta(w, 0, b->p, b->len, "write"))
+		return -1;
+	pdw_set_bit(w->feat_sent, f);
+	return 0;
+}
+
+static int pipe_attr(struct pd_writer *w, const struct pdw_attr *a)
+{
+	size_t size = sizeof(struct perf_event_header) + sizeof(a->attr) +
+		      a->nids * sizeof(u64);
+	if (size > 0xffff) {
+		err_set("%s: too many ids (%zu) for a pipe attr record", w->path, a->nids);
+		return -1;
+	}
+	struct perf_event_header h = { PD_RECORD_HEADER_ATTR, 0, (u16)size };
+	if (out_meta(w, 0, &h, sizeof(h), "write") ||
+	    out_meta(w, 0, &a->attr, sizeof(a->attr), "write") ||
+	    out_meta(w, 0, a->ids, a->nids * sizeof(u64), "write"))
+		return -1;
+	return 0;
+}
+
+/* As perf: a 12-byte record holding the padded size, then the tracing data
+ * itself, then zeros up to that size. */
+static int pipe_tracing(struct pd_writer *w)
+{
+	const struct pdw_bytes *b = &w->feat[PD_FEAT_TRACING_DATA];
+	size_t padded = PDW_ALIGN(b->len, sizeof(u64));
+	static const u8 zeros[8];
+	struct tracing_record r = {
+		.header = { PD_RECORD_HEADER_TRACING_DATA, 0, sizeof(r) },
+		.size = (u32)padded,
+	};
+	if (flush(w) ||
+	    out_meta(w, 0, &r, sizeof(r), "write") ||
+	    out_meta(w, 0, b->p, b->len, "write") ||
+	    out_meta(w, 0, zeros, padded - b->len, "write"))
+		return -1;
+	pdw_set_bit(w->feat_sent, PD_FEAT_TRACING_DATA);
+	return 0;
+}
+
+/* The BUILD_ID body is a run of build_id_event records; in a stream each
+ * becomes a HEADER_BUILD_ID record.  Only the ones not yet sent go out. */
+static int pipe_build_ids(struct pd_writer *w)
+{
+	const struct pdw_bytes *b = &w->feat[PD_FEAT_BUILD_ID];
+	while (w->build_ids_sent + sizeof(struct perf_event_header) <= b->len) {
+		struct perf_event_header h;
+		memcpy(&h, b->p + w->build_ids_sent, sizeof(h));
+		h.type = PD_RECORD_HEADER_BUILD_ID;
+		if (out_meta(w, 0, &h, sizeof(h), "write") ||
+		    out_meta(w, 0, b->p + w->build_ids_sent + sizeof(h),
+			     h.size - sizeof(h), "write"))
+			return -1;
+		w->build_ids_sent += h.size;
+	}
+	pdw_set_bit(w->feat_sent, PD_FEAT_BUILD_ID);
+	return 0;
+}
+
+/* Features with their own record types are not HEADER_FEATURE records. */
+static bool streams_as_feature(int f)
+{
+	return f != PD_FEAT_TRACING_DATA && f != PD_FEAT_BUILD_ID;
+}
+
+static bool feature_pending(const struct pd_writer *w, int f)
+{
+	return pdw_bit(w->feat_set, f) && !pdw_bit(w->feat_sent, f);
+}
+
+/* All pending features but 'except' (0 for none). */
+static int pipe_pending_features(struct pd_writer *w, int except)
+{
+	for (int f = 1; f < PD_FEAT_MAX; f++)
+		if (f != except && feature_pending(w, f) && streams_as_feature(f) &&
+		    pipe_feature(w, f))
+			return -1;
+	return 0;
+}
+
+static bool build_ids_pending(const struct pd_writer *w)
+{
+	return w->build_ids_sent < w->feat[PD_FEAT_BUILD_ID].len;
+}
+
+/* perf's order: pipe header, features, attrs, tracing data; except that
+ * EVENT_DESC follows the attrs, as perf only names events it already has.
+ * perf sends a HEADER_LAST_FEATURE marker too, but its number changes
+ * between perf versions (newer perf rejects an unknown one): left out. */
+static int begin_pipe(struct pd_writer *w)
+{
+	struct pipe_header ph = { PDW_MAGIC, sizeof(ph) };
+	if (out_meta(w, 0, &ph, sizeof(ph), "write") ||
+	    pipe_pending_features(w, PD_FEAT_EVENT_DESC))
+		return -1;
+	for (size_t i = 0; i < w->attrs.n; i++)
+		if (pipe_attr(w, &w->attrs.v[i]))
+			return -1;
+	if (feature_pending(w, PD_FEAT_EVENT_DESC) && pipe_feature(w, PD_FEAT_EVENT_DESC))
+		return -1;
+	if (pdw_bit(w->feat_set, PD_FEAT_TRACING_DATA) && pipe_tracing(w))
+		return -1;
+	if (build_ids_pending(w) && pipe_build_ids(w))
+		return -1;
+	return 0;
+}
+
+static int finish_pipe(struct pd_writer *w)
+{
+	if (flush(w) || pipe_pending_features(w, 0))
+		return -1;
+	if (pdw_bit(w->feat_set, PD_FEAT_TRACING_DATA) &&
+	    !pdw_bit(w->feat_sent, PD_FEAT_TRACING_DATA) && pipe_tracing(w))
+		return -1;
+	if (build_ids_pending(w) && pipe_build_ids(w))
+		return -1;
+	return 0;
+}
+
+/* ---- Features: shared checks and timing ------------------------------------ */
+
+int pdw_feature_check(struct pd_writer *w, int f)
+{
+	if (f <= 0 || f >= PD_FEAT_MAX) {
+		err_set("%s: no feature %d", w->path, f);
+		return -1;
+	}
+	return refuse_if_failed(w);
+}
+
+int pdw_feature_ready(struct pd_writer *w, int f)
+{
+	pdw_set_bit(w->feat_set, f);
+	w->feat_sent[f / 64] &= ~(1ULL << (f % 64));
+	/* Samples after this point need the formats: send them now. */
+	if (w->pipe && w->begun && f == PD_FEAT_TRACING_DATA)
+		return pipe_tracing(w);
+	return 0;
+}
+
+/* ---- The public sequence ------------------------------------------------------ */
+
+int pd_writer_begin(struct pd_writer *w)
+{
+	if (w->begun) {
+		err_set("%s: pd_writer_begin called twice", w->path);
+		return -1;
+	}
+	if (!w->attrs.n) {
+		err_set("%s: no events to write", w->path);
+		return -1;
+	}
+	if (refuse_if_failed(w))
+		return -1;
+	int ret = w->pipe ? begin_pipe(w) : begin_file(w);
+	w->begun = true;
+	/* Data after a broken head would be unreadable: refuse it. */
+	if (ret && !w->failed) {
+		w->fail_msg = xstrdup(err_msg());
+		w->failed = true;
+	}
+	return ret;
+}
+
+int pd_writer_write(struct pd_writer *w, const void *buf, size_t len)
+{
+	return pdw_data_append(w, buf, len);
+}
+
+int pd_writer_finished_round(struct pd_writer *w)
+{
+	struct perf_event_header h = { PD_RECORD_FINISHED_ROUND, 0, sizeof(h) };
+	if (pdw_data_append(w, &h, sizeof(h)) || flush(w))
+		return -1;
+	w->data_safe = w->data_disk;
+	return 0;
+}
+
+u64 pd_writer_data_size(const struct pd_writer *w)
+{
+	return w->data_disk + w->buf_len;
+}
+
+static void writer_free(struct pd_writer *w)
+{
+	for (size_t i = 0; i < w->attrs.n; i++) {
+		free(w->attrs.v[i].name);
+		free(w->attrs.v[i].ids);
+	}
+	VEC_FREE(&w->attrs);
+	for (int f = 0; f < PD_FEAT_MAX; f++)
+		pdw_bytes_free(&w->feat[f]);
+	free(w->buf);
+	free(w->path);
+	free(w->fail_msg);
+	free(w);
+}
+
+/* Closes the descriptor; a late error (e.g. NFS) still counts. */
+static int close_fd(struct pd_writer *w)
+{
+	if (!w->own_fd || close(w->fd) == 0)
+		return 0;
+	return w->failed ? -1 : fail(w, "close");
+}
+
+int pd_writer_close(struct pd_writer *w)
+{
+	if (!w)
+		return -1;
+	int ret = 0;
+	if (!w->begun)
+		ret = pd_writer_begin(w);
+	if (!ret && !w->failed) {
+		if (w->pipe)
+			ret = finish_pipe(w);
+		else
+			ret = flush(w) ? -1 : finish_file(w, w->data_disk);
+	}
+	if (w->failed && !w->pipe && w->begun)
+		salvage_file(w);
+	if (w->failed)
+		ret = -1;
+	if (close_fd(w))
+		ret = -1;
+	if (ret && w->fail_msg)
+		err_set("%s", w->fail_msg);
+	writer_free(w);
+	return ret;
+}
+
+void pd_writer_abort(struct pd_writer *w)
+{
+	if (!w)
+		return;
+	if (w->begun && !w->failed) {
+		(void)flush(w);
+		if (w->pipe) {
+			/* Nothing to fix up: the stream is what it is. */
+		} else if (w->failed || finish_file(w, last_whole_record(w))) {
+			w->failed = true;
+		}
+	}
+	if (w->begun && w->failed && !w->pipe)
+		salvage_file(w);
+	(void)close_fd(w);
+	writer_free(w);
+}

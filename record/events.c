@@ -1,0 +1,277 @@
+/* events.c - turns parsed events into the attrs ember samples with, and
+ * opens them per (CPU, thread), each CPU's descriptors feeding one ring. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "record/record-internal.h"
+
+int rec_add_default_event(struct pmc_list *l, bool *fell_back)
+{
+	*fell_back = !pmc_have_hw_pmu();
+	return pmc_parse(l, *fell_back ? "cpu-clock" : "cycles");
+}
+
+u64 rec_max_sample_rate(void)
+{
+	char *t = read_text_file("/proc/sys/kernel/perf_event_max_sample_rate", NULL);
+	u64 v = 0;
+	if (t) {
+		t[strcspn(t, "\n")] = '\0';
+		if (parse_u64(t, &v) < 0)
+			v = 0;
+	}
+	free(t);
+	return v;
+}
+
+int *rec_fd_slot(struct rec_session *s, int ci, int ti, int ei)
+{
+	return &s->fds[((size_t)ci * s->nthreads + ti) * s->nevsels + ei];
+}
+
+static bool is_tracepoint(const struct rec_evsel *e)
+{
+	return e->attr.type == PERF_TYPE_TRACEPOINT;
+}
+
+/* Tracepoints record every hit unless asked otherwise, as perf does; the
+ * rest sample at -F (clamped to the kernel's limit) or every -c events. */
+static void config_period(struct rec_session *s, struct rec_evsel *e)
+{
+	const struct rec_opts *o = s->o;
+	if (o->period || (is_tracepoint(e) && !o->freq)) {
+		e->attr.sample_period = o->period ? o->period : 1;
+		e->attr.freq = 0;
+		return;
+	}
+	u64 freq = o->freq ? o->freq : REC_DEFAULT_FREQ;
+	u64 max = rec_max_sample_rate();
+	if (max && freq > max) {
+		rec_note(s, "-F %llu exceeds the kernel's limit; sampling at %llu Hz "
+			 "(raise /proc/sys/kernel/perf_event_max_sample_rate)",
+			 (unsigned long long)freq, (unsigned long long)max);
+		freq = max;
+	}
+	e->attr.freq = 1;
+	e->attr.sample_freq = freq;
+}
+
+static void config_sample_type(struct rec_session *s, struct rec_evsel *e)
+{
+	struct perf_event_attr *a = &e->attr;
+	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+			 PERF_SAMPLE_IDENTIFIER;
+	if (is_tracepoint(e))
+		a->sample_type |= PERF_SAMPLE_RAW;
+	if (s->o->callgraph != REC_CG_NONE)
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	if (s->o->callgraph == REC_CG_DWARF) {
+		/* The kernel part of the chain still comes from the kernel;
+		 * the user part is unwound offline from regs and stack. */
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = REC_X86_64_REGS_USER;
+		a->sample_stack_user = s->o->stack_bytes ? s->o->stack_bytes
+							 : REC_DEFAULT_STACK;
+		a->exclude_callchain_user = 1;
+	}
+}
+
+/* Side-band records go to one event per ring (per task for task events)
+ * so that each appears once in the file. */
+static void config_sideband(struct rec_session *s, struct perf_event_attr *a)
+{
+	a->mmap = 1;
+	a->mmap2 = 1;
+	a->build_id = 1;
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->task = 1;
+	a->context_switch = s->o->switch_events;
+	/* DWARF unwinding reads unwind tables through data mappings too. */
+	a->mmap_data = s->o->callgraph == REC_CG_DWARF;
+}
+
+static void config_one(struct rec_session *s, int ei)
+{
+	struct rec_evsel *e = &s->evsels[ei];
+	struct perf_event_attr *a = &e->attr;
+	bool leader = e->ev->group == ei;
+
+	*a = e->ev->attr;
+	a->size = sizeof(*a);
+	config_period(s, e);
+	config_sample_type(s, e);
+	a->sample_id_all = 1;
+	a->read_format = PERF_FORMAT_ID;
+	/* Wake the drain at a quarter full: room to spare while it runs. */
+	a->watermark = 1;
+	a->wakeup_watermark = (u32)((u64)s->o->mmap_pages * sysconf(_SC_PAGESIZE) / 4);
+	if (s->threads[0] != -1)
+		a->inherit = s->o->tids == NULL;
+	if (s->child.pid && s->threads[0] == s->child.pid && leader) {
+		a->disabled = 1;
+		a->enable_on_exec = 1;
+	}
+	if (ei == 0)
+		config_sideband(s, a);
+}
+
+static int fit_precise(struct rec_session *s, struct rec_evsel *e)
+{
+	if (!e->attr.precise_ip)
+		return 0;
+	int want = e->attr.precise_ip;
+	int got = pmc_fit_precise(&e->attr);
+	if (got < 0) {
+		pmc_explain_open_error(e->ev, EOPNOTSUPP);
+		return -1;
+	}
+	if (got < want && e->ev->user_precise && !e->ev->precise_max)
+		rec_note(s, "%s: precise level %d refused, using %d", e->ev->name,
+			 want, got);
+	return 0;
+}
+
+int rec_events_setup(struct rec_session *s)
+{
+	const struct pmc_list *l = &s->o->events;
+	s->nevsels = (int)l->n;
+	s->evsels = xcalloc(l->n, sizeof(*s->evsels));
+	for (int i = 0; i < s->nevsels; i++) {
+		s->evsels[i].ev = &l->v[i];
+		config_one(s, i);
+		if ((s->evsels[i].ev->user_precise || s->evsels[i].ev->precise_max) &&
+		    fit_precise(s, &s->evsels[i]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Many threads times CPUs times events can pass the default 1024 fds. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static int open_fd(struct rec_session *s, int ci, int ti, int ei)
+{
+	struct rec_evsel *e = &s->evsels[ei];
+	int leader = e->ev->group;
+	int group_fd = leader != ei ? *rec_fd_slot(s, ci, ti, leader) : -1;
+	return (int)syscall(SYS_perf_event_open, &e->attr, s->threads[ti],
+			    s->cpus[ci], group_fd, PERF_FLAG_FD_CLOEXEC);
+}
+
+static int set_filter(struct rec_session *s, int fd, int ei)
+{
+	const struct pmc_event *ev = s->evsels[ei].ev;
+	if (!ev->filter || ioctl(fd, PERF_EVENT_IOC_SET_FILTER, ev->filter) == 0)
+		return 0;
+	err_set("filter '%s' on %s: refused by the kernel; check the field names "
+		"in events/%s/%s/format", ev->filter, ev->name,
+		ev->tp_system ? ev->tp_system : "?", ev->tp_name ? ev->tp_name : "?");
+	s->fail = REC_FAIL_USAGE;
+	return -1;
+}
+
+/* Hooks a freshly opened fd to its CPU's ring, mapping the ring on the
+ * first fd of that CPU. */
+static int attach_to_ring(struct rec_session *s, int ci, int fd)
+{
+	struct rec_ring *r = &s->rings[ci];
+	if (!r->base)
+		return rec_ring_map(r, fd, s->cpus[ci], s->o->mmap_pages);
+	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0) {
+		err_set_errno("redirecting events of CPU %d into one ring", s->cpus[ci]);
+		return -1;
+	}
+	return 0;
+}
+
+/* As perf does: where perf_event_paranoid forbids kernel samples of a
+ * task, record its user space rather than nothing. */
+static bool fall_back_to_user(struct rec_session *s, int ti, int ei)
+{
+	struct perf_event_attr *a = &s->evsels[ei].attr;
+	if ((errno != EACCES && errno != EPERM) || a->exclude_kernel ||
+	    s->threads[ti] == -1)
+		return false;
+	a->exclude_kernel = 1;
+	a->exclude_hv = 1;
+	rec_note(s, "%s: kernel samples not permitted (perf_event_paranoid); "
+		 "recording user space only", s->evsels[ei].ev->name);
+	return true;
+}
+
+static int open_one(struct rec_session *s, int ci, int ti, int ei)
+{
+	int fd = open_fd(s, ci, ti, ei);
+	if (fd < 0 && fall_back_to_user(s, ti, ei))
+		fd = open_fd(s, ci, ti, ei);
+	if (fd < 0) {
+		/* A thread of -p may exit between listing and opening. */
+		if (errno == ESRCH && s->o->pids && s->nthreads > 1)
+			return 0;
+		if (errno == ESRCH)
+			s->fail = REC_FAIL_USAGE;
+		pmc_explain_open_error(s->evsels[ei].ev, errno);
+		return -1;
+	}
+	*rec_fd_slot(s, ci, ti, ei) = fd;
+	u64 id;
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0) {
+		err_set_errno("%s: reading the event id", s->evsels[ei].ev->name);
+		return -1;
+	}
+	VEC_PUSH(&s->evsels[ei].ids, id);
+	if (set_filter(s, fd, ei) < 0)
+		return -1;
+	return attach_to_ring(s, ci, fd);
+}
+
+int rec_events_open(struct rec_session *s)
+{
+	size_t n = (size_t)s->ncpus * s->nthreads * s->nevsels;
+	raise_fd_limit();
+	s->fds = xmalloc(n * sizeof(int));
+	for (size_t i = 0; i < n; i++)
+		s->fds[i] = -1;
+	s->rings = xcalloc(s->ncpus, sizeof(*s->rings));
+	for (int ci = 0; ci < s->ncpus; ci++)
+		for (int ti = 0; ti < s->nthreads; ti++)
+			for (int ei = 0; ei < s->nevsels; ei++)
+				if (open_one(s, ci, ti, ei) < 0)
+					return -1;
+	for (int ci = 0; ci < s->ncpus; ci++)
+		if (!s->rings[ci].base) {
+			err_set("no event could be opened: every target thread has exited");
+			s->fail = REC_FAIL_USAGE;
+			return -1;
+		}
+	return 0;
+}
+
+void rec_events_close(struct rec_session *s)
+{
+	if (s->rings)
+		for (int ci = 0; ci < s->ncpus; ci++)
+			rec_ring_unmap(&s->rings[ci]);
+	size_t n = s->fds ? (size_t)s->ncpus * s->nthreads * s->nevsels : 0;
+	for (size_t i = 0; i < n; i++)
+		if (s->fds[i] >= 0)
+			close(s->fds[i]);
+	free(s->fds);
+	s->fds = NULL;
+	free(s->rings);
+	s->rings = NULL;
+}

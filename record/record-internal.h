@@ -1,0 +1,215 @@
+/* record-internal.h - what the files of record/ share: the options, the
+ * session (events, rings, child, writer) and the pieces each file provides.
+ * Only record/ and its unit tests include this. */
+#ifndef EMBER_RECORD_INTERNAL_H
+#define EMBER_RECORD_INTERNAL_H
+
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+
+#include "common/common.h"
+#include "format/format.h"
+#include "pmc/pmc.h"
+
+#define REC_DEFAULT_FREQ 4000
+#define REC_DEFAULT_PAGES 128      /* 512 KiB per CPU, perf's default */
+#define REC_DEFAULT_STACK 8192
+/* Registers perf samples for DWARF unwinding on x86_64: all of the user
+ * register set except the segment registers DS, ES, FS and GS. */
+#define REC_X86_64_REGS_USER 0xff0fffULL
+
+enum rec_callgraph { REC_CG_NONE, REC_CG_FP, REC_CG_DWARF };
+
+/* Everything the command line decides; filled by cmd-record.c. */
+struct rec_opts {
+	struct pmc_list events;    /* empty: the default event */
+	u64 freq;                  /* -F, 0 when -c is used */
+	u64 period;                /* -c */
+	enum rec_callgraph callgraph;
+	u32 stack_bytes;           /* --call-graph dwarf,BYTES */
+	bool system_wide;          /* -a */
+	int *cpus;                 /* -C, NULL for every online CPU */
+	int ncpus;
+	pid_t *pids;               /* -p: processes, all their threads */
+	int npids;
+	pid_t *tids;               /* -t: just these threads */
+	int ntids;
+	const char *output;        /* "-" for the pipe variant on stdout */
+	u32 mmap_pages;            /* data pages per ring, a power of two */
+	double duration;           /* seconds, 0 for none */
+	bool switch_events;
+	char **command;            /* NULL-terminated, or NULL */
+	int self_argc;             /* ember's own command line, for the */
+	char **self_argv;          /* cmdline feature */
+};
+
+/* Why a step failed: the command maps these to its exit statuses. */
+enum rec_fail { REC_FAIL_RUNTIME, REC_FAIL_USAGE };
+
+/* Counts taken while records pass through the drain. */
+struct rec_tally {
+	u64 samples, lost, throttles, bytes;
+	u64 first_time, last_time; /* of samples; first_time 0 = none yet */
+};
+
+/* One mmap'd ring buffer: the metadata page then 2^n data pages. */
+struct rec_ring {
+	int cpu;
+	int fd;                    /* the event that owns the mapping */
+	void *base;
+	size_t map_len;
+	u8 *data;
+	u64 mask;                  /* data size - 1 */
+};
+
+/* Files seen in MMAP2 records (kernel-supplied or synthesized), for the
+ * build-id feature.  Keyed by a hash of the name. */
+struct rec_bid {
+	char *filename;
+	u8 id[20];
+	u8 size;                   /* 0: not known yet, read from the file */
+};
+struct rec_bids {
+	VEC(struct rec_bid) v;
+	struct u64map index;       /* name hash -> index + 1 */
+	pthread_mutex_t lock;      /* node threads insert concurrently */
+};
+
+/* A NUMA node's share of the rings and the thread that drains them.  With
+ * one node the main thread does this itself. */
+struct rec_node {
+	struct rec_session *s;
+	int node;
+	struct rec_ring **rings;
+	int nrings;
+	struct pollfd *pfd;        /* every event fd of these rings, then */
+	int npfd;                  /* the control fds */
+	int nevent_pfd;
+	u8 *scratch;               /* one record copied whole when wrapped */
+	struct rec_tally tally;
+	pthread_t thread;
+	bool thread_started;
+	bool passed;               /* drained since the last FINISHED_ROUND */
+	int result;                /* -1 when this node's draining failed */
+	char err[512];             /* its message, as err_msg is per thread */
+};
+
+/* One parsed event and the descriptors opened for it. */
+struct rec_evsel {
+	struct pmc_event *ev;
+	struct perf_event_attr attr;
+	VEC(u64) ids;
+};
+
+struct rec_child {
+	pid_t pid;                 /* 0 when there is no command */
+	int go_fd;                 /* write end: one byte lets it exec */
+	int err_fd;                /* read end: an errno if exec failed */
+	int pidfd;
+	bool exited;
+	int status;                /* from waitpid */
+};
+
+struct rec_session {
+	const struct rec_opts *o;
+	struct rec_evsel *evsels;
+	int nevsels;
+	int *cpus, ncpus;          /* where events open and rings live */
+	pid_t *threads;            /* one -1 entry for system-wide */
+	int nthreads;
+	int *fds;                  /* [cpu][thread][evsel], -1 when closed */
+	struct rec_ring *rings;    /* one per entry of cpus */
+	struct rec_node *nodes;
+	int nnodes;
+	int *target_pidfds;        /* -p/-t: stop when all have exited */
+	int ntarget_pidfds;
+	struct rec_child child;
+	struct pd_writer *w;
+	pthread_mutex_t wlock;     /* taken only when several nodes write */
+	int round_passes;          /* nodes that drained since the last round */
+	bool round_had_data;
+	struct rec_bids bids;
+	char *old_renamed;         /* ember.data.old, restored on early error */
+	bool output_created;
+	VEC(char *) notes;         /* warnings for the command to print */
+	enum rec_fail fail;
+	bool started;              /* the loop began: keep what was written */
+	struct rec_tally total;
+	volatile sig_atomic_t *stop;
+	sigset_t poll_mask;        /* signal mask while waiting in ppoll */
+	int stop_efd;              /* eventfd telling node threads to stop */
+};
+
+/* session.c: the recorder's life, in the order cmd-record.c calls it. */
+struct rec_session *rec_session_new(const struct rec_opts *o,
+				    volatile sig_atomic_t *stop,
+				    const sigset_t *poll_mask);
+int rec_prepare(struct rec_session *s);  /* targets, events, rings, child */
+int rec_start(struct rec_session *s);    /* output, features, synthesis */
+int rec_run(struct rec_session *s);      /* drain until told to stop */
+int rec_finish(struct rec_session *s);   /* last drain, features, close */
+void rec_cleanup_failed(struct rec_session *s);
+void rec_session_free(struct rec_session *s);
+int rec_add_default_event(struct pmc_list *l, bool *fell_back);
+void rec_note(struct rec_session *s, const char *fmt, ...) PRINTF_LIKE(2, 3);
+
+/* events.c */
+int rec_events_setup(struct rec_session *s);
+int rec_events_open(struct rec_session *s);
+void rec_events_close(struct rec_session *s);
+int *rec_fd_slot(struct rec_session *s, int ci, int ti, int ei);
+u64 rec_max_sample_rate(void);
+
+/* ring.c */
+int rec_ring_map(struct rec_ring *r, int fd, int cpu, u32 pages);
+void rec_ring_unmap(struct rec_ring *r);
+/* Called for each MMAP2 record with a build-id, at its ring position. */
+typedef void (*rec_walk_fn)(void *ctx, u64 pos, u16 size);
+void rec_tally_walk(const u8 *data, u64 mask, u64 tail, u64 head,
+		    struct rec_tally *t, rec_walk_fn on_build_id, void *ctx);
+int rec_ring_drain(struct rec_ring *r, struct rec_node *n, bool *had_data);
+
+/* loop.c */
+int rec_nodes_setup(struct rec_session *s);
+void rec_nodes_free(struct rec_session *s);
+int rec_loop(struct rec_session *s);
+int rec_drain_all(struct rec_session *s);
+
+/* launch.c */
+int rec_command_check(const char *name);
+int rec_child_fork(struct rec_child *c, char **argv, const sigset_t *mask,
+		   bool stdout_taken);
+int rec_child_exec(struct rec_child *c);
+void rec_child_release(struct rec_child *c);
+int rec_child_reap(struct rec_child *c, bool block);
+int rec_pidfd_open(pid_t pid, bool thread);
+
+/* synth.c */
+int rec_synth_kernel(struct rec_session *s);
+int rec_synth_procs(struct rec_session *s);
+struct rec_maps_line {
+	u64 start, end, pgoff, ino;
+	u32 maj, min, prot, flags;
+	const char *name;          /* points into the parsed line */
+};
+int rec_parse_maps_line(char *line, struct rec_maps_line *m);
+int rec_kernel_text(const char *kallsyms_head, const char *iomem,
+		    u64 *start, u64 *len);
+int rec_threads_of(pid_t pid, pid_t **tids, int *n);
+
+/* buildids.c */
+void rec_bids_init(struct rec_bids *b);
+void rec_bids_free(struct rec_bids *b);
+void rec_bids_add(struct rec_bids *b, const char *name, size_t namelen,
+		  const u8 *id, u8 size);
+void rec_bids_note_mmap2(struct rec_bids *b, const u8 *rec, size_t len);
+int rec_bids_write(struct rec_bids *b, struct pd_writer *w);
+
+/* machine.c */
+int rec_write_machine_features(struct rec_session *s);
+int rec_write_tracing_data(struct rec_session *s);
+int rec_cpuid_from_cpuinfo(const char *cpuinfo, char *out, size_t cap);
+int rec_cpudesc_from_cpuinfo(const char *cpuinfo, char *out, size_t cap);
+
+#endif

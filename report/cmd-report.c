@@ -1,0 +1,185 @@
+/* cmd-report.c - `ember report`: the summary of a recording by comm, dso
+ * and symbol, with self/children percentages and call graphs. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/hist.h"
+#include "report/report.h"
+
+static const char usage_text[] =
+	"usage: ember report [-i FILE] [options]\n"
+	"\n"
+	"Summarizes a recording (ember's or perf's perf.data) like perf report --stdio.\n"
+	"\n"
+	"  -i, --input FILE       data file (default ember.data; - for stdin)\n"
+	"  -s, --sort KEYS        comm,pid,tid,dso,sym,cpu (default comm,dso,sym)\n"
+	"      --children         add callers' inclusive time (default with callchains)\n"
+	"      --no-children      self time only\n"
+	"  -g, --call-graph[=caller|callee]  print call trees under each entry\n"
+	"  -G                     -g caller\n"
+	"      --percent-limit P  hide entries under P percent\n"
+	"      --stdio            text output (the only kind; accepted for perf users)\n"
+	"      --comm LIST, --pid LIST, --tid LIST, --cpu LIST\n"
+	"                         only samples of these\n"
+	"      --time START,END   only samples in this time range (seconds)\n"
+	"      --no-demangle      show C++/Rust symbols as recorded\n";
+
+enum { OPT_CHILDREN = 0x2000, OPT_NO_CHILDREN, OPT_PERCENT_LIMIT, OPT_STDIO };
+
+struct report_args {
+	struct rp_opts rp;
+	struct hist_opts hist;
+	int children;              /* -1 unset, 0 no, 1 yes */
+	bool graph_set;            /* -g given */
+};
+
+static int parse_graph(struct report_args *a, const char *arg)
+{
+	a->graph_set = true;
+	if (!arg || !strcmp(arg, "caller") || !strncmp(arg, "graph", 5))
+		a->hist.graph = HG_CALLER;
+	else if (!strcmp(arg, "callee"))
+		a->hist.graph = HG_CALLEE;
+	else if (!strcmp(arg, "none"))
+		a->hist.graph = HG_NONE;
+	else {
+		err_set("bad -g '%s' (expected caller, callee or none)", arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* -1 to go on, or the exit status to stop with. */
+static int parse_args(struct report_args *a, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		RP_FILTER_LONGOPTS,
+		{ "sort", required_argument, NULL, 's' },
+		{ "children", no_argument, NULL, OPT_CHILDREN },
+		{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
+		{ "call-graph", optional_argument, NULL, 'g' },
+		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
+		{ "stdio", no_argument, NULL, OPT_STDIO },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int opt;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":i:s:g::Gh", longopts, NULL)) != -1) {
+		int shared = rp_parse_filter_opt(&a->rp, opt, optarg);
+		if (shared < 0)
+			goto bad;
+		if (shared)
+			continue;
+		switch (opt) {
+		case 's':
+			if (hist_parse_sort(&a->hist, optarg) < 0)
+				goto bad;
+			break;
+		case OPT_CHILDREN:
+			a->children = 1;
+			break;
+		case OPT_NO_CHILDREN:
+			a->children = 0;
+			break;
+		case 'g':
+			if (parse_graph(a, optarg) < 0)
+				goto bad;
+			break;
+		case 'G':
+			a->graph_set = true;
+			a->hist.graph = HG_CALLER;
+			break;
+		case OPT_PERCENT_LIMIT:
+			if (parse_double(optarg, &a->hist.percent_limit) < 0)
+				goto bad;
+			break;
+		case OPT_STDIO:
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return EXIT_OK;
+		case ':':
+			cmd_error("report", "option '%s' needs a value (see 'ember report --help')",
+				  argv[optind - 1]);
+			return EXIT_USAGE;
+		default:
+			cmd_error("report", "unknown option '%s' (see 'ember report --help')",
+				  argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		cmd_error("report", "unexpected argument '%s' (see 'ember report --help')",
+			  argv[optind]);
+		return EXIT_USAGE;
+	}
+	return -1;
+bad:
+	cmd_error("report", "%s", err_msg());
+	return EXIT_USAGE;
+}
+
+/* Children by default when the file has callchains, as perf does. */
+static bool has_callchains(struct pd_reader *r)
+{
+	for (size_t i = 0; i < pd_reader_nattrs(r); i++)
+		if (pd_reader_attr(r, i)->attr.sample_type & PERF_SAMPLE_CALLCHAIN)
+			return true;
+	return false;
+}
+
+static void warn_summary(const struct rp_summary *sum, const char *input)
+{
+	if (sum->truncated)
+		cmd_warn("report", "%s was not closed cleanly; reporting what it holds", input);
+	if (sum->sym_mismatches)
+		cmd_warn("report", "%llu files' build-ids no longer match the recording; "
+			 "their samples show as unknown", (unsigned long long)sum->sym_mismatches);
+	if (sum->input_error)
+		cmd_error("report", "%s: %s (the report covers what came before)", input,
+			  sum->error);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_args a = { .children = -1 };
+	a.rp.input = "ember.data";
+	a.rp.sym.demangle = true;
+	hist_parse_sort(&a.hist, "comm,dso,sym");
+	int rc = parse_args(&a, argc, argv);
+	if (rc >= 0) {
+		rp_opts_free(&a.rp);
+		return rc;
+	}
+	rp_progress_if_tty(&a.rp);
+	struct replay *rp = rp_open(&a.rp);
+	if (!rp) {
+		cmd_error("report", "%s", err_msg());
+		rp_opts_free(&a.rp);
+		return EXIT_RUNTIME;
+	}
+	bool chains = has_callchains(rp_reader(rp));
+	a.hist.children = a.children < 0 ? chains : a.children;
+	/* As perf: call trees shown when recorded, callers first with
+	 * children, callees first without. */
+	if (!a.graph_set && chains)
+		a.hist.graph = a.hist.children ? HG_CALLER : HG_CALLEE;
+	rp_set_callchains(rp, chains && (a.hist.children || a.hist.graph != HG_NONE));
+	struct hist *h = hist_new(&a.hist, rp_reader(rp));
+	struct rp_sink sink = hist_sink(h);
+	rc = rp_run(rp, &sink);
+	const struct rp_summary *sum = rp_summary(rp);
+	if (rc == 0)
+		hist_print(h, stdout, sum);
+	else
+		cmd_error("report", "%s", err_msg());
+	warn_summary(sum, a.rp.input);
+	int status = rc < 0 || sum->input_error ? EXIT_RUNTIME : EXIT_OK;
+	hist_free(h);
+	rp_close(rp);
+	rp_opts_free(&a.rp);
+	return status;
+}

@@ -1,0 +1,582 @@
+/* hist.c - the report analysis: sums sample periods into entries keyed by
+ * the chosen sort keys, with self and children periods and, with -g, a
+ * call tree per entry; prints them as perf report --stdio does. */
+#include "report/hist.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* What an entry is about. Unused keys stay zero.  As in perf, files and
+ * symbols compare by name (and symbol start), so two copies of one binary
+ * at different paths make one entry; strings are interned so comparing
+ * them is comparing pointers. */
+struct hist_key {
+	const char *comm;
+	u32 pid, tid, cpu;
+	const char *dso_name;
+	const char *sym_name;
+	u64 sym_start;
+	u64 addr;                  /* identifies the frame when sym is NULL */
+	bool kernel;
+	/* for display only, not compared: */
+	struct sym_dso *dso;
+	const struct sym *sym;
+};
+
+/* A call-tree node: the frames beyond the entry's, one level each. */
+struct call_node {
+	struct sym_dso *dso;
+	const struct sym *sym;
+	u64 addr;
+	bool kernel;
+	u64 period;
+	int first_child, next_sibling;   /* indexes into nodes, -1 = none */
+};
+
+struct entry {
+	struct hist_key k;
+	u64 self, children, samples;
+	u64 seen;                  /* last sample that counted its children */
+	int tree;                  /* root call_node, -1 = none */
+};
+
+/* The entries of one event (attr). */
+struct table {
+	VEC(struct entry) entries;
+	struct u64map index;       /* key hash -> entry index + 1 (probing) */
+	u64 total, samples;
+	bool used;
+};
+
+struct hist {
+	struct hist_opts o;
+	struct pd_reader *reader;
+	VEC(struct table) tables;  /* one per attr */
+	VEC(struct call_node) nodes;
+	struct u64map strings;     /* string hash -> interned string */
+	VEC(char *) string_list;
+	struct u64map by_pointer;  /* dso or sym pointer -> interned name */
+	u64 sample_seq;
+};
+
+/* ---- sort keys ------------------------------------------------------------ */
+
+static const char *const key_names[HK_MAX] = { "comm", "pid", "tid", "dso", "sym", "cpu" };
+
+int hist_parse_sort(struct hist_opts *o, const char *spec)
+{
+	o->nkeys = 0;
+	for (const char *p = spec; *p;) {
+		size_t n = strcspn(p, ",");
+		int found = -1;
+		for (int k = 0; k < HK_MAX; k++)
+			if (strlen(key_names[k]) == n && !strncmp(p, key_names[k], n))
+				found = k;
+		if (n == 6 && !strncmp(p, "symbol", 6))
+			found = HK_SYM;
+		if (found < 0 || o->nkeys >= HK_MAX) {
+			err_set("unknown sort key '%.*s' (known: comm, pid, tid, dso, sym, cpu)",
+				(int)n, p);
+			return -1;
+		}
+		o->keys[o->nkeys++] = (enum hist_key_kind)found;
+		p += n + (p[n] == ',');
+	}
+	if (!o->nkeys) {
+		err_set("empty --sort (known keys: comm, pid, tid, dso, sym, cpu)");
+		return -1;
+	}
+	return 0;
+}
+
+static bool uses(const struct hist *h, enum hist_key_kind k)
+{
+	for (int i = 0; i < h->o.nkeys; i++)
+		if (h->o.keys[i] == k)
+			return true;
+	return false;
+}
+
+static const char *intern(struct hist *h, const char *str)
+{
+	u64 hash = 1469598103934665603ULL;
+	for (const char *p = str; *p; p++)
+		hash = (hash ^ (u8)*p) * 1099511628211ULL;
+	for (;; hash++) {
+		bool created;
+		u64 *slot = u64map_slot(&h->strings, hash, &created);
+		if (created) {
+			char *copy = xstrdup(str);
+			VEC_PUSH(&h->string_list, copy);
+			*slot = (u64)(uintptr_t)copy;
+			return copy;
+		}
+		const char *have = (const char *)(uintptr_t)*slot;
+		if (!strcmp(have, str))
+			return have;
+	}
+}
+
+/* The interned name of a dso or symbol, hashed once per object: objects
+ * live as long as the symbols context, so their addresses are stable. */
+static const char *intern_object(struct hist *h, const void *object, const char *name)
+{
+	bool created;
+	u64 *slot = u64map_slot(&h->by_pointer, (u64)(uintptr_t)object, &created);
+	if (created)
+		*slot = (u64)(uintptr_t)intern(h, name);
+	return (const char *)(uintptr_t)*slot;
+}
+
+/* The key of frame f of a sample, holding only the keys in use. */
+static struct hist_key make_key(struct hist *h, const struct rp_sample *s,
+				const struct rp_frame *f)
+{
+	struct hist_key k;
+	memset(&k, 0, sizeof(k));
+	if (uses(h, HK_COMM))
+		k.comm = intern(h, s->thread->comm);
+	if (uses(h, HK_PID) || uses(h, HK_TID)) {
+		k.pid = s->thread->pid;
+		if (uses(h, HK_TID))
+			k.tid = s->thread->tid;
+		k.comm = intern(h, s->thread->comm);
+	}
+	if (uses(h, HK_CPU))
+		k.cpu = s->s->cpu;
+	if (uses(h, HK_DSO) || uses(h, HK_SYM)) {
+		k.dso = f->dso;
+		if (f->dso)
+			k.dso_name = intern_object(h, f->dso, sym_dso_short(f->dso));
+	}
+	if (uses(h, HK_SYM)) {
+		k.sym = f->sym;
+		k.kernel = f->kernel;
+		if (f->sym) {
+			k.sym_name = intern_object(h, f->sym, f->sym->name);
+			k.sym_start = f->sym->start;
+		} else {
+			k.addr = f->offset;
+		}
+	}
+	return k;
+}
+
+static u64 key_hash(const struct hist_key *k)
+{
+	u64 x = hash_u64((u64)(uintptr_t)k->comm ^ ((u64)k->pid << 32 | k->tid));
+	x = hash_u64(x ^ k->cpu ^ (u64)(uintptr_t)k->dso_name);
+	x = hash_u64(x ^ (u64)(uintptr_t)k->sym_name ^ k->sym_start ^ k->addr ^ k->kernel);
+	return x;
+}
+
+static bool key_equal(const struct hist_key *a, const struct hist_key *b)
+{
+	return a->comm == b->comm && a->pid == b->pid && a->tid == b->tid &&
+	       a->cpu == b->cpu && a->dso_name == b->dso_name &&
+	       a->sym_name == b->sym_name && a->sym_start == b->sym_start &&
+	       a->addr == b->addr && a->kernel == b->kernel;
+}
+
+static struct entry *find_entry(struct table *t, const struct hist_key *k)
+{
+	for (u64 hash = key_hash(k);; hash++) {
+		bool created;
+		u64 *slot = u64map_slot(&t->index, hash, &created);
+		if (created) {
+			struct entry e = { .k = *k, .tree = -1 };
+			VEC_PUSH(&t->entries, e);
+			*slot = t->entries.n;
+			return &t->entries.v[t->entries.n - 1];
+		}
+		struct entry *e = &t->entries.v[*slot - 1];
+		if (key_equal(&e->k, k))
+			return e;
+	}
+}
+
+/* ---- call trees ----------------------------------------------------------- */
+
+static int node_new(struct hist *h, const struct rp_frame *f)
+{
+	struct call_node n = {
+		.dso = f->dso, .sym = f->sym, .addr = f->sym ? 0 : f->offset,
+		.kernel = f->kernel, .first_child = -1, .next_sibling = -1,
+	};
+	VEC_PUSH(&h->nodes, n);
+	return (int)h->nodes.n - 1;
+}
+
+static bool node_is(const struct call_node *n, const struct rp_frame *f)
+{
+	return n->dso == f->dso && n->sym == f->sym && n->kernel == f->kernel &&
+	       (f->sym || n->addr == f->offset);
+}
+
+/* The child of parent (or the root list *first) matching f. */
+static int node_child(struct hist *h, int *first, const struct rp_frame *f)
+{
+	for (int i = *first; i >= 0; i = h->nodes.v[i].next_sibling)
+		if (node_is(&h->nodes.v[i], f))
+			return i;
+	int n = node_new(h, f);
+	h->nodes.v[n].next_sibling = *first;
+	*first = n;
+	return n;
+}
+
+/* Adds the chain frames[from..to) (stepping by dir) under the entry. */
+static void tree_add(struct hist *h, struct entry *e, const struct rp_frame *frames,
+		     int from, int to, int dir, u64 period)
+{
+	int *first = &e->tree;
+	for (int i = from; i != to; i += dir) {
+		int n = node_child(h, first, &frames[i]);
+		h->nodes.v[n].period += period;
+		first = &h->nodes.v[n].first_child;
+	}
+}
+
+/* ---- the sink ------------------------------------------------------------- */
+
+static u64 sample_period(const struct rp_sample *s)
+{
+	const struct perf_event_attr *a = &s->attr->attr;
+	if (a->sample_type & PERF_SAMPLE_PERIOD)
+		return s->s->period;
+	return a->freq ? 1 : (a->sample_period ? a->sample_period : 1);
+}
+
+static struct table *table_for(struct hist *h, const struct rp_sample *s)
+{
+	size_t i = s->attr ? (size_t)s->attr->index : 0;
+	if (i >= h->tables.n) {
+		VEC_GROW(&h->tables, i + 1);
+		memset(h->tables.v + h->tables.n, 0,
+		       (i + 1 - h->tables.n) * sizeof(struct table));
+		h->tables.n = i + 1;
+	}
+	return &h->tables.v[i];
+}
+
+/* Children: every distinct entry along the chain gets the period once. */
+static void add_children(struct hist *h, struct table *t, const struct rp_sample *s,
+			 u64 period)
+{
+	for (int i = 0; i < s->nframes; i++) {
+		struct hist_key k = make_key(h, s, &s->frames[i]);
+		struct entry *e = find_entry(t, &k);
+		if (e->seen == h->sample_seq)
+			continue;
+		e->seen = h->sample_seq;
+		e->children += period;
+		/* As perf: with children, an entry's tree is what it calls. */
+		if (h->o.graph == HG_CALLER)
+			tree_add(h, e, s->frames, i, -1, -1, period);
+		else if (h->o.graph == HG_CALLEE)
+			tree_add(h, e, s->frames, i, s->nframes, 1, period);
+	}
+}
+
+static int hist_on_sample(void *ctx, const struct rp_sample *s)
+{
+	struct hist *h = ctx;
+	if (!s->nframes || !s->attr)
+		return 0;
+	struct table *t = table_for(h, s);
+	u64 period = sample_period(s);
+	h->sample_seq++;
+	t->used = true;
+	t->total += period;
+	t->samples++;
+	struct hist_key k = make_key(h, s, &s->frames[0]);
+	struct entry *leaf = find_entry(t, &k);
+	leaf->self += period;
+	leaf->samples++;
+	if (h->o.children) {
+		add_children(h, t, s, period);
+	} else if (h->o.graph == HG_CALLEE) {
+		tree_add(h, leaf, s->frames, 0, s->nframes, 1, period);
+	} else if (h->o.graph == HG_CALLER) {
+		tree_add(h, leaf, s->frames, s->nframes - 1, -1, -1, period);
+	}
+	return 0;
+}
+
+struct rp_sink hist_sink(struct hist *h)
+{
+	struct rp_sink sink = { .ctx = h, .sample = hist_on_sample };
+	return sink;
+}
+
+struct hist *hist_new(const struct hist_opts *o, struct pd_reader *reader)
+{
+	struct hist *h = xcalloc(1, sizeof(*h));
+	h->o = *o;
+	h->reader = reader;
+	u64map_init(&h->strings);
+	u64map_init(&h->by_pointer);
+	return h;
+}
+
+void hist_free(struct hist *h)
+{
+	if (!h)
+		return;
+	for (size_t i = 0; i < h->tables.n; i++) {
+		VEC_FREE(&h->tables.v[i].entries);
+		u64map_free(&h->tables.v[i].index);
+	}
+	VEC_FREE(&h->tables);
+	VEC_FREE(&h->nodes);
+	for (size_t i = 0; i < h->string_list.n; i++)
+		free(h->string_list.v[i]);
+	VEC_FREE(&h->string_list);
+	u64map_free(&h->strings);
+	u64map_free(&h->by_pointer);
+	free(h);
+}
+
+/* ---- printing ------------------------------------------------------------- */
+
+static const char *dso_name(struct sym_dso *d)
+{
+	return d ? sym_dso_short(d) : "[unknown]";
+}
+
+/* "[.] name", "[k] name", or the address when no symbol is known. */
+static void format_symbol(char *buf, size_t cap, const struct sym *sym, bool kernel, u64 addr)
+{
+	if (sym)
+		snprintf(buf, cap, "[%c] %s", kernel ? 'k' : '.', sym->name);
+	else
+		snprintf(buf, cap, "[%c] %#018llx", kernel ? 'k' : '.', (unsigned long long)addr);
+}
+
+static void format_key(const struct entry *e, enum hist_key_kind k, char *buf, size_t cap)
+{
+	switch (k) {
+	case HK_COMM:
+		snprintf(buf, cap, "%s", e->k.comm ? e->k.comm : "");
+		break;
+	case HK_PID:
+		snprintf(buf, cap, "%u:%s", e->k.pid, e->k.comm ? e->k.comm : "");
+		break;
+	case HK_TID:
+		snprintf(buf, cap, "%u:%s", e->k.tid, e->k.comm ? e->k.comm : "");
+		break;
+	case HK_CPU:
+		snprintf(buf, cap, "%03u", e->k.cpu);
+		break;
+	case HK_DSO:
+		snprintf(buf, cap, "%s", dso_name(e->k.dso));
+		break;
+	case HK_SYM:
+		format_symbol(buf, cap, e->k.sym, e->k.kernel, e->k.addr);
+		break;
+	default:
+		buf[0] = '\0';
+	}
+}
+
+static const char *const key_titles[HK_MAX] = {
+	"Command", "Pid:Command", "Pid:Command", "Shared Object", "Symbol", "CPU",
+};
+
+static u64 sort_value(const struct hist *h, const struct entry *e)
+{
+	return h->o.children ? e->children : e->self;
+}
+
+/* Descending by period; ties by the printed keys so output is stable. */
+static int cmp_entries(const void *a, const void *b, void *ctx)
+{
+	const struct hist *sort_ctx = ctx;
+	const struct entry *x = *(const struct entry *const *)a;
+	const struct entry *y = *(const struct entry *const *)b;
+	u64 vx = sort_value(sort_ctx, x), vy = sort_value(sort_ctx, y);
+	if (vx != vy)
+		return vx > vy ? -1 : 1;
+	for (int i = 0; i < sort_ctx->o.nkeys; i++) {
+		char bx[512], by[512];
+		format_key(x, sort_ctx->o.keys[i], bx, sizeof(bx));
+		format_key(y, sort_ctx->o.keys[i], by, sizeof(by));
+		int c = strcmp(bx, by);
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
+static double pct(u64 part, u64 total)
+{
+	return total ? 100.0 * (double)part / (double)total : 0.0;
+}
+
+static void frame_label(const struct call_node *n, char *buf, size_t cap)
+{
+	if (n->sym)
+		snprintf(buf, cap, "%s", n->sym->name);
+	else
+		snprintf(buf, cap, "%#llx", (unsigned long long)n->addr);
+}
+
+#define GRAPH_MIN_PERCENT 0.5
+
+/* The nodes of a sibling list, largest period first. */
+static int sorted_children(const struct hist *h, int first, int **order)
+{
+	int n = 0;
+	for (int i = first; i >= 0; i = h->nodes.v[i].next_sibling)
+		n++;
+	*order = xmalloc((size_t)(n ? n : 1) * sizeof(int));
+	n = 0;
+	for (int i = first; i >= 0; i = h->nodes.v[i].next_sibling)
+		(*order)[n++] = i;
+	for (int a = 1; a < n; a++)
+		for (int b = a; b > 0 && h->nodes.v[(*order)[b]].period >
+					 h->nodes.v[(*order)[b - 1]].period; b--) {
+			int t = (*order)[b];
+			(*order)[b] = (*order)[b - 1];
+			(*order)[b - 1] = t;
+		}
+	return n;
+}
+
+/* Prints frames while the chain does not branch; returns the first
+ * sibling list that does (or -1). */
+static int print_straight(const struct hist *h, FILE *out, const struct call_node *node,
+			  const struct strbuf *indent)
+{
+	char label[512];
+	int child = node->first_child;
+	while (child >= 0 && h->nodes.v[child].next_sibling < 0 &&
+	       h->nodes.v[child].period == node->period) {
+		node = &h->nodes.v[child];
+		frame_label(node, label, sizeof(label));
+		fprintf(out, "%s%s\n", indent->s, label);
+		child = node->first_child;
+	}
+	return child;
+}
+
+/* Prints the subtree under the sibling list `first`, perf-graph style:
+ * each branch shows its share of the total; a lone full-width chain is
+ * drawn with "---". */
+static void print_tree(const struct hist *h, FILE *out, int first, u64 parent,
+		       u64 total, struct strbuf *indent)
+{
+	int *order;
+	int n = sorted_children(h, first, &order);
+	/* Branches under the threshold are left out, as perf's graph,0.5. */
+	while (n > 0 && pct(h->nodes.v[order[n - 1]].period, total) < GRAPH_MIN_PERCENT)
+		n--;
+	for (int c = 0; c < n; c++) {
+		const struct call_node *node = &h->nodes.v[order[c]];
+		bool last = c + 1 == n;
+		char label[512], head[64];
+		frame_label(node, label, sizeof(label));
+		size_t keep = indent->len;
+		fprintf(out, "%s|\n", indent->s);
+		if (n == 1 && node->period == parent) {
+			fprintf(out, "%s---%s\n", indent->s, label);
+			sb_puts(indent, "   ");
+		} else {
+			snprintf(head, sizeof(head), "--%.2f%%--", pct(node->period, total));
+			fprintf(out, "%s%c%s%s\n", indent->s, last ? ' ' : '|', head, label);
+			sb_puts(indent, last ? " " : "|");
+			for (size_t i = 0; i < strlen(head); i++)
+				sb_puts(indent, " ");
+		}
+		int child = print_straight(h, out, node, indent);
+		if (child >= 0)
+			print_tree(h, out, child, node->period, total, indent);
+		indent->len = keep;
+		indent->s[keep] = '\0';
+	}
+	free(order);
+	if (n)
+		fprintf(out, "%s\n", indent->s);
+}
+
+static void print_header(const struct hist *h, FILE *out, const struct table *t,
+			 const char *event, const struct rp_summary *sum)
+{
+	fprintf(out, "#\n# Total Lost Samples: %llu\n#\n", (unsigned long long)sum->lost);
+	fprintf(out, "# Samples: %llu  of event '%s'\n", (unsigned long long)t->samples, event);
+	fprintf(out, "# Event count (approx.): %llu\n#\n", (unsigned long long)t->total);
+}
+
+static void print_table(struct hist *h, FILE *out, struct table *t, const char *event,
+			const struct rp_summary *sum)
+{
+	print_header(h, out, t, event, sum);
+	const struct entry **rows = xmalloc((t->entries.n ? t->entries.n : 1) * sizeof(*rows));
+	size_t n = 0;
+	for (size_t i = 0; i < t->entries.n; i++) {
+		const struct entry *e = &t->entries.v[i];
+		if (pct(sort_value(h, e), t->total) >= h->o.percent_limit && sort_value(h, e))
+			rows[n++] = e;
+	}
+	qsort_r(rows, n, sizeof(*rows), cmp_entries, h);
+
+	/* Column widths: the widest of title and values. */
+	size_t width[HK_MAX];
+	char buf[512];
+	for (int k = 0; k < h->o.nkeys; k++) {
+		width[k] = strlen(key_titles[h->o.keys[k]]);
+		for (size_t i = 0; i < n; i++) {
+			format_key(rows[i], h->o.keys[k], buf, sizeof(buf));
+			width[k] = MAX(width[k], strlen(buf));
+		}
+	}
+	fprintf(out, h->o.children ? "# Children      Self" : "# Overhead");
+	for (int k = 0; k < h->o.nkeys; k++)
+		fprintf(out, "  %-*s", (int)width[k], key_titles[h->o.keys[k]]);
+	fprintf(out, "\n#%s", h->o.children ? " ........  ........" : " ........");
+	for (int k = 0; k < h->o.nkeys; k++) {
+		fprintf(out, "  ");
+		for (size_t i = 0; i < width[k]; i++)
+			fputc('.', out);
+	}
+	fprintf(out, "\n#\n");
+	struct strbuf indent = {0};
+	for (size_t i = 0; i < n; i++) {
+		const struct entry *e = rows[i];
+		if (h->o.children)
+			fprintf(out, "  %7.2f%%  %7.2f%%", pct(e->children, t->total),
+				pct(e->self, t->total));
+		else
+			fprintf(out, "  %7.2f%%", pct(e->self, t->total));
+		for (int k = 0; k < h->o.nkeys; k++) {
+			format_key(e, h->o.keys[k], buf, sizeof(buf));
+			bool last = k + 1 == h->o.nkeys;
+			fprintf(out, "  %-*s", last ? 0 : (int)width[k], buf);
+		}
+		fputc('\n', out);
+		if (h->o.graph != HG_NONE && e->tree >= 0) {
+			sb_reset(&indent);
+			sb_puts(&indent, "            ");
+			print_tree(h, out, e->tree, h->o.children ? e->children : e->self,
+				   t->total, &indent);
+		}
+	}
+	sb_free(&indent);
+	free(rows);
+	fprintf(out, "\n");
+}
+
+void hist_print(struct hist *h, FILE *out, const struct rp_summary *sum)
+{
+	bool any = false;
+	for (size_t i = 0; i < h->tables.n; i++) {
+		if (!h->tables.v[i].used)
+			continue;
+		const struct pd_attr *a = pd_reader_attr(h->reader, i);
+		print_table(h, out, &h->tables.v[i], a ? a->name : "?", sum);
+		any = true;
+	}
+	if (!any)
+		fprintf(out, "#\n# Total Lost Samples: %llu\n#\n# No samples.\n",
+			(unsigned long long)sum->lost);
+}

@@ -1,0 +1,34 @@
+/* hist.h - (internal to report/) the report analysis: samples summed by
+ * sort keys (comm, pid, tid, dso, sym, cpu) into entries with self and
+ * children periods and optional call trees, printed like perf report. */
+#ifndef EMBER_REPORT_HIST_H
+#define EMBER_REPORT_HIST_H
+
+#include <stdio.h>
+
+#include "report/replay.h"
+
+enum hist_key_kind { HK_COMM, HK_PID, HK_TID, HK_DSO, HK_SYM, HK_CPU, HK_MAX };
+
+enum hist_graph { HG_NONE, HG_CALLER, HG_CALLEE };
+
+struct hist_opts {
+	enum hist_key_kind keys[HK_MAX];
+	int nkeys;
+	bool children;
+	enum hist_graph graph;
+	double percent_limit;
+};
+
+/* "comm,dso,sym" -> keys.  -1 with err_set() naming an unknown key. */
+int hist_parse_sort(struct hist_opts *o, const char *spec);
+
+struct hist;
+struct hist *hist_new(const struct hist_opts *o, struct pd_reader *reader);
+void hist_free(struct hist *h);
+/* The sink to hand to rp_run(). */
+struct rp_sink hist_sink(struct hist *h);
+/* Prints the tables (one per event) like perf report --stdio. */
+void hist_print(struct hist *h, FILE *out, const struct rp_summary *sum);
+
+#endif

@@ -1,0 +1,88 @@
+/* options.c - the options every analysis shares: input and the sample
+ * filters (--comm, --pid, --tid, --cpu, --time). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report/replay.h"
+
+/* "START,END" in seconds (perf script's time column); either may be empty. */
+static int parse_time_range(const char *arg, u64 *start, u64 *end)
+{
+	const char *comma = strchr(arg, ',');
+	if (!comma) {
+		err_set("bad --time '%s' (expected START,END in seconds, e.g. 1234.5,1236)", arg);
+		return -1;
+	}
+	char *first = strndup(arg, (size_t)(comma - arg));
+	double a = 0, b = 0;
+	int rc = 0;
+	if (*first && parse_double(first, &a) < 0)
+		rc = -1;
+	if (comma[1] && parse_double(comma + 1, &b) < 0)
+		rc = -1;
+	free(first);
+	if (rc < 0 || a < 0 || b < 0 || (comma[1] && b < a)) {
+		err_set("bad --time '%s' (expected START,END in seconds, e.g. 1234.5,1236)", arg);
+		return -1;
+	}
+	*start = (u64)(a * 1e9 + 0.5);
+	*end = comma[1] ? (u64)(b * 1e9 + 0.5) : 0;
+	return 0;
+}
+
+int rp_parse_filter_opt(struct rp_opts *o, int opt, const char *arg)
+{
+	struct rp_filter *f = &o->filter;
+	switch (opt) {
+	case 'i':
+		o->input = arg;
+		return 1;
+	case RP_OPT_COMM:
+		f->comms = arg;
+		return 1;
+	case RP_OPT_PID:
+		free(f->pids);
+		return parse_pid_list(arg, &f->pids, &f->npids) < 0 ? -1 : 1;
+	case RP_OPT_TID:
+		free(f->tids);
+		return parse_pid_list(arg, &f->tids, &f->ntids) < 0 ? -1 : 1;
+	case RP_OPT_CPU:
+		free(f->cpus);
+		return parse_cpu_list(arg, 1 << 16, &f->cpus, &f->ncpus) < 0 ? -1 : 1;
+	case RP_OPT_TIME:
+		return parse_time_range(arg, &f->time_start, &f->time_end) < 0 ? -1 : 1;
+	case RP_OPT_NO_DEMANGLE:
+		o->sym.demangle = false;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+void rp_opts_free(struct rp_opts *o)
+{
+	free(o->filter.pids);
+	free(o->filter.tids);
+	free(o->filter.cpus);
+	o->filter.pids = o->filter.tids = NULL;
+	o->filter.cpus = NULL;
+}
+
+/* "\rreading ... 42%"; total 0 means finished: erase the line. */
+static void progress_stderr(u64 done, u64 total)
+{
+	if (!total) {
+		fprintf(stderr, "\r%40s\r", "");
+		return;
+	}
+	fprintf(stderr, "\rember: reading the recording... %3d%%",
+		(int)(100.0 * (double)done / (double)total));
+}
+
+void rp_progress_if_tty(struct rp_opts *o)
+{
+	if (isatty(2))
+		o->progress = progress_stderr;
+}

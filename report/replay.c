@@ -1,0 +1,497 @@
+/* replay.c - the offline replay: reads events in time order, keeps threads
+ * and per-process maps up to date (COMM, FORK, EXIT, MMAP, MMAP2), resolves
+ * each sample's frames to dsos and symbols, and drives one sink. */
+#include "report/replay.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Resolved frames are cached by (maps generation, ip): a profile hits the
+ * same few thousand addresses millions of times. */
+#define FRAME_CACHE_SIZE (1u << 16)
+
+struct cached_frame {
+	u64 ip;
+	u64 generation;            /* 0 never matches: generations start at 1 */
+	u64 addr, offset;
+	struct sym_dso *dso;
+	const struct sym *sym;
+};
+
+struct replay {
+	struct rp_opts opts;
+	struct pd_reader *reader;
+	struct sym_ctx *syms;
+	struct u64map threads;     /* tid -> struct rp_thread * */
+	VEC(struct rp_thread *) all_threads;
+	VEC(struct rp_maps *) all_maps;
+	u64 next_generation;
+	struct cached_frame *cache;
+	struct unw_frame raw[RP_MAX_FRAMES];
+	struct rp_frame frames[RP_MAX_FRAMES];
+	struct rp_summary summary;
+};
+
+/* ---- maps ---------------------------------------------------------------- */
+
+static struct rp_maps *maps_new(struct replay *rp, u32 pid)
+{
+	struct rp_maps *m = xcalloc(1, sizeof(*m));
+	m->pid = pid;
+	m->generation = ++rp->next_generation;
+	VEC_PUSH(&rp->all_maps, m);
+	return m;
+}
+
+static struct rp_maps *maps_copy(struct replay *rp, const struct rp_maps *from, u32 pid)
+{
+	struct rp_maps *m = maps_new(rp, pid);
+	for (size_t i = 0; i < from->v.n; i++) {
+		struct rp_map copy = from->v.v[i];
+		copy.path = xstrdup(copy.path);
+		VEC_PUSH(&m->v, copy);
+	}
+	return m;
+}
+
+/* Index of the first map whose end is above addr. */
+static size_t maps_search(const struct rp_maps *m, u64 addr)
+{
+	size_t lo = 0, hi = m->v.n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (m->v.v[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static struct rp_map *maps_find(struct rp_maps *m, u64 addr)
+{
+	size_t i = maps_search(m, addr);
+	if (i < m->v.n && m->v.v[i].start <= addr)
+		return &m->v.v[i];
+	return NULL;
+}
+
+/* Inserts a map; older maps it overlaps are cut back or removed, as a new
+ * mmap over an old range replaces it in the process. */
+static void maps_insert(struct replay *rp, struct rp_maps *m, struct rp_map *nm)
+{
+	VEC(struct rp_map) out = {0};
+	bool placed = false;
+	for (size_t i = 0; i < m->v.n; i++) {
+		struct rp_map old = m->v.v[i];
+		if (!placed && old.start >= nm->start) {
+			VEC_PUSH(&out, *nm);
+			placed = true;
+		}
+		if (old.end <= nm->start || old.start >= nm->end) {
+			VEC_PUSH(&out, old);
+			continue;
+		}
+		if (old.start < nm->start) {       /* keep the part before */
+			struct rp_map before = old;
+			before.end = nm->start;
+			before.path = xstrdup(old.path);
+			before.dso_looked_up = false;
+			VEC_PUSH(&out, before);
+		}
+		if (old.end > nm->end) {           /* keep the part after */
+			struct rp_map after = old;
+			after.pgoff += nm->end - old.start;
+			after.start = nm->end;
+			after.path = xstrdup(old.path);
+			after.dso_looked_up = false;
+			if (!placed) {
+				VEC_PUSH(&out, *nm);
+				placed = true;
+			}
+			VEC_PUSH(&out, after);
+		}
+		free(old.path);
+	}
+	if (!placed)
+		VEC_PUSH(&out, *nm);
+	free(m->v.v);
+	m->v.v = out.v;
+	m->v.n = out.n;
+	m->v.cap = out.cap;
+	m->generation = ++rp->next_generation;
+}
+
+/* ---- threads ------------------------------------------------------------- */
+
+static struct rp_thread *thread_find(struct replay *rp, u32 tid)
+{
+	u64 *slot = u64map_get(&rp->threads, tid);
+	return slot ? (struct rp_thread *)(uintptr_t)*slot : NULL;
+}
+
+static struct rp_thread *thread_new(struct replay *rp, u32 pid, u32 tid)
+{
+	struct rp_thread *t = xcalloc(1, sizeof(*t));
+	t->pid = pid;
+	t->tid = tid;
+	/* perf's names until a COMM says otherwise: the idle task is swapper. */
+	if (tid == 0)
+		snprintf(t->comm, sizeof(t->comm), "swapper");
+	else
+		snprintf(t->comm, sizeof(t->comm), ":%u", tid);
+	*u64map_slot(&rp->threads, tid, NULL) = (u64)(uintptr_t)t;
+	VEC_PUSH(&rp->all_threads, t);
+	return t;
+}
+
+/* The process's maps: the group leader's, created on first need. */
+static struct rp_maps *process_maps(struct replay *rp, u32 pid)
+{
+	struct rp_thread *leader = thread_find(rp, pid);
+	if (!leader)
+		leader = thread_new(rp, pid, pid);
+	if (!leader->maps)
+		leader->maps = maps_new(rp, pid);
+	return leader->maps;
+}
+
+/* Finds the thread of a sample or side-band record, creating it (and
+ * joining its process's maps) when it was never announced. */
+static struct rp_thread *thread_get(struct replay *rp, u32 pid, u32 tid)
+{
+	struct rp_thread *t = thread_find(rp, tid);
+	if (t && t->pid != pid && pid != (u32)-1) {
+		/* A tid reused by another process: start afresh. */
+		t->pid = pid;
+		t->maps = NULL;
+	}
+	if (!t)
+		t = thread_new(rp, pid, tid);
+	if (!t->maps) {
+		t->maps = process_maps(rp, pid);
+	}
+	return t;
+}
+
+static void on_comm(struct replay *rp, const struct pd_event *ev)
+{
+	struct rp_thread *t = thread_get(rp, ev->u.comm.pid, ev->u.comm.tid);
+	snprintf(t->comm, sizeof(t->comm), "%s", ev->u.comm.comm);
+	/* An exec keeps the old maps, as perf does: samples later in the
+	 * execve call still have the old image's user frames, and the new
+	 * image's mmaps replace what they overlap. */
+}
+
+static void on_fork(struct replay *rp, const struct pd_event *ev)
+{
+	struct rp_thread *parent = thread_get(rp, ev->u.task.ppid, ev->u.task.ptid);
+	struct rp_thread *child = thread_find(rp, ev->u.task.tid);
+	if (!child)
+		child = thread_new(rp, ev->u.task.pid, ev->u.task.tid);
+	child->pid = ev->u.task.pid;
+	child->exited = false;
+	memcpy(child->comm, parent->comm, sizeof(child->comm));
+	if (child->pid == parent->pid) {
+		child->maps = parent->maps;        /* a new thread shares them */
+	} else {
+		child->maps = maps_copy(rp, parent->maps, child->pid);
+	}
+}
+
+static void on_mmap(struct replay *rp, const struct pd_event *ev)
+{
+	u16 mode = ev->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	if (mode == PERF_RECORD_MISC_KERNEL || mode == PERF_RECORD_MISC_GUEST_KERNEL)
+		return; /* kernel addresses resolve through kallsyms */
+	if (ev->u.mmap.len == 0 || ev->u.mmap.start + ev->u.mmap.len < ev->u.mmap.start)
+		return;
+	struct rp_maps *maps = process_maps(rp, ev->u.mmap.pid);
+	struct rp_map m = {
+		.start = ev->u.mmap.start,
+		.end = ev->u.mmap.start + ev->u.mmap.len,
+		.pgoff = ev->u.mmap.pgoff,
+		.path = xstrdup(ev->u.mmap.filename),
+		.build_id_size = ev->u.mmap.build_id_size,
+	};
+	if (m.build_id_size)
+		memcpy(m.build_id, ev->u.mmap.build_id, m.build_id_size);
+	maps_insert(rp, maps, &m);
+}
+
+static void on_exit_event(struct replay *rp, const struct pd_event *ev)
+{
+	struct rp_thread *t = thread_find(rp, ev->u.task.tid);
+	if (t)
+		t->exited = true;
+}
+
+/* ---- frames -------------------------------------------------------------- */
+
+/* The recorded build-id of a file, from its MMAP2 or the header. */
+static const u8 *recorded_build_id(struct replay *rp, const struct rp_map *m, size_t *size)
+{
+	if (m->build_id_size) {
+		*size = m->build_id_size;
+		return m->build_id;
+	}
+	size_t n = pd_reader_nbuild_ids(rp->reader);
+	for (size_t i = 0; i < n; i++) {
+		const struct pd_reader_build_id *b = pd_reader_build_id(rp->reader, i);
+		if (!strcmp(b->filename, m->path)) {
+			*size = b->size;
+			return b->id;
+		}
+	}
+	*size = 0;
+	return NULL;
+}
+
+static struct sym_dso *map_dso(struct replay *rp, struct rp_map *m, u32 pid)
+{
+	if (!m->dso_looked_up) {
+		size_t bid_size;
+		const u8 *bid = recorded_build_id(rp, m, &bid_size);
+		m->dso = sym_dso_get(rp->syms, m->path, bid, bid_size, (pid_t)pid);
+		m->dso_looked_up = true;
+	}
+	return m->dso;
+}
+
+static void resolve_user(struct replay *rp, struct rp_thread *t, struct rp_frame *f)
+{
+	struct rp_map *m = maps_find(t->maps, f->ip);
+	if (m) {
+		f->offset = f->ip - m->start + m->pgoff;
+		f->dso = map_dso(rp, m, t->pid);
+		if (f->dso)
+			f->addr = sym_map_to_file(f->dso, f->ip, m->start, m->pgoff);
+	} else {
+		f->dso = sym_jit_dso(rp->syms, (pid_t)t->pid);
+	}
+	if (f->dso)
+		f->sym = sym_lookup(f->dso, f->addr);
+}
+
+static void resolve_frame(struct replay *rp, struct rp_thread *t, struct rp_frame *f)
+{
+	u64 generation = f->kernel ? 1 : t->maps->generation + 1;
+	u64 key = hash_u64(f->ip ^ (generation << 48) ^ generation);
+	struct cached_frame *c = &rp->cache[key & (FRAME_CACHE_SIZE - 1)];
+	if (c->generation == generation && c->ip == f->ip) {
+		f->addr = c->addr;
+		f->offset = c->offset;
+		f->dso = c->dso;
+		f->sym = c->sym;
+		return;
+	}
+	f->addr = f->offset = f->ip;
+	f->dso = NULL;
+	f->sym = NULL;
+	if (f->kernel) {
+		f->dso = sym_kernel_dso(rp->syms, f->ip);
+		if (f->dso)
+			f->sym = sym_lookup(f->dso, f->ip);
+	} else {
+		resolve_user(rp, t, f);
+	}
+	c->ip = f->ip;
+	c->generation = generation;
+	c->addr = f->addr;
+	c->offset = f->offset;
+	c->dso = f->dso;
+	c->sym = f->sym;
+}
+
+/* ---- filters and the loop ----------------------------------------------- */
+
+static bool in_list(const pid_t *v, int n, u32 x)
+{
+	for (int i = 0; i < n; i++)
+		if ((u32)v[i] == x)
+			return true;
+	return false;
+}
+
+static bool comm_listed(const char *list, const char *comm)
+{
+	size_t len = strlen(comm);
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, ",");
+		if (n == len && !strncmp(p, comm, n))
+			return true;
+		p += n + (p[n] == ',');
+	}
+	return false;
+}
+
+static bool sample_wanted(const struct rp_filter *f, const struct pd_sample *s,
+			  const struct rp_thread *t)
+{
+	if (f->npids && !in_list(f->pids, f->npids, s->pid))
+		return false;
+	if (f->ntids && !in_list(f->tids, f->ntids, s->tid))
+		return false;
+	if (f->ncpus && !in_list(f->cpus, f->ncpus, s->cpu))
+		return false;
+	if (s->time < f->time_start || (f->time_end && s->time > f->time_end))
+		return false;
+	if (f->comms && !comm_listed(f->comms, t->comm))
+		return false;
+	return true;
+}
+
+static int on_sample(struct replay *rp, const struct pd_event *ev, struct rp_sink *sink)
+{
+	struct rp_thread *t = thread_get(rp, ev->s.pid, ev->s.tid);
+	rp->summary.samples++;
+	if (!sample_wanted(&rp->opts.filter, &ev->s, t))
+		return 0;
+	rp->summary.samples_shown++;
+	int n;
+	if (rp->opts.callchains) {
+		n = unw_sample_frames(&ev->s, ev->misc, rp->raw, RP_MAX_FRAMES);
+	} else {
+		struct pd_sample leaf = ev->s;
+		leaf.nr_callchain = 0;
+		n = unw_sample_frames(&leaf, ev->misc, rp->raw, 1);
+	}
+	for (int i = 0; i < n; i++) {
+		rp->frames[i].ip = rp->raw[i].ip;
+		rp->frames[i].kernel = rp->raw[i].kernel;
+		resolve_frame(rp, t, &rp->frames[i]);
+	}
+	struct rp_sample s = {
+		.ev = ev, .s = &ev->s, .attr = ev->attr, .thread = t,
+		.frames = rp->frames, .nframes = n,
+	};
+	return sink->sample ? sink->sample(sink->ctx, &s) : 0;
+}
+
+/* Updates threads and maps, then lets the sink see the event. */
+static int on_event(struct replay *rp, const struct pd_event *ev, struct rp_sink *sink)
+{
+	struct rp_thread *t = NULL;
+	switch (ev->type) {
+	case PERF_RECORD_SAMPLE:
+		return on_sample(rp, ev, sink);
+	case PERF_RECORD_COMM:
+		on_comm(rp, ev);
+		break;
+	case PERF_RECORD_FORK:
+		on_fork(rp, ev);
+		break;
+	case PERF_RECORD_EXIT:
+		on_exit_event(rp, ev);
+		break;
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		on_mmap(rp, ev);
+		break;
+	case PERF_RECORD_LOST:
+		rp->summary.lost += ev->u.lost.lost;
+		break;
+	case PERF_RECORD_LOST_SAMPLES:
+		rp->summary.lost += ev->u.lost_samples.lost;
+		break;
+	}
+	if (!sink->event)
+		return 0;
+	if (ev->attr && ev->attr->attr.sample_id_all &&
+	    (ev->attr->attr.sample_type & PERF_SAMPLE_TID))
+		t = thread_find(rp, ev->s.tid);
+	return sink->event(sink->ctx, ev, t);
+}
+
+/* Inputs smaller than this finish before a progress line would help. */
+#define PROGRESS_MIN_BYTES (50ull << 20)
+
+static void report_progress(struct replay *rp, u64 count)
+{
+	if (!rp->opts.progress || (count & 0xffff))
+		return;
+	u64 total, done = pd_reader_position(rp->reader, &total);
+	if (total >= PROGRESS_MIN_BYTES)
+		rp->opts.progress(done, total);
+}
+
+int rp_run(struct replay *rp, struct rp_sink *sink)
+{
+	struct pd_event ev;
+	int rc;
+	u64 count = 0;
+	while ((rc = pd_reader_next(rp->reader, &ev)) == 1) {
+		if (on_event(rp, &ev, sink) < 0)
+			return -1;
+		report_progress(rp, ++count);
+	}
+	if (rp->opts.progress && count > 0xffff)
+		rp->opts.progress(1, 0);  /* done: clear the line */
+	if (rc < 0) {
+		rp->summary.input_error = true;
+		snprintf(rp->summary.error, sizeof(rp->summary.error), "%s", err_msg());
+	}
+	rp->summary.truncated = pd_reader_stats(rp->reader)->truncated;
+	rp->summary.sym_mismatches = sym_ctx_stats(rp->syms)->build_id_mismatches;
+	if (sink->finish && sink->finish(sink->ctx) < 0)
+		return -1;
+	return 0;
+}
+
+struct replay *rp_open(const struct rp_opts *opts)
+{
+	struct pd_reader *reader = pd_reader_open(opts->input, NULL);
+	if (!reader)
+		return NULL;
+	struct replay *rp = xcalloc(1, sizeof(*rp));
+	rp->opts = *opts;
+	rp->reader = reader;
+	rp->syms = sym_ctx_new(&opts->sym);
+	rp->cache = xcalloc(FRAME_CACHE_SIZE, sizeof(*rp->cache));
+	rp->next_generation = 1;
+	u64map_init(&rp->threads);
+	return rp;
+}
+
+void rp_set_callchains(struct replay *rp, bool on)
+{
+	rp->opts.callchains = on;
+}
+
+struct pd_reader *rp_reader(struct replay *rp)
+{
+	return rp->reader;
+}
+
+const struct rp_summary *rp_summary(struct replay *rp)
+{
+	return &rp->summary;
+}
+
+void rp_close(struct replay *rp)
+{
+	if (!rp)
+		return;
+	for (size_t i = 0; i < rp->all_maps.n; i++) {
+		struct rp_maps *m = rp->all_maps.v[i];
+		for (size_t j = 0; j < m->v.n; j++)
+			free(m->v.v[j].path);
+		VEC_FREE(&m->v);
+		free(m);
+	}
+	VEC_FREE(&rp->all_maps);
+	for (size_t i = 0; i < rp->all_threads.n; i++)
+		free(rp->all_threads.v[i]);
+	VEC_FREE(&rp->all_threads);
+	u64map_free(&rp->threads);
+	free(rp->cache);
+	sym_ctx_free(rp->syms);
+	pd_reader_close(rp->reader);
+	free(rp);
+}
+
+const char *rp_frame_dso(const struct rp_frame *f)
+{
+	return f->dso ? sym_dso_short(f->dso) : "[unknown]";
+}

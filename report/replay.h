@@ -1,0 +1,143 @@
+/* replay.h - (internal to report/) replays a recording in time order:
+ * keeps threads, their comms and memory maps, turns each sample into
+ * resolved frames, and hands samples and events to a sink (one analysis).
+ * A new analysis is a sink; it never parses records itself. */
+#ifndef EMBER_REPORT_REPLAY_H
+#define EMBER_REPORT_REPLAY_H
+
+#include "common/common.h"
+#include "format/format.h"
+#include "symbols/symbols.h"
+#include "unwind/unwind.h"
+
+#define RP_MAX_FRAMES 512
+
+struct rp_map {
+	u64 start, end, pgoff;
+	char *path;
+	u8 build_id[20];
+	u8 build_id_size;
+	struct sym_dso *dso;       /* resolved on first use */
+	bool dso_looked_up;
+};
+
+/* The maps of one process, shared by its threads. */
+struct rp_maps {
+	VEC(struct rp_map) v;      /* sorted by start, not overlapping */
+	u64 generation;            /* changes with every edit (cache key) */
+	u32 pid;
+};
+
+struct rp_thread {
+	u32 pid, tid;
+	char comm[32];
+	struct rp_maps *maps;
+	bool exited;
+};
+
+/* One resolved frame. dso and sym may be NULL (unknown). */
+struct rp_frame {
+	u64 ip;
+	u64 addr;                  /* file address within dso (ip if no dso) */
+	u64 offset;                /* file offset: ip - map start + pgoff, as
+				      perf shows unresolved user addresses
+				      (ip when there is no map) */
+	struct sym_dso *dso;
+	const struct sym *sym;
+	bool kernel;
+};
+
+struct rp_sample {
+	const struct pd_event *ev;
+	const struct pd_sample *s;
+	const struct pd_attr *attr;
+	struct rp_thread *thread;
+	const struct rp_frame *frames;  /* leaf first */
+	int nframes;
+};
+
+/* The analysis: callbacks the replay drives.  Any may be NULL.  A negative
+ * return stops the replay with that error (err_set by the sink). */
+struct rp_sink {
+	void *ctx;
+	int (*sample)(void *ctx, const struct rp_sample *s);
+	int (*event)(void *ctx, const struct pd_event *ev, const struct rp_thread *t);
+	int (*finish)(void *ctx);
+};
+
+/* Which samples reach the sink. */
+struct rp_filter {
+	const char *comms;          /* comma list, or NULL */
+	pid_t *pids; int npids;
+	pid_t *tids; int ntids;
+	int *cpus; int ncpus;
+	u64 time_start, time_end;   /* ns; end 0 = open */
+};
+
+struct rp_opts {
+	const char *input;          /* path, "-" for stdin */
+	/* Called now and then with the bytes read and the total (big files
+	 * only); commands use rp_progress_stderr. */
+	void (*progress)(u64 done, u64 total);
+	bool callchains;            /* resolve whole chains, not only the ip */
+	struct sym_opts sym;
+	struct rp_filter filter;
+};
+
+/* What the replay saw, for headers and warnings. */
+struct rp_summary {
+	u64 samples, samples_shown, lost;
+	bool truncated;
+	bool input_error;           /* the input ended with an error */
+	char error[512];
+	u64 sym_mismatches;
+};
+
+struct replay;
+
+/* Opens the input; NULL with err_set(). */
+struct replay *rp_open(const struct rp_opts *opts);
+/* Whether to resolve whole callchains (known only once the attrs are). */
+void rp_set_callchains(struct replay *rp, bool on);
+/* The reader, for attrs and header facts. */
+struct pd_reader *rp_reader(struct replay *rp);
+/* Drives the sink over every event.  Returns 0, or -1 when the sink failed
+ * (err_set).  An input error after some events is not fatal here: it is in
+ * the summary (input_error), so callers can show the partial result. */
+int rp_run(struct replay *rp, struct rp_sink *sink);
+const struct rp_summary *rp_summary(struct replay *rp);
+void rp_close(struct replay *rp);
+
+/* Display helpers shared by the analyses. */
+const char *rp_frame_dso(const struct rp_frame *f);   /* "[unknown]" when none */
+/* The symbol name, or NULL when unresolved. */
+static inline const char *rp_frame_sym(const struct rp_frame *f)
+{
+	return f->sym ? f->sym->name : NULL;
+}
+
+/* Option parsing shared by report, script and later views: handles
+ * -i, --comm, --pid, --tid, --cpu, --time.  Returns 1 when opt was one of
+ * these, 0 when not, -1 with err_set() on a bad value. */
+int rp_parse_filter_opt(struct rp_opts *o, int opt, const char *arg);
+void rp_opts_free(struct rp_opts *o);
+
+/* A progress line on stderr, for commands to hand to rp_opts.progress when
+ * stderr is a terminal: rp_progress_if_tty(&opts). */
+void rp_progress_if_tty(struct rp_opts *o);
+
+/* getopt_long codes for the shared options. */
+enum {
+	RP_OPT_COMM = 0x1000, RP_OPT_PID, RP_OPT_TID, RP_OPT_CPU, RP_OPT_TIME,
+	RP_OPT_NO_DEMANGLE,
+};
+#define RP_FILTER_LONGOPTS                                                   \
+	{ "input", required_argument, NULL, 'i' },                           \
+	{ "comm", required_argument, NULL, RP_OPT_COMM },                    \
+	{ "pid", required_argument, NULL, RP_OPT_PID },                      \
+	{ "tid", required_argument, NULL, RP_OPT_TID },                      \
+	{ "cpu", required_argument, NULL, RP_OPT_CPU },                      \
+	{ "time", required_argument, NULL, RP_OPT_TIME },                    \
+	{ "no-demangle", no_argument, NULL, RP_OPT_NO_DEMANGLE }
+
+#endif

@@ -1,0 +1,9 @@
+/* report.h - the offline analyses of a recording: report, script, and the
+ * later views (collapse, offcpu, sched, bio) are commands of this module. */
+#ifndef EMBER_REPORT_H
+#define EMBER_REPORT_H
+
+int cmd_report(int argc, char **argv);
+int cmd_script(int argc, char **argv);
+
+#endif

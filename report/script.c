@@ -1,0 +1,246 @@
+/* script.c - `ember script`: one line per sample in perf script's default
+ * layout (so tools that read perf script text read ember's), with
+ * tracepoint fields decoded from the recorded format data. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/replay.h"
+#include "report/report.h"
+
+static const char usage_text[] =
+	"usage: ember script [-i FILE] [-F FIELDS] [filters]\n"
+	"\n"
+	"Prints one line per sample, as perf script does.\n"
+	"\n"
+	"  -i, --input FILE   data file (default ember.data; - for stdin)\n"
+	"  -F, --fields LIST  comm,pid,tid,cpu,time,period,event,trace,ip,sym,dso,symoff\n"
+	"                     (default: all that the recording has)\n"
+	"      --comm LIST, --pid LIST, --tid LIST, --cpu LIST, --time START,END\n"
+	"      --no-demangle\n";
+
+enum field {
+	F_COMM = 1 << 0, F_PID = 1 << 1, F_TID = 1 << 2, F_CPU = 1 << 3,
+	F_TIME = 1 << 4, F_PERIOD = 1 << 5, F_EVENT = 1 << 6, F_TRACE = 1 << 7,
+	F_IP = 1 << 8, F_SYM = 1 << 9, F_DSO = 1 << 10, F_SYMOFF = 1 << 11,
+};
+
+static const struct { const char *name; unsigned bit; } field_names[] = {
+	{ "comm", F_COMM }, { "pid", F_PID }, { "tid", F_TID }, { "cpu", F_CPU },
+	{ "time", F_TIME }, { "period", F_PERIOD }, { "event", F_EVENT },
+	{ "trace", F_TRACE }, { "ip", F_IP }, { "sym", F_SYM }, { "dso", F_DSO },
+	{ "symoff", F_SYMOFF },
+};
+
+#define DEFAULT_FIELDS (F_COMM | F_TID | F_CPU | F_TIME | F_PERIOD | F_EVENT | \
+			F_TRACE | F_IP | F_SYM | F_DSO | F_SYMOFF)
+
+struct script {
+	unsigned fields;
+	struct pd_reader *reader;
+	struct pd_trace *trace;     /* NULL without tracepoints */
+	struct strbuf line;
+	FILE *out;
+};
+
+static int parse_fields(const char *spec, unsigned *fields)
+{
+	*fields = 0;
+	for (const char *p = spec; *p;) {
+		size_t n = strcspn(p, ",");
+		unsigned bit = 0;
+		for (size_t i = 0; i < ARRAY_SIZE(field_names); i++)
+			if (strlen(field_names[i].name) == n && !strncmp(p, field_names[i].name, n))
+				bit = field_names[i].bit;
+		if (!bit) {
+			err_set("unknown field '%.*s' in -F (known: comm,pid,tid,cpu,time,"
+				"period,event,trace,ip,sym,dso,symoff)", (int)n, p);
+			return -1;
+		}
+		*fields |= bit;
+		p += n + (p[n] == ',');
+	}
+	return 0;
+}
+
+static const char *event_name(struct script *sc, const struct pd_attr *a)
+{
+	if (a->attr.type == PERF_TYPE_TRACEPOINT && sc->trace) {
+		const char *n = pd_trace_name(sc->trace, a->attr.config);
+		if (n)
+			return n;
+	}
+	return a->name;
+}
+
+/* "sym+0xoff (dso)" for one frame, as perf prints it. */
+static void put_frame_text(struct script *sc, const struct rp_frame *f)
+{
+	struct strbuf *l = &sc->line;
+	if (sc->fields & F_SYM) {
+		if (f->sym) {
+			sb_puts(l, f->sym->name);
+			if (sc->fields & F_SYMOFF)
+				sb_printf(l, "+0x%llx", (unsigned long long)(f->addr - f->sym->start));
+		} else {
+			sb_puts(l, "[unknown]");
+		}
+	}
+	if (sc->fields & F_DSO)
+		sb_printf(l, " (%s)", f->dso ? sym_dso_path(f->dso) : "[unknown]");
+}
+
+/* The leading columns: comm, pid/tid, cpu, time. */
+static void put_header(struct script *sc, const struct rp_sample *s, bool chain)
+{
+	struct strbuf *l = &sc->line;
+	u64 t = s->attr->attr.sample_type;
+	if (sc->fields & F_COMM)
+		sb_printf(l, chain ? "%s " : "%16s ", s->thread->comm);
+	if ((sc->fields & F_PID) && (sc->fields & F_TID))
+		sb_printf(l, "%5u/%-5u ", s->s->pid, s->s->tid);
+	else if (sc->fields & F_PID)
+		sb_printf(l, "%5u ", s->s->pid);
+	else if (sc->fields & F_TID)
+		sb_printf(l, "%5u ", s->s->tid);
+	if ((sc->fields & F_CPU) && (t & PERF_SAMPLE_CPU))
+		sb_printf(l, "[%03u] ", s->s->cpu);
+	if ((sc->fields & F_TIME) && (t & PERF_SAMPLE_TIME))
+		sb_printf(l, "%5llu.%06llu: ", (unsigned long long)(s->s->time / 1000000000ULL),
+			  (unsigned long long)(s->s->time % 1000000000ULL / 1000));
+}
+
+static int script_sample(void *ctx, const struct rp_sample *s)
+{
+	struct script *sc = ctx;
+	if (!s->attr)
+		return 0;
+	bool tracepoint = s->attr->attr.type == PERF_TYPE_TRACEPOINT;
+	bool chain = s->s->nr_callchain > 0 && (sc->fields & F_IP);
+	struct strbuf *l = &sc->line;
+	sb_reset(l);
+	put_header(sc, s, chain);
+	if ((sc->fields & F_PERIOD) && !tracepoint &&
+	    (s->attr->attr.sample_type & PERF_SAMPLE_PERIOD))
+		sb_printf(l, "%10llu ", (unsigned long long)s->s->period);
+	if (sc->fields & F_EVENT)
+		sb_printf(l, "%s: ", event_name(sc, s->attr));
+	if (tracepoint && (sc->fields & F_TRACE) && sc->trace)
+		pd_trace_format(sc->trace, s->attr->attr.config, s->s->raw, s->s->raw_size, l);
+	if (chain) {
+		sb_puts(l, "\n");
+		for (int i = 0; i < s->nframes; i++) {
+			const struct rp_frame *f = &s->frames[i];
+			/* perf prints user chain entries at their file offset. */
+			sb_printf(l, "\t%16llx ", (unsigned long long)f->offset);
+			put_frame_text(sc, f);
+			sb_puts(l, "\n");
+		}
+	} else if ((sc->fields & F_IP) && !tracepoint && s->nframes) {
+		sb_printf(l, " %16llx ", (unsigned long long)s->frames[0].ip);
+		put_frame_text(sc, &s->frames[0]);
+	}
+	sb_puts(l, "\n");
+	fwrite(l->s, 1, l->len, sc->out);
+	return 0;
+}
+
+/* -1 to go on, or the exit status to stop with. */
+static int parse_args(struct rp_opts *o, unsigned *fields, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		RP_FILTER_LONGOPTS,
+		{ "fields", required_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int opt;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":i:F:h", longopts, NULL)) != -1) {
+		int shared = rp_parse_filter_opt(o, opt, optarg);
+		if (shared < 0)
+			goto bad;
+		if (shared)
+			continue;
+		switch (opt) {
+		case 'F':
+			if (parse_fields(optarg, fields) < 0)
+				goto bad;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return EXIT_OK;
+		case ':':
+			cmd_error("script", "option '%s' needs a value (see 'ember script --help')",
+				  argv[optind - 1]);
+			return EXIT_USAGE;
+		default:
+			cmd_error("script", "unknown option '%s' (see 'ember script --help')",
+				  argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		cmd_error("script", "unexpected argument '%s' (see 'ember script --help')",
+			  argv[optind]);
+		return EXIT_USAGE;
+	}
+	return -1;
+bad:
+	cmd_error("script", "%s", err_msg());
+	return EXIT_USAGE;
+}
+
+static bool has_callchains(struct pd_reader *r)
+{
+	for (size_t i = 0; i < pd_reader_nattrs(r); i++)
+		if (pd_reader_attr(r, i)->attr.sample_type & PERF_SAMPLE_CALLCHAIN)
+			return true;
+	return false;
+}
+
+static void load_trace(struct script *sc)
+{
+	size_t len;
+	const void *data = pd_reader_feature(sc->reader, PD_FEAT_TRACING_DATA, &len);
+	if (data && !(sc->trace = pd_trace_parse(data, len)))
+		cmd_warn("script", "%s; tracepoint fields will not be shown", err_msg());
+}
+
+int cmd_script(int argc, char **argv)
+{
+	struct rp_opts o = { .input = "ember.data", .sym.demangle = true };
+	struct script sc = { .fields = DEFAULT_FIELDS, .out = stdout };
+	int rc = parse_args(&o, &sc.fields, argc, argv);
+	if (rc >= 0) {
+		rp_opts_free(&o);
+		return rc;
+	}
+	rp_progress_if_tty(&o);
+	struct replay *rp = rp_open(&o);
+	if (!rp) {
+		cmd_error("script", "%s", err_msg());
+		rp_opts_free(&o);
+		return EXIT_RUNTIME;
+	}
+	sc.reader = rp_reader(rp);
+	rp_set_callchains(rp, has_callchains(sc.reader));
+	load_trace(&sc);
+	struct rp_sink sink = { .ctx = &sc, .sample = script_sample };
+	rc = rp_run(rp, &sink);
+	fflush(stdout);
+	const struct rp_summary *sum = rp_summary(rp);
+	if (rc < 0)
+		cmd_error("script", "%s", err_msg());
+	if (sum->truncated)
+		cmd_warn("script", "%s was not closed cleanly; showing what it holds", o.input);
+	if (sum->input_error)
+		cmd_error("script", "%s: %s (the lines above came before)", o.input, sum->error);
+	int status = rc < 0 || sum->input_error ? EXIT_RUNTIME : EXIT_OK;
+	pd_trace_free(sc.trace);
+	sb_free(&sc.line);
+	rp_close(rp);
+	rp_opts_free(&o);
+	return status;
+}

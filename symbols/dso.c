@@ -1,0 +1,201 @@
+/* dso.c - the symbols context: the cache of loaded files (one dso per
+ * path and build-id), JIT maps per process, the address translation of
+ * a mapping, lookups and statistics. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbols/symbols-internal.h"
+
+/* u64map marks a process known to have no JIT map with this value. */
+#define NO_JIT_MAP 1
+
+struct sym_ctx *sym_ctx_new(const struct sym_opts *opts)
+{
+	struct sym_ctx *c = xcalloc(1, sizeof(*c));
+	c->demangle = opts ? opts->demangle : true;
+	c->kallsyms = xstrdup(opts && opts->kallsyms ? opts->kallsyms : "/proc/kallsyms");
+	c->debug_dir = xstrdup(opts && opts->debug_dir ? opts->debug_dir : "/usr/lib/debug");
+	u64map_init(&c->files);
+	u64map_init(&c->jits);
+	return c;
+}
+
+static void dso_free(struct sym_dso *d)
+{
+	symtab_free(&d->tab);
+	free(d->loads);
+	free(d->sym_file);
+	free(d->path);
+	free(d);
+}
+
+void sym_ctx_free(struct sym_ctx *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->all.n; i++)
+		dso_free(c->all.v[i]);
+	VEC_FREE(&c->all);
+	VEC_FREE(&c->modules);
+	u64map_free(&c->files);
+	u64map_free(&c->jits);
+	free(c->kallsyms);
+	free(c->debug_dir);
+	free(c);
+}
+
+static const char *short_name_of(const char *path)
+{
+	if (path[0] == '[')
+		return path;
+	const char *slash = strrchr(path, '/');
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+struct sym_dso *dso_new(struct sym_ctx *c, enum dso_kind kind, const char *path)
+{
+	struct sym_dso *d = xcalloc(1, sizeof(*d));
+	d->kind = kind;
+	d->path = xstrdup(path);
+	d->short_name = short_name_of(d->path);
+	d->trusted = true;
+	VEC_PUSH(&c->all, d);
+	return d;
+}
+
+/* FNV-1a over the path and build-id: the cache key of a file. */
+static u64 file_key(const char *path, const u8 *id, size_t n)
+{
+	u64 h = 0xcbf29ce484222325ULL;
+	for (const char *p = path; *p; p++)
+		h = (h ^ (u8)*p) * 0x100000001b3ULL;
+	h = (h ^ 0xff) * 0x100000001b3ULL;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ id[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+static struct sym_dso *cache_find(struct sym_ctx *c, u64 key, const char *path,
+				  const u8 *id, size_t n)
+{
+	u64 *slot = u64map_get(&c->files, key);
+	for (struct sym_dso *d = slot ? (struct sym_dso *)(uintptr_t)*slot : NULL; d;
+	     d = d->hnext)
+		if (d->build_id_size == n && !strcmp(d->path, path) &&
+		    (n == 0 || !memcmp(d->build_id, id, n)))
+			return d;
+	return NULL;
+}
+
+struct sym_dso *sym_dso_get(struct sym_ctx *c, const char *path, const u8 *build_id,
+			    size_t build_id_size, pid_t pid)
+{
+	if (!path || !*path)
+		path = "[unknown]";
+	/* perf names the kernel's own mapping "[kernel.kallsyms]_text". */
+	if (!strncmp(path, "[kernel.kallsyms]", 17))
+		return sym_kernel_dso(c, 0);
+	if (!build_id)
+		build_id_size = 0;
+	build_id_size = MIN(build_id_size, (size_t)SYM_BUILD_ID_MAX);
+	u64 key = file_key(path, build_id, build_id_size);
+	struct sym_dso *d = cache_find(c, key, path, build_id, build_id_size);
+	if (d)
+		return d;
+	d = dso_new(c, DSO_FILE, path);
+	if (build_id_size)
+		memcpy(d->build_id, build_id, build_id_size);
+	d->build_id_size = build_id_size;
+	d->hkey = key;
+	file_load(c, d, pid);
+	c->stats.files_loaded++;
+
+	u64 *slot = u64map_slot(&c->files, key, NULL);
+	d->hnext = (struct sym_dso *)(uintptr_t)*slot;
+	*slot = (u64)(uintptr_t)d;
+	return d;
+}
+
+struct sym_dso *sym_jit_dso(struct sym_ctx *c, pid_t pid)
+{
+	bool created;
+	u64 *slot = u64map_slot(&c->jits, (u64)(u32)pid, &created);
+	if (!created)
+		return *slot == NO_JIT_MAP ? NULL : (struct sym_dso *)(uintptr_t)*slot;
+	*slot = NO_JIT_MAP;
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pid);
+	struct sym_dso *d = dso_new(c, DSO_JIT, path);
+	if (jit_load(c, d, path) < 0)
+		return NULL;   /* stays in c->all until the context goes */
+	/* jit_load does not insert into c->jits, so slot is still valid. */
+	*slot = (u64)(uintptr_t)d;
+	return d;
+}
+
+/* The segment holding file offset off: exactly, else within the pages
+ * the kernel maps around it (a segment's first page starts below its
+ * p_offset when that is not page-aligned). */
+static const struct elf_load *segment_of(const struct sym_dso *d, u64 off)
+{
+	for (size_t i = 0; i < d->nloads; i++)
+		if (off - d->loads[i].offset < d->loads[i].filesz)
+			return &d->loads[i];
+	for (size_t i = 0; i < d->nloads; i++) {
+		const struct elf_load *l = &d->loads[i];
+		u64 page_lo = l->offset & ~(u64)4095;
+		if (off >= page_lo && off - page_lo < (l->offset - page_lo) + l->memsz)
+			return l;
+	}
+	return NULL;
+}
+
+u64 sym_map_to_file(const struct sym_dso *d, u64 addr, u64 map_start, u64 pgoff)
+{
+	if (d->kind != DSO_FILE)
+		return addr;
+	u64 off = addr - map_start + pgoff;
+	const struct elf_load *l = segment_of(d, off);
+	return l ? off - l->offset + l->vaddr : off;
+}
+
+const struct sym *sym_lookup(struct sym_dso *d, u64 file_addr)
+{
+	return d->trusted ? symtab_find(&d->tab, file_addr) : NULL;
+}
+
+const char *sym_dso_path(const struct sym_dso *d)
+{
+	return d->path;
+}
+
+const char *sym_dso_short(const struct sym_dso *d)
+{
+	return d->short_name;
+}
+
+bool sym_dso_is_kernel(const struct sym_dso *d)
+{
+	return d->kind == DSO_KERNEL || d->kind == DSO_MODULE;
+}
+
+const struct sym_stats *sym_ctx_stats(const struct sym_ctx *c)
+{
+	return &c->stats;
+}
+
+const char *sym_dso_symfile(const struct sym_dso *d)
+{
+	return d->sym_file;
+}
+
+bool sym_dso_trusted(const struct sym_dso *d)
+{
+	return d->trusted;
+}
+
+size_t sym_dso_count(const struct sym_dso *d)
+{
+	return d->tab.n;
+}

@@ -1,0 +1,125 @@
+/* symbols-internal.h - what the files of symbols/ share: the dso and
+ * context structs, the symbol-table builder, and each loader's entry
+ * point.  Nothing outside symbols/ includes this. */
+#ifndef EMBER_SYMBOLS_INTERNAL_H
+#define EMBER_SYMBOLS_INTERNAL_H
+
+#include <gelf.h>
+
+#include "symbols/symbols.h"
+
+#define SYM_BUILD_ID_MAX 64
+
+/* ---- Symbol tables (symtab.c) ------------------------------------------ */
+
+/* A symbol while its table is built.  Names are pool offsets because the
+ * pool moves as it grows; binding decides between aliases like perf does;
+ * secondary entries (.dynsym beside a .symtab) only fill gaps. */
+struct symtab_entry {
+	u64 start, size;
+	u32 name;
+	u8 bind;
+	bool secondary;
+};
+
+struct symtab_builder {
+	VEC(struct symtab_entry) ents;
+	struct strbuf pool;
+	bool demangle;
+};
+
+/* A finished table: sorted by start, one symbol per start, sizes > 0. */
+struct symtab {
+	struct sym *syms;
+	size_t n;
+	char *pool;
+	size_t last;    /* index of the last hit: samples cluster */
+};
+
+void stb_init(struct symtab_builder *b, bool demangle);
+void stb_add(struct symtab_builder *b, u64 start, u64 size, const char *name,
+	     u8 bind, bool secondary);
+/* Moves the builder's symbols into t (sorted, aliases resolved, zero
+ * sizes extended to the next symbol) and empties the builder. */
+void stb_finish(struct symtab_builder *b, struct symtab *t);
+void stb_free(struct symtab_builder *b);
+void symtab_free(struct symtab *t);
+const struct sym *symtab_find(struct symtab *t, u64 addr);
+
+/* ---- Demangling (demangle.c) ------------------------------------------- */
+
+/* A malloc'ed demangled name (no parameters, as perf report shows), or
+ * NULL when name is not mangled C++/Rust or no demangler was built in. */
+char *sym_demangle_name(const char *name);
+
+/* ---- ELF files (elf.c) ------------------------------------------------- */
+
+struct elf_load {
+	u64 offset, vaddr, filesz, memsz, align;
+};
+
+struct elf_file {
+	int fd;
+	Elf *elf;
+	void *image;   /* owned copy when opened from memory */
+};
+
+int elf_file_open(struct elf_file *f, const char *path);
+int elf_file_open_memory(struct elf_file *f, const void *image, size_t size);
+void elf_file_close(struct elf_file *f);
+/* The GNU build-id note's size (<= cap) or -1 when there is none. */
+int elf_file_build_id(Elf *e, u8 *id, size_t cap);
+bool elf_file_has_section(Elf *e, Elf64_Word type);
+/* Adds the function, object and text-label symbols of the first section
+ * of this type (SHT_SYMTAB or SHT_DYNSYM).  Returns how many. */
+size_t elf_file_add_symbols(Elf *e, Elf64_Word type, bool secondary,
+			    struct symtab_builder *b);
+/* Adds NAME@plt symbols for the PLT stubs (.plt.sec or .plt). */
+size_t elf_file_add_plt(Elf *e, struct symtab_builder *b);
+/* The PT_LOAD segments, malloc'ed; count or -1. */
+int elf_file_loads(Elf *e, struct elf_load **loads);
+/* The .gnu_debuglink file name, malloc'ed, or NULL. */
+char *elf_file_debuglink(Elf *e);
+
+/* ---- Dsos ---------------------------------------------------------------- */
+
+enum dso_kind { DSO_FILE, DSO_KERNEL, DSO_MODULE, DSO_JIT };
+
+struct sym_dso {
+	char *path;
+	const char *short_name;   /* points into path or a literal */
+	char *sym_file;           /* the file the symbols came from, or NULL */
+	enum dso_kind kind;
+	bool trusted;
+	struct symtab tab;
+	struct elf_load *loads;
+	size_t nloads;
+	u64 start, end;           /* modules: [start, end) */
+	u8 build_id[SYM_BUILD_ID_MAX];
+	size_t build_id_size;
+	u64 hkey;
+	struct sym_dso *hnext;    /* next dso in the same hash bucket */
+};
+
+struct sym_ctx {
+	bool demangle;
+	char *kallsyms;
+	char *debug_dir;
+	struct sym_stats stats;
+	struct u64map files;      /* hash of path+build-id -> first dso */
+	VEC(struct sym_dso *) all;
+	struct sym_dso *kernel;
+	VEC(struct sym_dso *) modules;   /* sorted by start */
+	struct u64map jits;       /* pid -> dso, or 1 when there is no map */
+};
+
+struct sym_dso *dso_new(struct sym_ctx *c, enum dso_kind kind, const char *path);
+
+/* kernel.c: loads kallsyms and modules into c->kernel and c->modules. */
+void kernel_load(struct sym_ctx *c);
+/* jit.c: parses a perf map file into d's table; -1 when unreadable. */
+int jit_load(struct sym_ctx *c, struct sym_dso *d, const char *path);
+/* find.c: locates and loads the symbols of a file dso. */
+void file_load(struct sym_ctx *c, struct sym_dso *d, pid_t pid);
+
+#endif

@@ -1,0 +1,99 @@
+/* symbols.h - files and their symbols: "what is at this address of this
+ * file".  ELF symbol tables through libelf, the kernel from kallsyms,
+ * modules, JIT maps (/tmp/perf-PID.map), build-ids and debug files,
+ * demangling.  Knows nothing of perf records. */
+#ifndef EMBER_SYMBOLS_H
+#define EMBER_SYMBOLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "common/common.h"
+
+/* ---- Build-ids ---------------------------------------------------------- */
+
+/* The GNU build-id of an ELF file, copied into id (at most cap bytes).
+ * Returns its size, or -1 with err_set() (not ELF, no build-id note). */
+int sym_read_build_id(const char *path, u8 *id, size_t cap);
+
+/* The running kernel's build-id, from /sys/kernel/notes.  Size or -1. */
+int sym_kernel_build_id(u8 *id, size_t cap);
+
+/* Finds the GNU build-id in a raw ELF note blob (4-byte aligned notes, as
+ * /sys/kernel/notes and SHT_NOTE sections hold).  Size or -1. */
+int sym_notes_build_id(const void *notes, size_t len, u8 *id, size_t cap);
+
+/* Lowercase hex of a build-id into out (2 * n + 1 bytes). */
+void sym_build_id_hex(const u8 *id, size_t n, char *out);
+
+/* ---- Resolving addresses ------------------------------------------------ */
+
+struct sym_opts {
+	bool demangle;           /* C++ and Rust names (default on) */
+	const char *kallsyms;    /* NULL: /proc/kallsyms */
+	const char *debug_dir;   /* NULL: /usr/lib/debug */
+};
+
+/* One symbol: start and size are file addresses (ELF st_value space for
+ * files; absolute addresses for the kernel and JIT maps). */
+struct sym {
+	u64 start, size;
+	const char *name;        /* demangled when asked */
+};
+
+/* A loaded file: an executable, a shared library, the kernel, a module or
+ * a JIT map.  Owned by the context, loaded once, shared by all maps. */
+struct sym_dso;
+struct sym_ctx;
+
+struct sym_ctx *sym_ctx_new(const struct sym_opts *opts);
+void sym_ctx_free(struct sym_ctx *c);
+
+/* The file behind a user mapping.  build_id (may be NULL) is the one
+ * recorded: a file on disk whose build-id differs is not trusted (its
+ * lookups fail and sym_ctx_stats counts them).  pid, when the process may
+ * still run, lets /proc/PID/root find files of containers.  Never NULL:
+ * a missing file gives a dso with no symbols. */
+struct sym_dso *sym_dso_get(struct sym_ctx *c, const char *path, const u8 *build_id,
+			    size_t build_id_size, pid_t pid);
+
+/* The kernel ([kernel.kallsyms]) and the module owning a kernel address
+ * (from kallsyms' [module] tags, /proc/modules); the kernel itself when no
+ * module holds it. */
+struct sym_dso *sym_kernel_dso(struct sym_ctx *c, u64 addr);
+
+/* The JIT map /tmp/perf-PID.map, or NULL when there is none. */
+struct sym_dso *sym_jit_dso(struct sym_ctx *c, pid_t pid);
+
+/* Translates an address in a mapping [map_start, ...) at file offset pgoff
+ * to the file address that symbols use (through the program headers, so
+ * PIE executables and shared libraries work).  Kernel and JIT dsos take
+ * addresses unchanged. */
+u64 sym_map_to_file(const struct sym_dso *d, u64 addr, u64 map_start, u64 pgoff);
+
+/* The symbol containing file address addr, or NULL. */
+const struct sym *sym_lookup(struct sym_dso *d, u64 file_addr);
+
+const char *sym_dso_path(const struct sym_dso *d);   /* full path or [name] */
+const char *sym_dso_short(const struct sym_dso *d);  /* basename, as perf's dso column */
+bool sym_dso_is_kernel(const struct sym_dso *d);     /* kernel or module */
+
+struct sym_stats {
+	u64 files_loaded;
+	u64 build_id_mismatches;  /* files not trusted */
+	u64 missing_files;
+};
+const struct sym_stats *sym_ctx_stats(const struct sym_ctx *c);
+
+/* ---- Added by the symbols module: introspection for reports and tests. */
+
+/* The file the dso's symbols were read from (the file itself, a debug
+ * file, the JIT map), or NULL when none was found or trusted. */
+const char *sym_dso_symfile(const struct sym_dso *d);
+/* False when the file on disk is not the one recorded (build-id). */
+bool sym_dso_trusted(const struct sym_dso *d);
+/* How many symbols the dso has. */
+size_t sym_dso_count(const struct sym_dso *d);
+
+#endif

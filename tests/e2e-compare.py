@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""e2e-compare.py - compares ember's output with perf's on the same file.
+
+  report A B TOL      per-symbol percentages of two `report --stdio
+                      --no-children --sort sym` outputs: same symbols, each
+                      within TOL points
+  script A B          two `script -F comm,pid,tid,cpu,time,event,ip,sym`
+                      outputs: the same samples, field by field
+  design FILE SPEC TOL  report percentages against a design,
+                      SPEC = "leaf_a=50,leaf_b=30"
+Prints one line saying what differs and exits 1 on a difference.
+"""
+import re
+import sys
+
+ROW = re.compile(r"^\s+([\d.]+)%\s+(?:[\d.]+%\s+)?\[(.)\]\s(.*?)\s*$")
+
+
+def report_rows(path):
+    rows = {}
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = ROW.match(line)
+            if m:
+                key = m.group(3)
+                rows[key] = rows.get(key, 0.0) + float(m.group(1))
+    return rows
+
+
+def compare_report(a, b, tol):
+    ra, rb = report_rows(a), report_rows(b)
+    if not ra or not rb:
+        print(f"no rows: {len(ra)} in {a}, {len(rb)} in {b}")
+        return 1
+    only_a = sorted(set(ra) - set(rb))
+    only_b = sorted(set(rb) - set(ra))
+    if only_a or only_b:
+        print(f"symbols differ: only in {a}: {only_a[:5]} only in {b}: {only_b[:5]}")
+        return 1
+    worst = max(ra, key=lambda k: abs(ra[k] - rb[k]))
+    diff = abs(ra[worst] - rb[worst])
+    if diff > tol:
+        print(f"{worst}: {ra[worst]:.2f}% vs {rb[worst]:.2f}% (tolerance {tol})")
+        return 1
+    print(f"{len(ra)} symbols agree; largest difference {diff:.2f} points ({worst})")
+    return 0
+
+
+def sample_lines(path):
+    out = []
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = " ".join(line.split())
+            if line:
+                out.append(line)
+    return out
+
+
+def compare_script(a, b):
+    la, lb = sample_lines(a), sample_lines(b)
+    if len(la) != len(lb):
+        print(f"{len(la)} lines in {a}, {len(lb)} in {b}")
+    for i, (x, y) in enumerate(zip(la, lb)):
+        if x != y:
+            print(f"line {i + 1} differs:\n  {x}\n  {y}")
+            return 1
+    if len(la) != len(lb) or not la:
+        return 1
+    print(f"{len(la)} lines agree")
+    return 0
+
+
+def compare_design(path, spec, tol):
+    rows = report_rows(path)
+    bad = 0
+    for part in spec.split(","):
+        name, want = part.split("=")
+        got = rows.get(name, 0.0)
+        if abs(got - float(want)) > tol:
+            print(f"{name}: {got:.2f}% (design {want}%, tolerance {tol})")
+            bad = 1
+    if not bad:
+        got = [f"{p.split('=')[0]} {rows.get(p.split('=')[0], 0):.1f}% (design {p.split('=')[1]}%)"
+               for p in spec.split(",")]
+        print("matches the design: " + ", ".join(got))
+    return bad
+
+
+def main():
+    cmd = sys.argv[1]
+    if cmd == "report":
+        return compare_report(sys.argv[2], sys.argv[3], float(sys.argv[4]))
+    if cmd == "script":
+        return compare_script(sys.argv[2], sys.argv[3])
+    if cmd == "design":
+        return compare_design(sys.argv[2], sys.argv[3], float(sys.argv[4]))
+    print("unknown command")
+    return 2
+
+
+sys.exit(main())

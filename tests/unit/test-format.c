@@ -1,0 +1,1126 @@
+/* test-format.c - unit tests of the perf.data writer: byte layouts checked
+ * directly, and files and streams checked by Linux perf (perf script,
+ * perf report --header-only, perf buildid-list) when perf is installed. */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "common/common.h"
+#include "format/format.h"
+#include "tests/unit/test.h"
+
+#define SAMPLE_ID 4242
+#define PERIOD 250000
+#define NSAMPLES 6
+#define ALIGN4(x) (((x) + 3u) & ~3u)
+
+static char tmpdir[64];
+static const char *perf_missing;   /* NULL when perf can run */
+
+/* ---- Functions whose addresses the synthetic samples point at --------- */
+
+volatile int fmt_sink;
+
+__attribute__((noinline)) void fmt_marker_alpha(void)
+{
+	for (int i = 0; i < 64; i++)
+		fmt_sink += i * 3;
+}
+
+__attribute__((noinline)) void fmt_marker_beta(void)
+{
+	for (int i = 0; i < 64; i++)
+		fmt_sink ^= i * 7;
+	fmt_marker_alpha();
+}
+
+/* ---- Helpers --------------------------------------------------------------- */
+
+static char *tmp_path(const char *name)
+{
+	return xasprintf("%s/%s", tmpdir, name);
+}
+
+static u8 *slurp(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return NULL;
+	struct stat st;
+	fstat(fd, &st);
+	u8 *p = xmalloc(st.st_size + 1);
+	ssize_t got = read(fd, p, st.st_size);
+	close(fd);
+	*len = got < 0 ? 0 : (size_t)got;
+	return p;
+}
+
+static u64 rd64(const u8 *p)
+{
+	u64 v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static u16 rd16(const u8 *p)
+{
+	u16 v;
+	memcpy(&v, p, 2);
+	return v;
+}
+
+static u32 rd32(const u8 *p)
+{
+	u32 v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* Finds feature f's section in a whole file image; false when absent. */
+static bool feature_section(const u8 *f, size_t len, int feat, u64 *off, u64 *size)
+{
+	int idx = 0;
+	if (!(f[72 + feat / 8] >> (feat % 8) & 1))
+		return false;
+	for (int b = 0; b < feat; b++)
+		idx += f[72 + b / 8] >> (b % 8) & 1;
+	const u8 *sec = f + rd64(f + 40) + rd64(f + 48) + 16 * idx;
+	if (sec + 16 > f + len)
+		return false;
+	*off = rd64(sec);
+	*size = rd64(sec + 8);
+	return *off + *size <= len;
+}
+
+/* Runs a shell command; returns its exit status and its stdout in *out. */
+static int run(const char *cmd, struct strbuf *out)
+{
+	sb_reset(out);
+	sb_puts(out, "");
+	FILE *f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	char buf[4096];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		sb_add(out, buf, n);
+	int st = pclose(f);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int count_lines_with(const char *text, const char *needle)
+{
+	int n = 0;
+	for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* The mapping of our own text and our build-id, as a recorder would find. */
+struct self_map {
+	u64 start, end, pgoff, ino;
+	u32 maj, min;
+	char path[4096];
+	u8 build_id[20];
+	u8 build_id_size;
+};
+
+static int find_text_map(struct self_map *m)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4600];
+	u64 want = (u64)(uintptr_t)&fmt_marker_alpha;
+	int found = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long s, e, off, ino;
+		unsigned maj, min;
+		char perms[8];
+		int pos = 0;
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &s, &e, perms, &off,
+			   &maj, &min, &ino, &pos) < 7)
+			continue;
+		if (want < s || want >= e)
+			continue;
+		m->start = s, m->end = e, m->pgoff = off, m->ino = ino;
+		m->maj = maj, m->min = min;
+		snprintf(m->path, sizeof(m->path), "%s", line + pos);
+		m->path[strcspn(m->path, "\n")] = '\0';
+		found = 1;
+	}
+	if (f)
+		fclose(f);
+	return found ? 0 : -1;
+}
+
+static int note_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct self_map *m = data;
+	if (info->dlpi_name && info->dlpi_name[0])
+		return 0;   /* the main program has an empty name */
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_NOTE)
+			continue;
+		const u8 *p = (const u8 *)(info->dlpi_addr + ph->p_vaddr);
+		const u8 *end = p + ph->p_memsz;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+			const u8 *name = p + sizeof(*nh);
+			const u8 *desc = name + ALIGN4(nh->n_namesz);
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+			    !memcmp(name, "GNU", 4) && nh->n_descsz <= 20) {
+				memcpy(m->build_id, desc, nh->n_descsz);
+				m->build_id_size = (u8)nh->n_descsz;
+				return 1;
+			}
+			p = desc + ALIGN4(nh->n_descsz);
+		}
+	}
+	return 1;
+}
+
+static void hex(const u8 *p, int n, char *out)
+{
+	for (int i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", p[i]);
+}
+
+/* ---- Building a realistic cpu-clock recording ------------------------------ */
+
+static struct perf_event_attr clock_attr(void)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = PERIOD,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			       PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+			       PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_CALLCHAIN,
+		.sample_id_all = 1,
+		.comm = 1,
+		.mmap = 1,
+		.mmap2 = 1,
+		.task = 1,
+	};
+	return a;
+}
+
+static u64 sample_time(int i)
+{
+	return 5000000000ULL + (u64)i * 1000000ULL;   /* 5.000000, 5.001000 ... */
+}
+
+static u64 sample_ip(int i)
+{
+	return i % 2 ? (u64)(uintptr_t)&fmt_marker_beta + 4
+		     : (u64)(uintptr_t)&fmt_marker_alpha + 8;
+}
+
+/* IDENTIFIER, IP, TID, TIME, CPU, PERIOD, CALLCHAIN: the kernel's order. */
+static size_t build_sample(u64 *rec, int i, u32 pid)
+{
+	size_t n = 1;
+	rec[n++] = SAMPLE_ID;
+	rec[n++] = sample_ip(i);
+	rec[n++] = (u64)pid << 32 | pid;
+	rec[n++] = sample_time(i);
+	rec[n++] = (u64)(i % 2);
+	rec[n++] = PERIOD;
+	rec[n++] = 3;
+	rec[n++] = PERF_CONTEXT_USER;
+	rec[n++] = sample_ip(i);
+	rec[n++] = (u64)(uintptr_t)&fmt_marker_beta + 16;
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER,
+				       (u16)(n * 8) };
+	memcpy(rec, &h, sizeof(h));
+	return n * 8;
+}
+
+static void add_header_features(struct pd_writer *w, const struct self_map *m)
+{
+	struct utsname u;
+	uname(&u);
+	pd_writer_feat_string(w, PD_FEAT_HOSTNAME, u.nodename);
+	pd_writer_feat_string(w, PD_FEAT_OSRELEASE, u.release);
+	pd_writer_feat_string(w, PD_FEAT_VERSION, "ember-test");
+	pd_writer_feat_string(w, PD_FEAT_ARCH, u.machine);
+	pd_writer_feat_nrcpus(w, 2, 2);
+	pd_writer_feat_total_mem(w, 4000000);
+	char *argv[] = { "ember", "record", "--fmt-test-flag", NULL };
+	pd_writer_feat_cmdline(w, 3, argv);
+	pd_writer_feat_event_desc(w);
+	char *cores[] = { "0-1" }, *threads[] = { "0", "1" }, *dies[] = { "0-1" };
+	u32 core_id[] = { 0, 1 }, socket_id[] = { 0, 0 }, die_id[] = { 0, 0 };
+	struct pd_cpu_topology t = {
+		.nr_cores = 1, .core_siblings = cores,
+		.nr_threads = 2, .thread_siblings = threads,
+		.nr_cpus = 2, .core_id = core_id, .socket_id = socket_id,
+		.die_id = die_id, .nr_dies = 1, .die_siblings = dies,
+	};
+	pd_writer_feat_cpu_topology(w, &t);
+	struct pd_numa_node node = { 0, 1234567, 654321, "0-1" };
+	pd_writer_feat_numa(w, &node, 1);
+	if (m->build_id_size) {
+		struct pd_build_id b = { .pid = -1, .cpumode = PERF_RECORD_MISC_USER,
+					 .size = m->build_id_size, .filename = m->path };
+		b.pid = (s32)getpid();
+		memcpy(b.id, m->build_id, m->build_id_size);
+		pd_writer_feat_build_ids(w, &b, 1);
+	}
+}
+
+/* One attr, COMM, MMAP2 of our text (build-id variant), NSAMPLES samples. */
+static int write_clock_file(const char *path, bool pipe, const struct self_map *m,
+			    bool close_it)
+{
+	u32 pid = (u32)getpid();
+	struct perf_event_attr a = clock_attr();
+	u64 id = SAMPLE_ID;
+	struct pd_writer *w = pd_writer_open(path, pipe);
+	if (!w)
+		return -1;
+	int bad = pd_writer_add_attr(w, &a, "cpu-clock", &id, 1);
+	add_header_features(w, m);
+	bad |= pd_writer_begin(w);
+	struct pd_sample_id sid = { pid, pid, 1000, SAMPLE_ID, 0 };
+	bad |= pd_write_comm(w, &a, pid, pid, "fmtcomm", false, &sid);
+	struct pd_mmap2 mm = {
+		.pid = pid, .tid = pid, .start = m->start, .len = m->end - m->start,
+		.pgoff = m->pgoff, .prot = PROT_READ | PROT_EXEC, .flags = MAP_PRIVATE,
+		.cpumode = PERF_RECORD_MISC_USER, .filename = m->path,
+		.build_id = m->build_id_size ? m->build_id : NULL,
+		.build_id_size = m->build_id_size,
+	};
+	if (!m->build_id_size)
+		mm.maj = m->maj, mm.min = m->min, mm.ino = m->ino;
+	bad |= pd_write_mmap2(w, &a, &mm, &sid);
+	bad |= pd_writer_finished_round(w);
+	u64 rec[32];
+	for (int i = 0; i < NSAMPLES; i++)
+		bad |= pd_writer_write(w, rec, build_sample(rec, i, pid));
+	bad |= pd_writer_finished_round(w);
+	bad |= pd_writer_feat_sample_time(w, sample_time(0), sample_time(NSAMPLES - 1));
+	if (!close_it) {
+		pd_writer_abort(w);
+		return bad ? -1 : 0;
+	}
+	return pd_writer_close(w) || bad ? -1 : 0;
+}
+
+/* perf script lines for our samples, one per sample. */
+static const char *SCRIPT_FIELDS = "-F comm,pid,tid,cpu,time,event,ip,sym,symoff,dso";
+
+static int perf_script(const char *input, bool from_pipe, struct strbuf *out)
+{
+	char *cmd = from_pipe
+		? xasprintf("cat '%s' | perf script -i - -G %s 2>%s/script.err", input,
+			    SCRIPT_FIELDS, tmpdir)
+		: xasprintf("perf script -i '%s' -G %s 2>%s/script.err", input,
+			    SCRIPT_FIELDS, tmpdir);
+	int rc = run(cmd, out);
+	free(cmd);
+	return rc;
+}
+
+/* Every sample line shows comm, pid/tid, cpu, time, symbol and dso. */
+static void check_sample_lines(const char *text, const struct self_map *m)
+{
+	u32 pid = (u32)getpid();
+	char who[64], when[64];
+	for (int i = 0; i < NSAMPLES; i++) {
+		u64 t = sample_time(i);
+		snprintf(who, sizeof(who), " %u/%u [%03d] ", pid, pid, i % 2);
+		snprintf(when, sizeof(when), " %llu.%06llu: ",
+			 (unsigned long long)(t / 1000000000ULL),
+			 (unsigned long long)(t % 1000000000ULL / 1000));
+		const char *at = strstr(text, when);
+		CHECK(at, "no line with time '%s' in:\n%s", when, text);
+		if (!at)
+			continue;
+		const char *bol = at;
+		while (bol > text && bol[-1] != '\n')
+			bol--;
+		char *l = xasprintf("%.*s", (int)(at - bol + strcspn(at, "\n")), bol);
+		const char *sym = i % 2 ? "fmt_marker_beta+0x4 " : "fmt_marker_alpha+0x8 ";
+		CHECK(strstr(l, "fmtcomm "), "comm missing: %s", l);
+		CHECK(strstr(l, " cpu-clock: "), "event name missing: %s", l);
+		CHECK(strstr(l, who), "want '%s': %s", who, l);
+		CHECK(strstr(l, sym), "want %s: %s", sym, l);
+		CHECK(strstr(l, m->path), "want dso %s: %s", m->path, l);
+		free(l);
+	}
+}
+
+/* ---- Tests -------------------------------------------------------------------- */
+
+static void test_file_header_layout(void)
+{
+	char *path = tmp_path("layout.data");
+	struct perf_event_attr a = clock_attr();
+	u64 ids[2] = { 7, 8 };
+	struct pd_writer *w = pd_writer_open(path, false);
+	CHECK(w, "%s", err_msg());
+	if (!w)
+		return;
+	CHECK(!pd_writer_is_pipe(w), "a regular file became a pipe");
+	CHECK(pd_writer_add_attr(w, &a, "cpu-clock", ids, 2) == 0, "%s", err_msg());
+	CHECK(pd_writer_feat_string(w, PD_FEAT_HOSTNAME, "hostA") == 0, "%s", err_msg());
+	CHECK(pd_writer_feat_nrcpus(w, 4, 3) == 0, "%s", err_msg());
+	CHECK(pd_writer_begin(w) == 0, "%s", err_msg());
+
+	/* The placeholder: attrs and data findable, data size 0 = unfinished. */
+	size_t len;
+	u8 *f = slurp(path, &len);
+	u64 ids_size = 2 * 8, attrs_off = 104 + ids_size, data_off = attrs_off + 144;
+	CHECK(len == data_off, "placeholder file is %zu bytes, want %llu", len,
+	      (unsigned long long)data_off);
+	CHECK(!memcmp(f, "PERFILE2", 8), "magic %.8s", f);
+	CHECK(rd64(f + 8) == 104 && rd64(f + 16) == 144, "size %llu attr_size %llu",
+	      (unsigned long long)rd64(f + 8), (unsigned long long)rd64(f + 16));
+	CHECK(rd64(f + 24) == attrs_off && rd64(f + 32) == 144, "attrs section wrong");
+	CHECK(rd64(f + 40) == data_off && rd64(f + 48) == 0, "placeholder data %llu+%llu",
+	      (unsigned long long)rd64(f + 40), (unsigned long long)rd64(f + 48));
+	CHECK(rd64(f + 72) == 0, "placeholder claims features");
+	free(f);
+
+	u64 rec[32];
+	size_t n = build_sample(rec, 0, 1);
+	CHECK(pd_writer_write(w, rec, n) == 0, "%s", err_msg());
+	CHECK(pd_writer_data_size(w) == n, "data size %llu", (unsigned long long)pd_writer_data_size(w));
+	CHECK(pd_writer_close(w) == 0, "%s", err_msg());
+
+	f = slurp(path, &len);
+	CHECK(rd64(f + 48) == n, "final data size %llu want %zu", (unsigned long long)rd64(f + 48), n);
+	/* Feature bitmap: exactly HOSTNAME (3) and NRCPUS (7). */
+	CHECK(rd64(f + 72) == ((1ULL << 3) | (1ULL << 7)), "bitmap %llx",
+	      (unsigned long long)rd64(f + 72));
+	CHECK(rd64(f + 80) == 0 && rd64(f + 88) == 0 && rd64(f + 96) == 0, "high bits set");
+	/* The attr: size 128, its ids section pointing at 7 and 8. */
+	const u8 *fa = f + attrs_off;
+	CHECK(rd32(fa + 4) == sizeof(struct perf_event_attr) && rd32(fa + 4) == 128,
+	      "attr.size %u", rd32(fa + 4));
+	CHECK(rd64(fa + 128) == 104 && rd64(fa + 136) == 16, "ids section %llu+%llu",
+	      (unsigned long long)rd64(fa + 128), (unsigned long long)rd64(fa + 136));
+	CHECK(rd64(f + 104) == 7 && rd64(f + 112) == 8, "ids not 7, 8");
+	CHECK(!memcmp(f + data_off, rec, n), "data section differs from the record");
+	/* Section table after the data, then HOSTNAME: u32 64, "hostA", zeros. */
+	const u8 *sec = f + data_off + n;
+	u64 host_off = rd64(sec), host_size = rd64(sec + 8);
+	CHECK(host_off == data_off + n + 32 && host_size == 4 + 64, "hostname at %llu size %llu",
+	      (unsigned long long)host_off, (unsigned long long)host_size);
+	if (host_off + host_size <= len) {
+		CHECK(rd32(f + host_off) == 64 && !strcmp((char *)f + host_off + 4, "hostA"),
+		      "hostname body wrong");
+		CHECK(f[host_off + 4 + 63] == 0, "string not NUL padded");
+	}
+	u64 nr_off = rd64(sec + 16);
+	CHECK(rd64(sec + 24) == 8 && nr_off + 8 <= len && rd32(f + nr_off) == 4 &&
+	      rd32(f + nr_off + 4) == 3, "NRCPUS body wrong");
+	CHECK(len == nr_off + 8, "file is %zu bytes, features end at %llu", len,
+	      (unsigned long long)(nr_off + 8));
+	free(f);
+	free(path);
+}
+
+static void test_sample_id_trailer(void)
+{
+	struct perf_event_attr a = { .sample_id_all = 1,
+		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
+			       PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
+			       PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP };
+	CHECK(pd_sample_id_size(&a) == 48, "size %zu", pd_sample_id_size(&a));
+	struct perf_event_attr b = a;
+	b.sample_id_all = 0;
+	CHECK(pd_sample_id_size(&b) == 0, "no sample_id_all but %zu", pd_sample_id_size(&b));
+
+	char *path = tmp_path("synth.data");
+	struct pd_writer *w = pd_writer_open(path, false);
+	u64 id = 99;
+	pd_writer_add_attr(w, &a, NULL, &id, 1);
+	CHECK(pd_writer_begin(w) == 0, "%s", err_msg());
+	struct pd_sample_id sid = { 11, 12, 0x1122334455ULL, 99, 1 };
+	CHECK(pd_write_comm(w, &a, 11, 12, "abcdefgh", true, &sid) == 0, "%s", err_msg());
+	CHECK(pd_write_fork(w, &a, 11, 1, 12, 1, 777, &sid) == 0, "%s", err_msg());
+	u8 bid[20];
+	for (int i = 0; i < 20; i++)
+		bid[i] = (u8)(0xa0 + i);
+	struct pd_mmap2 m = { .pid = 11, .tid = 12, .start = 0x400000, .len = 0x1000,
+			      .pgoff = 0x2000, .prot = PROT_READ, .flags = MAP_PRIVATE,
+			      .cpumode = PERF_RECORD_MISC_USER, .build_id = bid,
+			      .build_id_size = 20, .filename = "/x/libz.so" };
+	CHECK(pd_write_mmap2(w, &a, &m, &sid) == 0, "%s", err_msg());
+	CHECK(pd_writer_close(w) == 0, "%s", err_msg());
+
+	size_t len;
+	u8 *f = slurp(path, &len);
+	const u8 *r = f + rd64(f + 40);
+	/* COMM: 8 header + 8 pid/tid + 16 ("abcdefgh" + NUL, padded) + 48. */
+	CHECK(rd32(r) == PERF_RECORD_COMM, "type %u", rd32(r));
+	CHECK(rd16(r + 4) == PERF_RECORD_MISC_COMM_EXEC, "exec flag missing");
+	CHECK(rd16(r + 6) == 80, "comm size %u", rd16(r + 6));
+	CHECK(!strcmp((char *)r + 16, "abcdefgh") && r[31] == 0, "comm text");
+	const u8 *t = r + 32;
+	CHECK(rd32(t) == 11 && rd32(t + 4) == 12, "trailer pid/tid");
+	CHECK(rd64(t + 8) == 0x1122334455ULL, "trailer time");
+	CHECK(rd64(t + 16) == 99 && rd64(t + 24) == 99, "trailer id/stream_id");
+	CHECK(rd32(t + 32) == 1 && rd32(t + 36) == 0, "trailer cpu");
+	CHECK(rd64(t + 40) == 99, "trailer identifier last");
+	r += 80;
+	CHECK(rd32(r) == PERF_RECORD_FORK && rd16(r + 6) == 8 + 24 + 48, "fork header");
+	CHECK(rd32(r + 8) == 11 && rd32(r + 12) == 1 && rd64(r + 24) == 777, "fork body");
+	r += 80;
+	u16 msize = rd16(r + 6);
+	CHECK(rd32(r) == PERF_RECORD_MMAP2, "mmap2 type %u", rd32(r));
+	CHECK(rd16(r + 4) == (PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID |
+				  PERF_RECORD_MISC_MMAP_DATA), "mmap2 misc %x", rd16(r + 4));
+	CHECK(msize % 8 == 0 && msize == 8 + 8 + 24 + 24 + 8 + 16 + 48, "mmap2 size %u", msize);
+	CHECK(rd64(r + 16) == 0x400000 && rd64(r + 24) == 0x1000 && rd64(r + 32) == 0x2000,
+	      "mmap2 range");
+	CHECK(r[40] == 20 && !memcmp(r + 44, bid, 20), "build-id bytes");
+	CHECK(rd32(r + 64) == PROT_READ && rd32(r + 68) == MAP_PRIVATE, "prot/flags");
+	CHECK(!strcmp((char *)r + 72, "/x/libz.so"), "mmap2 name");
+	CHECK(rd64(r + msize - 8) == 99, "mmap2 identifier");
+	free(f);
+	free(path);
+}
+
+static void test_buffering(void)
+{
+	char *path = tmp_path("buffer.data");
+	struct perf_event_attr a = clock_attr();
+	struct pd_writer *w = pd_writer_open(path, false);
+	pd_writer_add_attr(w, &a, NULL, NULL, 0);
+	pd_writer_begin(w);
+	struct stat st;
+	stat(path, &st);
+	off_t base = st.st_size;
+	u64 rec[32];
+	size_t n = build_sample(rec, 0, 1);
+	for (int i = 0; i < 100; i++)
+		pd_writer_write(w, rec, n);
+	stat(path, &st);
+	CHECK(st.st_size == base, "small writes hit the disk at once (%lld > %lld)",
+	      (long long)st.st_size, (long long)base);
+	CHECK(pd_writer_data_size(w) == 100 * n, "data size counts buffered bytes");
+	pd_writer_finished_round(w);
+	stat(path, &st);
+	CHECK(st.st_size == base + (off_t)(100 * n + 8), "round did not flush: %lld",
+	      (long long)st.st_size);
+	/* A big piece goes straight through. */
+	size_t big = 4u << 20;
+	u8 *blob = xcalloc(1, big);
+	for (size_t off = 0; off < big; off += 4096) {
+		struct perf_event_header h = { 100, 0, 4096 };
+		memcpy(blob + off, &h, sizeof(h));
+	}
+	CHECK(pd_writer_write(w, blob, big) == 0, "%s", err_msg());
+	stat(path, &st);
+	CHECK(st.st_size == base + (off_t)(100 * n + 8 + big), "big write was buffered");
+	free(blob);
+	CHECK(pd_writer_close(w) == 0, "%s", err_msg());
+	free(path);
+}
+
+static void test_build_id_feature_layout(void)
+{
+	char *path = tmp_path("bid.data");
+	struct perf_event_attr a = clock_attr();
+	struct pd_writer *w = pd_writer_open(path, false);
+	pd_writer_add_attr(w, &a, NULL, NULL, 0);
+	struct pd_build_id ids[2] = {
+		{ .pid = -1, .cpumode = PERF_RECORD_MISC_KERNEL, .size = 20,
+		  .filename = "[kernel.kallsyms]" },
+		{ .pid = 5, .cpumode = PERF_RECORD_MISC_USER, .size = 8,
+		  .filename = "/usr/lib/x" },
+	};
+	memset(ids[0].id, 0x11, 20);
+	memset(ids[1].id, 0x22, 8);
+	pd_writer_begin(w);
+	CHECK(pd_writer_feat_build_ids(w, ids, 1) == 0, "%s", err_msg());
+	CHECK(pd_writer_feat_build_ids(w, ids + 1, 1) == 0, "%s", err_msg());
+	CHECK(pd_writer_close(w) == 0, "%s", err_msg());
+	size_t len;
+	u8 *f = slurp(path, &len);
+	CHECK(rd64(f + 72) == 1ULL << PD_FEAT_BUILD_ID, "bitmap %llx", (unsigned long long)rd64(f + 72));
+	const u8 *sec = f + rd64(f + 40) + rd64(f + 48);
+	const u8 *b = f + rd64(sec), *end = b + rd64(sec + 8);
+	int n = 0;
+	while (b + 36 <= end && n < 3) {
+		u16 misc = rd16(b + 4), size = rd16(b + 6);
+		const struct pd_build_id *want = &ids[n];
+		CHECK(size % 8 == 0 && size >= 36 + 64, "record size %u", size);
+		CHECK(misc == (want->cpumode | (1 << 15)), "misc %x", misc);
+		CHECK((s32)rd32(b + 8) == want->pid, "pid");
+		CHECK(!memcmp(b + 12, want->id, want->size) && b[32] == want->size, "id/size");
+		CHECK(!strcmp((char *)b + 36, want->filename), "name %s", b + 36);
+		b += size ? size : 36;
+		n++;
+	}
+	CHECK(n == 2 && b == end, "%d build-id records", n);
+	free(f);
+	free(path);
+}
+
+static void test_topology_matches_nrcpus(void)
+{
+	char *cores[] = { "0-1" }, *threads[] = { "0", "1" }, *dies[] = { "0-1" };
+	u32 ids[] = { 5, 6 };
+	struct pd_cpu_topology t = {
+		.nr_cores = 1, .core_siblings = cores, .nr_threads = 2,
+		.thread_siblings = threads, .nr_cpus = 2, .core_id = ids,
+		.socket_id = ids, .die_id = ids, .nr_dies = 1, .die_siblings = dies,
+	};
+	struct perf_event_attr a = clock_attr();
+	/* strings: 1 + 2 + 1 of 4 + 64 bytes; three u32 counts. */
+	u64 fixed = 4 * 68 + 3 * 4;
+	for (int with_nrcpus = 0; with_nrcpus < 2; with_nrcpus++) {
+		char *path = tmp_path("topo.data");
+		struct pd_writer *w = pd_writer_open(path, false);
+		pd_writer_add_attr(w, &a, NULL, NULL, 0);
+		if (with_nrcpus)
+			pd_writer_feat_nrcpus(w, 3, 2);
+		CHECK(pd_writer_feat_cpu_topology(w, &t) == 0, "%s", err_msg());
+		CHECK(pd_writer_close(w) == 0, "%s", err_msg());
+		size_t len;
+		u8 *f = slurp(path, &len);
+		u64 off = 0, size = 0;
+		u64 ncpu = with_nrcpus ? 3 : 2;
+		CHECK(feature_section(f, len, PD_FEAT_CPU_TOPOLOGY, &off, &size), "no section");
+		CHECK(size == fixed + ncpu * 12, "topology of %llu bytes for %llu CPUs",
+		      (unsigned long long)size, (unsigned long long)ncpu);
+		/* Core/socket ids of CPU 1 follow the strings; CPU 2 is zero. */
+		const u8 *per_cpu = f + off + 4 + 68 + 4 + 2 * 68;
+		if (off + size <= len) {
+			CHECK(rd32(per_cpu + 8) == 6 && rd32(per_cpu + 12) == 6, "CPU 1 ids");
+			if (with_nrcpus)
+				CHECK(rd32(per_cpu + 16) == 0, "CPU 2 ids not zero");
+		}
+		free(f);
+		free(path);
+	}
+}
+
+static void test_perf_script_file(void)
+{
+	if (perf_missing) {
+		SKIP(test_perf_script_file, perf_missing);
+		return;
+	}
+	struct self_map m = { 0 };
+	CHECK(find_text_map(&m) == 0, "no text mapping of ourselves");
+	dl_iterate_phdr(note_cb, &m);
+	char *path = tmp_path("clock.data");
+	CHECK(write_clock_file(path, false, &m, true) == 0, "%s", err_msg());
+	struct strbuf out = { 0 };
+	int rc = perf_script(path, false, &out);
+	CHECK(rc == 0, "perf script exited %d", rc);
+	check_sample_lines(out.s, &m);
+	CHECK(count_lines_with(out.s, "fmtcomm") == NSAMPLES, "want %d samples:\n%s", NSAMPLES, out.s);
+
+	/* With call graphs: the caller frame resolves too. */
+	char *cmd = xasprintf("perf script -i '%s' 2>/dev/null", path);
+	rc = run(cmd, &out);
+	free(cmd);
+	CHECK(rc == 0 && count_lines_with(out.s, "fmt_marker_beta+0x10") == NSAMPLES,
+	      "caller frames:\n%s", out.s);
+	CHECK(strstr(out.s, "cpu-clock"), "event name missing:\n%s", out.s);
+	sb_free(&out);
+	free(path);
+}
+
+static void test_perf_header(void)
+{
+	if (perf_missing) {
+		SKIP(test_perf_header, perf_missing);
+		return;
+	}
+	struct self_map m = { 0 };
+	find_text_map(&m);
+	dl_iterate_phdr(note_cb, &m);
+	char *path = tmp_path("header.data");
+	CHECK(write_clock_file(path, false, &m, true) == 0, "%s", err_msg());
+	struct strbuf out = { 0 };
+	char *cmd = xasprintf("perf report -i '%s' --header-only -I 2>&1", path);
+	int rc = run(cmd, &out);
+	free(cmd);
+	CHECK(rc == 0, "perf report exited %d:\n%s", rc, out.s);
+	struct utsname u;
+	uname(&u);
+	char host[300], rel[300];
+	snprintf(host, sizeof(host), "# hostname : %s\n", u.nodename);
+	snprintf(rel, sizeof(rel), "# os release : %s\n", u.release);
+	const char *want[] = {
+		host, rel, "# perf version : ember-test", "# arch : x86_64",
+		"# nrcpus online : 2", "# nrcpus avail : 2", "# total memory : 4000000 kB",
+		"# cmdline : ember record --fmt-test-flag",
+		"# event : name = cpu-clock", "id = { 4242 }",
+		"# sibling sockets : 0-1", "# sibling dies    : 0-1",
+		"# sibling threads : 0", "# sibling threads : 1",
+		"# CPU 0: Core ID 0, Die ID 0, Socket ID 0",
+		"# CPU 1: Core ID 1, Die ID 0, Socket ID 0",
+		"# node0 meminfo  : total = 1234567 kB, free = 654321 kB",
+		"# node0 cpu list : 0-1",
+		"# sample duration :",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
+		CHECK(strstr(out.s, want[i]), "missing '%s' in:\n%s", want[i], out.s);
+
+	if (m.build_id_size) {
+		char idhex[41];
+		hex(m.build_id, m.build_id_size, idhex);
+		cmd = xasprintf("perf buildid-list -i '%s' 2>&1", path);
+		rc = run(cmd, &out);
+		free(cmd);
+		char *line = xasprintf("%s %s", idhex, m.path);
+		CHECK(rc == 0 && strstr(out.s, line), "want '%s' in:\n%s", line, out.s);
+		free(line);
+	} else {
+		printf("SKIP: test_perf_header_build_id: test binary has no build-id\n");
+	}
+	sb_free(&out);
+	free(path);
+}
+
+static void test_perf_script_pipe(void)
+{
+	if (perf_missing) {
+		SKIP(test_perf_script_pipe, perf_missing);
+		return;
+	}
+	struct self_map m = { 0 };
+	find_text_map(&m);
+	dl_iterate_phdr(note_cb, &m);
+	char *fpath = tmp_path("cmp.data"), *ppath = tmp_path("cmp.pipe");
+	CHECK(write_clock_file(fpath, false, &m, true) == 0, "%s", err_msg());
+	CHECK(write_clock_file(ppath, true, &m, true) == 0, "%s", err_msg());
+	size_t len;
+	u8 *p = slurp(ppath, &len);
+	CHECK(len > 16 && !memcmp(p, "PERFILE2", 8) && rd64(p + 8) == 16, "pipe header");
+	/* Features given before begin lead the stream, HOSTNAME (3) first. */
+	CHECK(len > 32 && rd32(p + 16) == PD_RECORD_HEADER_FEATURE && rd64(p + 24) == 3,
+	      "stream starts with record %u", rd32(p + 16));
+	free(p);
+	struct strbuf a = { 0 }, b = { 0 };
+	CHECK(perf_script(fpath, false, &a) == 0, "file script failed");
+	CHECK(perf_script(ppath, true, &b) == 0, "pipe script failed");
+	check_sample_lines(b.s, &m);
+	CHECK(!strcmp(a.s, b.s), "file and pipe output differ:\n%s\n---\n%s", a.s, b.s);
+
+	/* The stream's features reach perf too. */
+	char *cmd = xasprintf("cat '%s' | perf report -i - --header-only -I 2>&1", ppath);
+	run(cmd, &b);
+	free(cmd);
+	CHECK(strstr(b.s, "# cmdline : ember record --fmt-test-flag") &&
+	      strstr(b.s, "# CPU 1: Core ID 1, Die ID 0, Socket ID 0"),
+	      "pipe header:\n%s", b.s);
+	sb_free(&a);
+	sb_free(&b);
+	free(fpath);
+	free(ppath);
+}
+
+/* ---- Tracepoints ------------------------------------------------------------- */
+
+struct tp_field {
+	char name[64];
+	int offset, size;
+};
+
+/* Parses "field:TYPE NAME[N];\toffset:O;\tsize:S;" lines of a format file. */
+static int parse_fields(const char *fmt, struct tp_field *fl, int max)
+{
+	int n = 0;
+	for (const char *p = fmt; (p = strstr(p, "field:")) && n < max; p++) {
+		const char *semi = strchr(p, ';');
+		if (!semi)
+			break;
+		const char *q = semi;
+		while (q > p && q[-1] != ' ')
+			q--;
+		int nl = (int)strcspn(q, "[;");
+		snprintf(fl[n].name, sizeof(fl[n].name), "%.*s", nl, q);
+		if (sscanf(semi, "; offset:%d; size:%d;", &fl[n].offset, &fl[n].size) == 2 ||
+		    sscanf(semi, ";\toffset:%d;\tsize:%d;", &fl[n].offset, &fl[n].size) == 2)
+			n++;
+	}
+	return n;
+}
+
+static void put_field(u8 *raw, const struct tp_field *fl, int n, const char *name,
+		      const void *v, int vlen)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(fl[i].name, name))
+			memcpy(raw + fl[i].offset, v, MIN(vlen, fl[i].size));
+}
+
+struct tracefs {
+	char *header_page, *header_event, *format;
+	size_t hp_len, he_len, fmt_len;
+	int id;
+};
+
+static const char *load_tracefs(struct tracefs *t)
+{
+	const char *base = "/sys/kernel/tracing/events";
+	char path[256];
+	snprintf(path, sizeof(path), "%s/header_page", base);
+	t->header_page = read_text_file(path, &t->hp_len);
+	snprintf(path, sizeof(path), "%s/header_event", base);
+	t->header_event = read_text_file(path, &t->he_len);
+	snprintf(path, sizeof(path), "%s/sched/sched_switch/format", base);
+	t->format = read_text_file(path, &t->fmt_len);
+	snprintf(path, sizeof(path), "%s/sched/sched_switch/id", base);
+	char *id = read_text_file(path, NULL);
+	t->id = id ? atoi(id) : 0;
+	free(id);
+	if (!t->header_page || !t->header_event || !t->format || !t->id)
+		return "tracefs not readable at /sys/kernel/tracing";
+	return NULL;
+}
+
+static void free_tracefs(struct tracefs *t)
+{
+	free(t->header_page);
+	free(t->header_event);
+	free(t->format);
+}
+
+/* A sched_switch sample: raw data built to the format file. */
+static size_t build_switch_sample(u64 *rec, const struct tracefs *tf, int i)
+{
+	struct tp_field fl[32];
+	int nf = parse_fields(tf->format, fl, 32);
+	int size = 0;
+	for (int k = 0; k < nf; k++)
+		size = MAX(size, fl[k].offset + fl[k].size);
+	/* The kernel pads u32 size + raw data to 8 bytes. */
+	u32 raw_size = (u32)((4 + size + 7) / 8 * 8 - 4);
+	u8 raw[512] = { 0 };
+	u16 type = (u16)tf->id;
+	int pid = 111 + i, next = 222 + i, prio = 120;
+	long state = 1;
+	const char *prev_comm = "alpha-task", *next_comm = "beta-task";
+	put_field(raw, fl, nf, "common_type", &type, 2);
+	put_field(raw, fl, nf, "common_pid", &pid, 4);
+	put_field(raw, fl, nf, "prev_comm", prev_comm, (int)strlen(prev_comm) + 1);
+	put_field(raw, fl, nf, "prev_pid", &pid, 4);
+	put_field(raw, fl, nf, "prev_prio", &prio, 4);
+	put_field(raw, fl, nf, "prev_state", &state, sizeof(state));
+	put_field(raw, fl, nf, "next_comm", next_comm, (int)strlen(next_comm) + 1);
+	put_field(raw, fl, nf, "next_pid", &next, 4);
+	put_field(raw, fl, nf, "next_prio", &prio, 4);
+
+	/* IDENTIFIER, TID, TIME, CPU, PERIOD, RAW */
+	u8 *p = (u8 *)rec + 8;
+	u64 v[] = { SAMPLE_ID, (u64)pid << 32 | (u32)pid, sample_time(i), 0, 1 };
+	memcpy(p, v, sizeof(v));
+	p += sizeof(v);
+	memcpy(p, &raw_size, 4);
+	memcpy(p + 4, raw, raw_size);
+	p += 4 + raw_size;
+	size_t n = (size_t)(p - (u8 *)rec);
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL, (u16)n };
+	memcpy(rec, &h, sizeof(h));
+	return n;
+}
+
+static int write_switch_file(const char *path, bool pipe, const struct tracefs *tf,
+			     const char *cmdlines)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_TRACEPOINT, .config = (u64)tf->id, .sample_period = 1,
+		.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			       PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW,
+		.sample_id_all = 1,
+	};
+	u64 id = SAMPLE_ID;
+	struct pd_writer *w = pd_writer_open(path, pipe);
+	if (!w)
+		return -1;
+	int bad = pd_writer_add_attr(w, &a, "sched:sched_switch", &id, 1);
+	struct pd_tracing_event ev = { "sched", tf->format, tf->fmt_len };
+	struct pd_tracing t = {
+		.header_page = tf->header_page, .header_page_len = tf->hp_len,
+		.header_event = tf->header_event, .header_event_len = tf->he_len,
+		.events = &ev, .nr_events = 1,
+		.cmdlines = cmdlines, .cmdlines_len = strlen(cmdlines),
+	};
+	bad |= pd_writer_feat_tracing_data(w, &t);
+	bad |= pd_writer_begin(w);
+	u64 rec[64];
+	for (int i = 0; i < 3; i++)
+		bad |= pd_writer_write(w, rec, build_switch_sample(rec, tf, i));
+	bad |= pd_writer_finished_round(w);
+	return pd_writer_close(w) || bad ? -1 : 0;
+}
+
+/* Bytes of the tracing data write_switch_file sends, from the layout:
+ * magic, "0.6", endian, long size, page size, header_page, header_event,
+ * no ftrace formats, one system of one event, empty kallsyms and printk,
+ * saved cmdlines. */
+static size_t tracing_len(const struct tracefs *tf, const char *cmdlines)
+{
+	return 10 + 4 + 1 + 1 + 4 + 12 + 8 + tf->hp_len + 13 + 8 + tf->he_len + 4 +
+	       4 + 6 + 4 + 8 + tf->fmt_len + 4 + 4 + 8 + strlen(cmdlines);
+}
+
+/* HEADER_TRACING_DATA: a 12-byte record, the data, zeros to 8 bytes. */
+static void check_tracing_record(const char *ppath, size_t want_len)
+{
+	size_t len;
+	u8 *p = slurp(ppath, &len);
+	const u8 *r = p + 16;
+	while (r + 8 <= p + len && rd32(r) != PD_RECORD_HEADER_TRACING_DATA)
+		r += rd16(r + 6) ? rd16(r + 6) : len;
+	CHECK(r + 12 <= p + len, "no HEADER_TRACING_DATA record");
+	if (r + 12 <= p + len) {
+		CHECK(rd16(r + 6) == 12 && rd32(r + 8) == (want_len + 7) / 8 * 8,
+		      "tracing record %u, size %u for %zu bytes", rd16(r + 6), rd32(r + 8),
+		      want_len);
+		CHECK(!memcmp(r + 12, "\027\010\104tracing0.6", 14), "tracing magic/version");
+		const u8 *after = r + 12 + rd32(r + 8);
+		CHECK(after + 8 <= p + len && rd32(after) == PERF_RECORD_SAMPLE,
+		      "record after tracing data: %u", rd32(after));
+	}
+	free(p);
+}
+
+static void check_switch_output(const char *text)
+{
+	for (int i = 0; i < 3; i++) {
+		char want[128];
+		snprintf(want, sizeof(want), "prev_comm=alpha-task prev_pid=%d", 111 + i);
+		CHECK(strstr(text, want), "missing '%s' in:\n%s", want, text);
+		snprintf(want, sizeof(want), "next_comm=beta-task next_pid=%d", 222 + i);
+		CHECK(strstr(text, want), "missing '%s' in:\n%s", want, text);
+	}
+	CHECK(count_lines_with(text, "sched:sched_switch:") == 3, "want 3 events:\n%s", text);
+}
+
+/* Two cmdline lengths, so at least one needs padding in the stream. */
+static void test_tracepoint(void)
+{
+	struct tracefs tf = { 0 };
+	const char *why = perf_missing ? perf_missing : load_tracefs(&tf);
+	if (why) {
+		SKIP(test_tracepoint, why);
+		free_tracefs(&tf);
+		return;
+	}
+	const char *cmdlines[] = { "111 alpha-task\n", "111 alpha-task\n\n" };
+	char *fpath = tmp_path("switch.data"), *ppath = tmp_path("switch.pipe");
+	struct strbuf a = { 0 }, b = { 0 };
+	for (int v = 0; v < 2; v++) {
+		CHECK(write_switch_file(fpath, false, &tf, cmdlines[v]) == 0, "%s", err_msg());
+		CHECK(write_switch_file(ppath, true, &tf, cmdlines[v]) == 0, "%s", err_msg());
+		char *cmd = xasprintf("perf script -i '%s' 2>&1", fpath);
+		int rc = run(cmd, &a);
+		free(cmd);
+		CHECK(rc == 0, "perf script exited %d:\n%s", rc, a.s);
+		check_switch_output(a.s);
+		cmd = xasprintf("cat '%s' | perf script -i - 2>&1", ppath);
+		rc = run(cmd, &b);
+		free(cmd);
+		CHECK(rc == 0 && !strcmp(a.s, b.s), "pipe differs (rc %d):\n%s\n---\n%s", rc,
+		      a.s, b.s);
+		check_tracing_record(ppath, tracing_len(&tf, cmdlines[v]));
+	}
+	sb_free(&a);
+	sb_free(&b);
+	free(fpath);
+	free(ppath);
+	free_tracefs(&tf);
+}
+
+/* ---- Failure paths -------------------------------------------------------------- */
+
+static void test_abort_keeps_data(void)
+{
+	struct self_map m = { 0 };
+	find_text_map(&m);
+	dl_iterate_phdr(note_cb, &m);
+	char *path = tmp_path("abort.data");
+	CHECK(write_clock_file(path, false, &m, false) == 0, "%s", err_msg());
+	size_t len;
+	u8 *f = slurp(path, &len);
+	u64 data_size = rd64(f + 48);
+	CHECK(data_size > 0 && rd64(f + 40) + data_size <= len, "aborted data size %llu",
+	      (unsigned long long)data_size);
+	free(f);
+	if (perf_missing) {
+		SKIP(test_abort_keeps_data_perf, perf_missing);
+	} else {
+		struct strbuf out = { 0 };
+		CHECK(perf_script(path, false, &out) == 0, "perf script failed");
+		check_sample_lines(out.s, &m);
+		sb_free(&out);
+	}
+
+	/* A record cut in half at abort is left outside data.size. */
+	struct perf_event_attr a = clock_attr();
+	u64 id = SAMPLE_ID, rec[32];
+	struct pd_writer *w = pd_writer_open(path, false);
+	pd_writer_add_attr(w, &a, NULL, &id, 1);
+	pd_writer_begin(w);
+	size_t n = build_sample(rec, 0, 1);
+	pd_writer_write(w, rec, n);
+	pd_writer_finished_round(w);
+	pd_writer_write(w, rec, n);
+	pd_writer_write(w, rec, n / 2);
+	pd_writer_abort(w);
+	f = slurp(path, &len);
+	CHECK(rd64(f + 48) == 2 * n + 8, "data size %llu, want %zu (whole records)",
+	      (unsigned long long)rd64(f + 48), 2 * n + 8);
+	free(f);
+	free(path);
+}
+
+static void test_full_device(void)
+{
+	struct perf_event_attr a = clock_attr();
+	u64 rec[32];
+	for (int pipe = 0; pipe < 2; pipe++) {
+		struct pd_writer *w = pd_writer_open("/dev/full", pipe);
+		CHECK(w, "%s", err_msg());
+		if (!w)
+			continue;
+		pd_writer_add_attr(w, &a, NULL, NULL, 0);
+		int rc = pd_writer_begin(w);
+		CHECK(rc < 0 && strstr(err_msg(), "No space left"), "begin: %d %s", rc, err_msg());
+		rc = pd_writer_write(w, rec, build_sample(rec, 0, 1));
+		CHECK(rc < 0, "write after a failure succeeded");
+		rc = pd_writer_close(w);
+		CHECK(rc < 0 && strstr(err_msg(), "/dev/full"), "close: %d %s", rc, err_msg());
+	}
+}
+
+/* A small tmpfs fills up mid-recording: the error is reported, and the
+ * file still reads, up to the last whole record on disk. */
+static void test_disk_fills_up(void)
+{
+	char *mnt = tmp_path("small");
+	mkdir(mnt, 0700);
+	if (mount("tmpfs", mnt, "tmpfs", 0, "size=256k") != 0) {
+		char *why = xasprintf("cannot mount a small tmpfs: %s", strerror(errno));
+		SKIP(test_disk_fills_up, why);
+		free(why);
+		free(mnt);
+		return;
+	}
+	struct self_map m = { 0 };
+	find_text_map(&m);
+	char *path = xasprintf("%s/full.data", mnt);
+	struct perf_event_attr a = clock_attr();
+	u64 id = SAMPLE_ID, rec[32];
+	struct pd_writer *w = pd_writer_open(path, false);
+	pd_writer_add_attr(w, &a, "cpu-clock", &id, 1);
+	CHECK(pd_writer_begin(w) == 0, "%s", err_msg());
+	u32 pid = (u32)getpid();
+	struct pd_mmap2 mm = { .pid = pid, .tid = pid, .start = m.start,
+			       .len = m.end - m.start, .pgoff = m.pgoff,
+			       .prot = PROT_READ | PROT_EXEC, .maj = m.maj, .min = m.min,
+			       .ino = m.ino, .cpumode = PERF_RECORD_MISC_USER,
+			       .filename = m.path };
+	pd_write_comm(w, &a, pid, pid, "fmtcomm", false, NULL);
+	pd_write_mmap2(w, &a, &mm, NULL);
+	int failed_at = -1;
+	for (int i = 0; i < 20000 && failed_at < 0; i++) {
+		if (pd_writer_write(w, rec, build_sample(rec, i % NSAMPLES, pid)) ||
+		    (i % 500 == 499 && pd_writer_finished_round(w)))
+			failed_at = i;
+	}
+	CHECK(failed_at >= 0 && strstr(err_msg(), "No space left"), "failed at %d: %s",
+	      failed_at, err_msg());
+	CHECK(pd_writer_close(w) < 0, "close after ENOSPC succeeded");
+	size_t len;
+	u8 *f = slurp(path, &len);
+	u64 off = rd64(f + 40), size = rd64(f + 48);
+	CHECK(size > 0 && off + size <= len, "data %llu+%llu in a %zu-byte file",
+	      (unsigned long long)off, (unsigned long long)size, len);
+	/* Whole records up to data.size exactly. */
+	u64 pos = 0;
+	while (pos + 8 <= size && rd16(f + off + pos + 6) >= 8)
+		pos += rd16(f + off + pos + 6);
+	CHECK(pos == size, "records end at %llu, data.size %llu", (unsigned long long)pos,
+	      (unsigned long long)size);
+	free(f);
+	if (!perf_missing) {
+		struct strbuf out = { 0 };
+		char *cmd = xasprintf("perf script -i '%s' -F comm,pid 2>/dev/null | wc -l", path);
+		run(cmd, &out);
+		free(cmd);
+		CHECK(atoi(out.s) > 100, "perf read %s samples from the full disk's file", out.s);
+		sb_free(&out);
+	}
+	umount(mnt);
+	free(path);
+	free(mnt);
+}
+
+static void test_misuse(void)
+{
+	char *path = tmp_path("misuse.data");
+	struct pd_writer *w = pd_writer_open(path, false);
+	u64 rec[32];
+	CHECK(pd_writer_begin(w) < 0 && strstr(err_msg(), "no events"), "%s", err_msg());
+	CHECK(pd_writer_write(w, rec, build_sample(rec, 0, 1)) < 0, "write before begin");
+	CHECK(pd_writer_feat_string(w, 0, "x") < 0, "feature 0 accepted");
+	CHECK(pd_writer_feat_string(w, PD_FEAT_MAX, "x") < 0, "feature 256 accepted");
+	struct perf_event_attr a = clock_attr();
+	pd_writer_add_attr(w, &a, NULL, NULL, 0);
+	pd_writer_begin(w);
+	CHECK(pd_writer_add_attr(w, &a, NULL, NULL, 0) < 0, "attr after begin accepted");
+	CHECK(pd_writer_close(w) == 0, "%s", err_msg());
+	CHECK(pd_writer_open("/nonexistent/dir/x", false) == NULL &&
+	      strstr(err_msg(), "/nonexistent/dir/x"), "%s", err_msg());
+	free(path);
+}
+
+static const char *find_perf(void)
+{
+	struct strbuf out = { 0 };
+	int rc = run("perf version 2>&1", &out);
+	bool ok = rc == 0 && strstr(out.s, "perf version");
+	sb_free(&out);
+	return ok ? NULL : "perf not installed (Debian package linux-perf)";
+}
+
+int main(void)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/ember-fmt-XXXXXX");
+	if (!mkdtemp(tmpdir)) {
+		printf("FAIL: setup: mkdtemp: %s\n", strerror(errno));
+		return 1;
+	}
+	perf_missing = find_perf();
+	RUN(test_file_header_layout);
+	RUN(test_sample_id_trailer);
+	RUN(test_buffering);
+	RUN(test_build_id_feature_layout);
+	RUN(test_topology_matches_nrcpus);
+	RUN(test_misuse);
+	RUN(test_full_device);
+	RUN(test_abort_keeps_data);
+	RUN(test_disk_fills_up);
+	RUN(test_perf_script_file);
+	RUN(test_perf_header);
+	RUN(test_perf_script_pipe);
+	RUN(test_tracepoint);
+	/* EMBER_TEST_KEEP=1 keeps the files for a look with perf by hand. */
+	char *cmd = xasprintf("rm -rf '%s'", tmpdir);
+	if (getenv("EMBER_TEST_KEEP"))
+		printf("# files kept in %s\n", tmpdir);
+	else if (system(cmd) != 0)
+		printf("# could not remove %s\n", tmpdir);
+	free(cmd);
+	return test_summary();
+}

@@ -1,0 +1,221 @@
+/* test-record.c - unit tests of record/'s pure pieces: the ring walk that
+ * counts samples and losses, /proc and cpuinfo parsing, the build-id table,
+ * and symbols/' build-id readers that record relies on. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "record/record-internal.h"
+#include "symbols/symbols.h"
+#include "tests/unit/test.h"
+
+/* Puts a record of size bytes (type, misc) at ring position pos,
+ * wrapping as the kernel does. */
+static void put_record(u8 *ring, u64 mask, u64 pos, u32 type, u16 misc,
+		       const u8 *body, u16 size)
+{
+	u8 rec[512] = {0};
+	struct perf_event_header h = { .type = type, .misc = misc, .size = size };
+	memcpy(rec, &h, sizeof(h));
+	if (body)
+		memcpy(rec + sizeof(h), body, size - sizeof(h));
+	for (u16 i = 0; i < size; i++)
+		ring[(pos + i) & mask] = rec[i];
+}
+
+struct seen { int calls; u16 size; };
+
+static void on_bid(void *ctx, u64 pos, u16 size)
+{
+	struct seen *s = ctx;
+	s->calls++;
+	s->size = size;
+}
+
+static void test_tally_walk_counts(void)
+{
+	u8 ring[256] = {0};
+	u64 mask = sizeof(ring) - 1;
+	/* Starts near the end so the records wrap around. */
+	u64 pos = 200, tail = pos;
+	u64 sample[5] = { 7, 0x1234, 0x0000000100000001ULL, 5000, 1 };
+	put_record(ring, mask, pos, PERF_RECORD_SAMPLE, 0, (u8 *)sample, 48);
+	pos += 48;
+	u64 lost[2] = { 7, 42 };
+	put_record(ring, mask, pos, PERF_RECORD_LOST, 0, (u8 *)lost, 24);
+	pos += 24;
+	sample[3] = 4000;
+	put_record(ring, mask, pos, PERF_RECORD_SAMPLE, 0, (u8 *)sample, 48);
+	pos += 48;
+	put_record(ring, mask, pos, PERF_RECORD_THROTTLE, 0, NULL, 32);
+	pos += 32;
+	u8 mmap2[96] = {0};
+	put_record(ring, mask, pos, PERF_RECORD_MMAP2,
+		   PERF_RECORD_MISC_MMAP_BUILD_ID, mmap2, 88);
+	pos += 88;
+
+	struct rec_tally t = {0};
+	struct seen s = {0};
+	rec_tally_walk(ring, mask, tail, pos, &t, on_bid, &s);
+	CHECK(t.samples == 2, "samples %llu", (unsigned long long)t.samples);
+	CHECK(t.lost == 42, "lost %llu", (unsigned long long)t.lost);
+	CHECK(t.throttles == 1, "throttles %llu", (unsigned long long)t.throttles);
+	CHECK(t.first_time == 4000 && t.last_time == 5000, "times %llu..%llu",
+	      (unsigned long long)t.first_time, (unsigned long long)t.last_time);
+	CHECK(s.calls == 1 && s.size == 88, "build-id records %d size %u",
+	      s.calls, s.size);
+}
+
+static void test_tally_walk_stops_on_garbage(void)
+{
+	u8 ring[64] = {0};     /* a zero-size header must not loop forever */
+	struct rec_tally t = {0};
+	rec_tally_walk(ring, sizeof(ring) - 1, 0, 64, &t, NULL, NULL);
+	CHECK(t.samples == 0, "samples %llu", (unsigned long long)t.samples);
+}
+
+static void test_maps_line(void)
+{
+	char line[] = "7f12a000-7f12c000 r-xp 00002000 fe:01 123456   "
+		      "/usr/lib/libx name.so\n";
+	struct rec_maps_line m;
+	CHECK(rec_parse_maps_line(line, &m) == 0, "parse failed");
+	CHECK(m.start == 0x7f12a000 && m.end == 0x7f12c000, "range");
+	CHECK(m.pgoff == 0x2000 && m.maj == 0xfe && m.min == 1 && m.ino == 123456,
+	      "pgoff %llx dev %x:%x ino %llu", (unsigned long long)m.pgoff,
+	      m.maj, m.min, (unsigned long long)m.ino);
+	CHECK(m.prot == (PROT_READ | PROT_EXEC) && m.flags == MAP_PRIVATE, "prot");
+	CHECK(!strcmp(m.name, "/usr/lib/libx name.so"), "name '%s'", m.name);
+
+	char anon[] = "7f000000-7f001000 rwxs 00000000 00:00 0 \n";
+	CHECK(rec_parse_maps_line(anon, &m) == 0, "anon parse failed");
+	CHECK(!strcmp(m.name, "//anon") && m.flags == MAP_SHARED, "anon '%s'", m.name);
+	char bad[] = "not a maps line";
+	CHECK(rec_parse_maps_line(bad, &m) < 0, "garbage accepted");
+}
+
+static void test_kernel_text(void)
+{
+	const char *ks = "0000000000000000 A fixed_percpu_data\n"
+			 "ffffffff81000000 T _text\n"
+			 "ffffffff81000000 T startup_64\n";
+	const char *iomem = "00001000-0009fbff : System RAM\n"
+			    "  01000000-02209987 : Kernel code\n"
+			    "  02400000-02e09fff : Kernel rodata\n";
+	u64 start = 0, len = 0;
+	CHECK(rec_kernel_text(ks, iomem, &start, &len) == 0, "%s", err_msg());
+	CHECK(start == 0xffffffff81000000ULL, "start %llx", (unsigned long long)start);
+	CHECK(len == 0x1209988, "len %llx", (unsigned long long)len);
+	CHECK(rec_kernel_text(ks, NULL, &start, &len) == 0 && len == ~0ULL - start,
+	      "no iomem: len %llx", (unsigned long long)len);
+	const char *hidden = "0000000000000000 T _text\n";
+	CHECK(rec_kernel_text(hidden, iomem, &start, &len) < 0, "hidden accepted");
+}
+
+static const char cpuinfo[] =
+	"processor\t: 0\n"
+	"vendor_id\t: AuthenticAMD\n"
+	"cpu family\t: 26\n"
+	"model\t\t: 2\n"
+	"model name\t: AMD   EPYC  9R45 \n"
+	"stepping\t: 1\n";
+
+static void test_cpuinfo(void)
+{
+	char out[128];
+	CHECK(rec_cpuid_from_cpuinfo(cpuinfo, out, sizeof(out)) == 0, "%s", err_msg());
+	CHECK(!strcmp(out, "AuthenticAMD,26,2,1"), "cpuid '%s'", out);
+	CHECK(rec_cpudesc_from_cpuinfo(cpuinfo, out, sizeof(out)) == 0, "%s", err_msg());
+	CHECK(!strcmp(out, "AMD EPYC 9R45"), "cpudesc '%s'", out);
+	CHECK(rec_cpuid_from_cpuinfo("processor : 0\n", out, sizeof(out)) < 0,
+	      "incomplete cpuinfo accepted");
+}
+
+static void test_notes_build_id(void)
+{
+	/* Two notes: an unrelated one first, then GNU build-id of 20 bytes. */
+	u8 blob[64] = {0}, id[20];
+	u32 n1[3] = { 6, 4, 0x101 };
+	memcpy(blob, n1, 12);
+	memcpy(blob + 12, "Linux\0\0\0", 8);
+	memcpy(blob + 20, "\1\2\3\4", 4);
+	u32 n2[3] = { 4, 20, 3 };
+	memcpy(blob + 24, n2, 12);
+	memcpy(blob + 36, "GNU\0", 4);
+	for (int i = 0; i < 20; i++)
+		blob[40 + i] = (u8)(0xa0 + i);
+	CHECK(sym_notes_build_id(blob, 60, id, sizeof(id)) == 20, "%s", err_msg());
+	CHECK(id[0] == 0xa0 && id[19] == 0xb3, "id %02x..%02x", id[0], id[19]);
+	CHECK(sym_notes_build_id(blob, 50, id, sizeof(id)) < 0, "truncated accepted");
+	char hex[41];
+	sym_build_id_hex(id, 2, hex);
+	CHECK(!strcmp(hex, "a0a1"), "hex '%s'", hex);
+}
+
+static void test_file_build_ids(void)
+{
+	u8 id[20];
+	int n = sym_read_build_id("/proc/self/exe", id, sizeof(id));
+	CHECK(n == 20, "own build-id: %d (%s)", n, err_msg());
+	CHECK(sym_read_build_id("/proc/self/status", id, sizeof(id)) < 0, "text file has one");
+	n = sym_kernel_build_id(id, sizeof(id));
+	CHECK(n == 20 || n < 0, "kernel build-id size %d", n);
+}
+
+static void test_bids_table(void)
+{
+	struct rec_bids b;
+	rec_bids_init(&b);
+	rec_bids_add(&b, "/usr/bin/true", 13, NULL, 0);
+	rec_bids_add(&b, "/usr/bin/true", 13, (const u8 *)"abcdefghijklmnopqrst", 20);
+	rec_bids_add(&b, "[vdso]", 6, NULL, 0);
+	rec_bids_add(&b, "//anon", 6, NULL, 0);
+	rec_bids_add(&b, "/tmp/x (deleted)", 16, NULL, 0);
+	CHECK(b.v.n == 1, "entries %zu", b.v.n);
+	CHECK(b.v.n && b.v.v[0].size == 20 && b.v.v[0].id[0] == 'a', "id not filled");
+
+	u8 rec[128] = {0};
+	struct perf_event_header h = { PERF_RECORD_MMAP2,
+				       PERF_RECORD_MISC_MMAP_BUILD_ID, 96 };
+	memcpy(rec, &h, sizeof(h));
+	rec[40] = 4;                        /* build_id_size */
+	memcpy(rec + 44, "\x11\x22\x33\x44", 4);
+	strcpy((char *)rec + 72, "/lib/libz.so");
+	rec_bids_note_mmap2(&b, rec, 96);
+	CHECK(b.v.n == 2 && !strcmp(b.v.v[1].filename, "/lib/libz.so") &&
+	      b.v.v[1].size == 4 && b.v.v[1].id[3] == 0x44, "mmap2 record not taken");
+	rec_bids_free(&b);
+}
+
+static void test_command_check(void)
+{
+	CHECK(rec_command_check("sh") == 0, "%s", err_msg());
+	CHECK(rec_command_check("/bin/sh") == 0, "%s", err_msg());
+	CHECK(rec_command_check("no-such-command-here") < 0, "found a ghost");
+	CHECK(strstr(err_msg(), "command not found"), "message '%s'", err_msg());
+	char path[] = "/tmp/ember-test-noexec-XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0, "mkstemp");
+	if (fd >= 0) {
+		fchmod(fd, 0644);
+		close(fd);
+		CHECK(rec_command_check(path) < 0, "non-executable accepted");
+		unlink(path);
+	}
+}
+
+int main(void)
+{
+	RUN(test_tally_walk_counts);
+	RUN(test_tally_walk_stops_on_garbage);
+	RUN(test_maps_line);
+	RUN(test_kernel_text);
+	RUN(test_cpuinfo);
+	RUN(test_notes_build_id);
+	RUN(test_file_build_ids);
+	RUN(test_bids_table);
+	RUN(test_command_check);
+	return test_summary();
+}

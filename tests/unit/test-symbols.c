@@ -1,0 +1,839 @@
+/* test-symbols.c - unit tests of symbols/: programs and libraries built
+ * here at test time, resolved through the mappings the kernel gave a
+ * running copy; debug files, build-ids, kallsyms, JIT maps, demangling,
+ * and a comparison with perf script on the same recording. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/common.h"
+#include "symbols/symbols.h"
+#include "tests/unit/test.h"
+
+static char tmpdir[] = "/tmp/ember-symtest-XXXXXX";
+
+/* ---- Helpers ------------------------------------------------------------ */
+
+static int sh(const char *fmt, ...) PRINTF_LIKE(1, 2);
+static int sh(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *cmd = NULL;
+	if (vasprintf(&cmd, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	int rc = system(cmd);
+	if (rc != 0)
+		printf("# command failed (%d): %s\n", rc, cmd);
+	free(cmd);
+	return rc;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		abort();
+	fputs(text, f);
+	fclose(f);
+}
+
+static char *tpath(const char *name)
+{
+	return xasprintf("%s/%s", tmpdir, name);
+}
+
+/* A defined symbol's value per nm(1), the reference for file addresses. */
+static u64 nm_value(const char *file, const char *name)
+{
+	char *cmd = xasprintf("nm --defined-only '%s' 2>/dev/null", file);
+	FILE *p = popen(cmd, "r");
+	free(cmd);
+	char line[512], sym[400], type;
+	unsigned long long v, found = 0;
+	while (p && fgets(line, sizeof(line), p))
+		if (sscanf(line, "%llx %c %399s", &v, &type, sym) == 3 && !strcmp(sym, name))
+			found = v;
+	if (p)
+		pclose(p);
+	return found;
+}
+
+static const char prog_src[] =
+	"#include <stdio.h>\n#include <unistd.h>\n"
+	"const char *lib_name(int i); void *lib_addr(int i);\n"
+	"static __attribute__((noinline, used)) int alpha(int x) { return x * 3 + 1; }\n"
+	"static __attribute__((noinline, used)) int beta(int x) { return x * 5 + alpha(x); }\n"
+	"__attribute__((noinline)) int gamma_fn(int x) { return beta(x) - 1; }\n"
+	"int main(void) {\n"
+	"  printf(\"alpha %p\\nbeta %p\\ngamma_fn %p\\n\", (void *)alpha, (void *)beta,\n"
+	"         (void *)gamma_fn);\n"
+	"  for (int i = 0; i < 2; i++) printf(\"%s %p\\n\", lib_name(i), lib_addr(i));\n"
+	"  printf(\"ready\\n\"); fflush(stdout); sleep(60); return gamma_fn(1) == 0;\n}\n";
+
+static const char lib_src[] =
+	"static __attribute__((noinline, used)) int lib_inner(int x) { return x * 7; }\n"
+	"__attribute__((noinline)) int lib_outer(int x) { return lib_inner(x) + 1; }\n"
+	"const char *lib_name(int i) { return i ? \"lib_outer\" : \"lib_inner\"; }\n"
+	"void *lib_addr(int i) { return i ? (void *)lib_outer : (void *)lib_inner; }\n";
+
+/* Builds the test programs once: libt.so (ordinary) and libv.so (linked
+ * at a non-zero base, so its segments' p_vaddr differ from p_offset),
+ * a PIE using libt and a non-PIE using libv. */
+static bool build_programs(void)
+{
+	static int built;   /* 1 ok, -1 failed */
+	if (built)
+		return built > 0;
+	char *prog = tpath("prog.c"), *lib = tpath("lib.c");
+	write_file(prog, prog_src);
+	write_file(lib, lib_src);
+	const char *d = tmpdir;
+	bool ok =
+		!sh("cc -O1 -g -fPIC -shared -Wl,--build-id -o %s/libt.so %s", d, lib) &&
+		!sh("cc -O1 -g -fPIC -shared -Wl,--build-id -Wl,-Ttext-segment=0x10000000"
+		    " -o %s/libv.so %s", d, lib) &&
+		!sh("cc -O1 -g -fPIE -pie -Wl,--build-id -o %s/pie %s -L%s -l:libt.so"
+		    " -Wl,-rpath,%s", d, prog, d, d) &&
+		!sh("cc -O1 -g -fno-pie -no-pie -Wl,--build-id -o %s/nopie %s -L%s"
+		    " -l:libv.so -Wl,-rpath,%s", d, prog, d, d);
+	free(prog);
+	free(lib);
+	built = ok ? 1 : -1;
+	return ok;
+}
+
+/* A running copy of a test program and the function addresses it
+ * printed (its own view of where the loader put them). */
+struct running {
+	pid_t pid;
+	int n;
+	char names[8][32];
+	u64 addrs[8];
+};
+
+static bool start_program(const char *path, struct running *r)
+{
+	memset(r, 0, sizeof(*r));
+	int fds[2];
+	if (pipe(fds) < 0)
+		return false;
+	r->pid = fork();
+	if (r->pid == 0) {
+		dup2(fds[1], 1);
+		close(fds[0]);
+		execl(path, path, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	FILE *out = fdopen(fds[0], "r");
+	char line[256];
+	unsigned long long a;
+	while (fgets(line, sizeof(line), out) && strncmp(line, "ready", 5))
+		if (r->n < 8 && sscanf(line, "%31s %llx", r->names[r->n], &a) == 2)
+			r->addrs[r->n++] = a;
+	fclose(out);
+	return r->n == 5;
+}
+
+static void stop_program(struct running *r)
+{
+	if (r->pid > 0) {
+		kill(r->pid, SIGKILL);
+		waitpid(r->pid, NULL, 0);
+	}
+}
+
+/* The mapping of pid holding addr, as /proc/PID/maps shows it. */
+static bool find_mapping(pid_t pid, u64 addr, u64 *start, u64 *pgoff, char *path, size_t cap)
+{
+	char file[64];
+	snprintf(file, sizeof(file), "/proc/%d/maps", (int)pid);
+	FILE *f = fopen(file, "r");
+	char line[1024];
+	bool found = false;
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi, off;
+		int pos = 0;
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &lo, &hi, &off, &pos) < 3)
+			continue;
+		if (addr >= lo && addr < hi) {
+			*start = lo;
+			*pgoff = off;
+			snprintf(path, cap, "%s", line + pos);
+			path[strcspn(path, "\n")] = '\0';
+			found = true;
+		}
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* Resolves each printed address through its mapping, as a report would
+ * resolve a sample there, and checks the name and the file address.
+ * reference: for each dso path, the unstripped file nm reads. */
+static void check_running(struct sym_ctx *c, struct running *r, const char *exe_ref)
+{
+	for (int i = 0; i < r->n; i++) {
+		u64 start = 0, pgoff = 0;
+		char path[512];
+		if (!find_mapping(r->pid, r->addrs[i], &start, &pgoff, path, sizeof(path))) {
+			CHECK(0, "no mapping holds %s at %#llx", r->names[i],
+			      (unsigned long long)r->addrs[i]);
+			continue;
+		}
+		struct sym_dso *d = sym_dso_get(c, path, NULL, 0, r->pid);
+		u64 fa = sym_map_to_file(d, r->addrs[i], start, pgoff);
+		bool in_exe = !strstr(path, ".so");
+		u64 want = nm_value(in_exe && exe_ref ? exe_ref : path, r->names[i]);
+		CHECK(want && fa == want, "%s: file address %#llx, nm says %#llx", r->names[i],
+		      (unsigned long long)fa, (unsigned long long)want);
+		for (u64 delta = 0; delta < 3; delta++) {
+			const struct sym *s = sym_lookup(d, fa + delta);
+			CHECK(s && !strcmp(s->name, r->names[i]), "%s+%llu resolved to %s in %s",
+			      r->names[i], (unsigned long long)delta, s ? s->name : "NULL",
+			      sym_dso_path(d));
+		}
+	}
+}
+
+static void run_and_check(const char *exe, struct sym_opts *o, const char *exe_ref)
+{
+	struct running r;
+	bool up = start_program(exe, &r);
+	CHECK(up, "%s did not start (printed %d addresses)", exe, r.n);
+	if (up) {
+		struct sym_ctx *c = sym_ctx_new(o);
+		check_running(c, &r, exe_ref);
+		CHECK(sym_ctx_stats(c)->build_id_mismatches == 0, "mismatches");
+		sym_ctx_free(c);
+	}
+	stop_program(&r);
+}
+
+/* ---- ELF files ------------------------------------------------------------ */
+
+static void test_pie_and_shared_library(void)
+{
+	if (!build_programs()) {
+		CHECK(0, "cannot build test programs");
+		return;
+	}
+	char *exe = tpath("pie");
+	run_and_check(exe, &(struct sym_opts){ .demangle = true }, NULL);
+	free(exe);
+}
+
+static void test_non_pie_and_rebased_library(void)
+{
+	if (!build_programs()) {
+		CHECK(0, "cannot build test programs");
+		return;
+	}
+	char *exe = tpath("nopie"), *lib = tpath("libv.so");
+	/* The library must really have p_vaddr != p_offset for this test. */
+	CHECK(nm_value(lib, "lib_outer") >= 0x10000000, "libv.so not rebased");
+	run_and_check(exe, &(struct sym_opts){ .demangle = true }, NULL);
+	free(exe);
+	free(lib);
+}
+
+/* Mappings synthesized from the program headers, with no process: the
+ * text segment mapped at an arbitrary page, as the loader would. */
+static void test_synthesized_mapping(void)
+{
+	if (!build_programs())
+		return;
+	char *lib = tpath("libv.so");
+	struct sym_ctx *c = sym_ctx_new(NULL);
+	struct sym_dso *d = sym_dso_get(c, lib, NULL, 0, 0);
+	u64 va = nm_value(lib, "lib_inner");
+	/* readelf tells where the executable segment sits in the file. */
+	char *cmd = xasprintf("readelf -lW '%s' | awk '$1==\"LOAD\" && / R E / {print $2, $3}'", lib);
+	FILE *p = popen(cmd, "r");
+	unsigned long long off = 0, vaddr = 0;
+	int got = p ? fscanf(p, "%llx %llx", &off, &vaddr) : 0;
+	if (p)
+		pclose(p);
+	free(cmd);
+	CHECK(got == 2 && va, "readelf/nm failed");
+	u64 map_start = 0x7f0000000000ULL + (vaddr & 0xfff);  /* same page offset */
+	u64 pgoff = off & ~0xfffULL;
+	u64 addr = map_start + (va - vaddr) + (off & 0xfff) - (vaddr & 0xfff);
+	u64 fa = sym_map_to_file(d, addr, map_start & ~0xfffULL, pgoff);
+	const struct sym *s = sym_lookup(d, fa);
+	CHECK(fa == va, "file address %#llx, want %#llx", (unsigned long long)fa,
+	      (unsigned long long)va);
+	CHECK(s && !strcmp(s->name, "lib_inner"), "got %s", s ? s->name : "NULL");
+	CHECK(!strcmp(sym_dso_short(d), "libv.so"), "short %s", sym_dso_short(d));
+	CHECK(sym_dso_get(c, lib, NULL, 0, 0) == d, "dso loaded twice");
+	CHECK(sym_ctx_stats(c)->files_loaded == 1, "files_loaded %llu",
+	      (unsigned long long)sym_ctx_stats(c)->files_loaded);
+	sym_ctx_free(c);
+	free(lib);
+}
+
+/* Stub addresses from objdump's disassembly, named "<puts@plt>". */
+static void test_plt_stubs(void)
+{
+	if (!build_programs())
+		return;
+	char *exe = tpath("pie");
+	char *cmd = xasprintf("objdump -d -j .plt -j .plt.sec '%s' 2>/dev/null", exe);
+	FILE *p = popen(cmd, "r");
+	free(cmd);
+	struct sym_ctx *c = sym_ctx_new(NULL);
+	struct sym_dso *d = sym_dso_get(c, exe, NULL, 0, 0);
+	char line[512], name[256];
+	unsigned long long a;
+	int seen = 0;
+	while (p && fgets(line, sizeof(line), p)) {
+		/* "<puts@plt-0x10>" is objdump's name for the PLT header. */
+		if (sscanf(line, "%llx <%255[^>]>:", &a, name) != 2 || !strstr(name, "@plt") ||
+		    strstr(name, "0x"))
+			continue;
+		const struct sym *s = sym_lookup(d, a + 4);
+		CHECK(s && !strcmp(s->name, name), "%#llx: %s, objdump says %s", a,
+		      s ? s->name : "NULL", name);
+		seen++;
+	}
+	if (p)
+		pclose(p);
+	CHECK(seen >= 2, "objdump showed %d PLT stubs", seen);
+	sym_ctx_free(c);
+	free(exe);
+}
+
+/* ---- Debug files and build-ids -------------------------------------------- */
+
+static char *hex(const u8 *id, int n)
+{
+	char *s = xmalloc(2 * (size_t)n + 1);
+	for (int i = 0; i < n; i++)
+		sprintf(s + 2 * i, "%02x", id[i]);
+	return s;
+}
+
+/* A stripped copy of the PIE, its symbols only in a debug file placed
+ * by build-id: static functions resolve only through that file. */
+static void test_debug_file_by_build_id(void)
+{
+	if (!build_programs())
+		return;
+	const char *d = tmpdir;
+	u8 id[64];
+	char *pie = tpath("pie");
+	int n = sym_read_build_id(pie, id, sizeof(id));
+	CHECK(n == 20, "build-id size %d: %s", n, err_msg());
+	if (n <= 0)
+		return;
+	char *h = hex(id, n);
+	bool ok = !sh("mkdir -p %s/dbg/.build-id/%.2s %s/bid && cp %s %s/bid/pie && "
+		      "objcopy --only-keep-debug %s %s/dbg/.build-id/%.2s/%s.debug && "
+		      "strip --strip-all %s/bid/pie", d, h, d, pie, d, pie, d, h, h + 2, d);
+	CHECK(ok, "cannot prepare the stripped copy");
+	char *dbg_dir = tpath("dbg"), *exe = tpath("bid/pie");
+	struct sym_opts o = { .demangle = true, .debug_dir = dbg_dir };
+	if (ok) {
+		run_and_check(exe, &o, pie);
+		struct sym_ctx *c = sym_ctx_new(&o);
+		struct sym_dso *dso = sym_dso_get(c, exe, id, (size_t)n, 0);
+		const char *sf = sym_dso_symfile(dso);
+		CHECK(sf && strstr(sf, "/.build-id/") && sym_dso_trusted(dso), "symbols from %s",
+		      sf ? sf : "NULL");
+		/* The file at the path was rebuilt since (another binary is
+		 * there now), but the recorded one's debug file is installed. */
+		char *other = tpath("nopie");
+		dso = sym_dso_get(c, other, id, (size_t)n, 0);
+		const struct sym *s = sym_lookup(dso, nm_value(pie, "alpha"));
+		CHECK(sym_dso_trusted(dso) && s && !strcmp(s->name, "alpha"),
+		      "rebuilt file: %s", s ? s->name : "NULL");
+		CHECK(sym_ctx_stats(c)->build_id_mismatches == 0, "counted as a mismatch");
+		free(other);
+		sym_ctx_free(c);
+	}
+	free(h);
+	free(pie);
+	free(dbg_dir);
+	free(exe);
+}
+
+/* Stripped copies with .gnu_debuglink, the debug file beside the binary
+ * in one case and in its .debug/ folder in the other. */
+static void test_debug_file_by_debuglink(void)
+{
+	if (!build_programs())
+		return;
+	const char *d = tmpdir;
+	char *pie = tpath("pie"), *empty = tpath("nodebug");
+	bool ok = !sh("mkdir -p %s/nodebug %s/dl1 %s/dl2/.debug && "
+		      "objcopy --only-keep-debug %s %s/dl1/pie.dbg && "
+		      "objcopy --strip-all --add-gnu-debuglink=%s/dl1/pie.dbg %s %s/dl1/pie && "
+		      "cp %s/dl1/pie.dbg %s/dl2/.debug/pie.dbg && cp %s/dl1/pie %s/dl2/pie",
+		      d, d, d, pie, d, d, pie, d, d, d, d, d);
+	CHECK(ok, "cannot prepare debuglink copies");
+	struct sym_opts o = { .demangle = true, .debug_dir = empty };
+	for (int i = 1; ok && i <= 2; i++) {
+		char *exe = xasprintf("%s/dl%d/pie", d, i);
+		run_and_check(exe, &o, pie);
+		struct sym_ctx *c = sym_ctx_new(&o);
+		const char *sf = sym_dso_symfile(sym_dso_get(c, exe, NULL, 0, 0));
+		CHECK(sf && strstr(sf, "pie.dbg"), "dl%d: symbols from %s", i, sf ? sf : "NULL");
+		sym_ctx_free(c);
+		free(exe);
+	}
+	free(pie);
+	free(empty);
+}
+
+static void test_build_id_mismatch(void)
+{
+	if (!build_programs())
+		return;
+	char *pie = tpath("pie"), *empty = tpath("nodebug");
+	struct sym_ctx *c = sym_ctx_new(&(struct sym_opts){ .debug_dir = empty });
+	u8 good[64], bad[20];
+	int n = sym_read_build_id(pie, good, sizeof(good));
+	memset(bad, 0xab, sizeof(bad));
+	u64 va = nm_value(pie, "gamma_fn");
+	struct sym_dso *d = sym_dso_get(c, pie, bad, sizeof(bad), 0);
+	CHECK(!sym_dso_trusted(d), "a wrong build-id was trusted");
+	CHECK(sym_lookup(d, va) == NULL, "an untrusted file resolved");
+	CHECK(sym_ctx_stats(c)->build_id_mismatches == 1, "mismatches %llu",
+	      (unsigned long long)sym_ctx_stats(c)->build_id_mismatches);
+	struct sym_dso *g = sym_dso_get(c, pie, good, (size_t)n, 0);
+	const struct sym *s = sym_lookup(g, va);
+	CHECK(g != d && sym_dso_trusted(g), "the right build-id was not trusted");
+	CHECK(s && !strcmp(s->name, "gamma_fn"), "got %s", s ? s->name : "NULL");
+	sym_ctx_free(c);
+	free(pie);
+	free(empty);
+}
+
+static void test_missing_and_corrupt_files(void)
+{
+	struct sym_ctx *c = sym_ctx_new(NULL);
+	struct sym_dso *d = sym_dso_get(c, "/nonexistent/libgone.so", NULL, 0, 0);
+	CHECK(d && sym_lookup(d, 0x1000) == NULL, "missing file resolved");
+	CHECK(!strcmp(sym_dso_short(d), "libgone.so"), "short %s", sym_dso_short(d));
+	CHECK(sym_ctx_stats(c)->missing_files == 1, "missing %llu",
+	      (unsigned long long)sym_ctx_stats(c)->missing_files);
+	d = sym_dso_get(c, "//anon", NULL, 0, 0);
+	CHECK(sym_ctx_stats(c)->missing_files == 1, "//anon counted as missing");
+	/* Truncated and byte-flipped copies of a real library, cut and
+	 * flipped all along the file (headers, tables, strings): no crash,
+	 * no sanitizer report. */
+	char *lib = tpath("libt.so");
+	struct stat st;
+	if (build_programs() && stat(lib, &st) == 0) {
+		for (int i = 0; i < 64; i++) {
+			char *bad = xasprintf("%s/bad%d.so", tmpdir, i);
+			long at = (long)((st.st_size * (i % 32)) / 32) + 3;
+			if (i < 32)
+				sh("head -c %ld %s > %s", at, lib, bad);
+			else
+				sh("cp %s %s && printf '\\377\\177\\377\\377\\377\\377' | dd of=%s bs=1 "
+				   "seek=%ld conv=notrunc status=none", lib, bad, bad, at);
+			struct sym_dso *x = sym_dso_get(c, bad, NULL, 0, 0);
+			for (u64 a = 0; a < 0x4000; a += 0x40)
+				sym_lookup(x, sym_map_to_file(x, a, 0, 0));
+			free(bad);
+		}
+	}
+	free(lib);
+	sym_ctx_free(c);
+}
+
+/* ---- Kernel ---------------------------------------------------------------- */
+
+/* The address of a text symbol from a kallsyms file, and whether no
+ * other text symbol shares it (aliases would make the check ambiguous). */
+static u64 kallsyms_addr(const char *file, const char *want, bool *unique)
+{
+	FILE *f = fopen(file, "r");
+	char line[512], name[256], type;
+	unsigned long long a, found = 0;
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &a, &type, name) == 3 && !strcmp(name, want))
+			found = a;
+	*unique = found != 0;
+	if (f)
+		rewind(f);
+	while (f && found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &a, &type, name) == 3 && a == found &&
+		    strcmp(name, want) && strchr("tTwW", type))
+			*unique = false;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static void test_kallsyms(void)
+{
+	static const char *names[] = { "schedule", "vfs_read", "do_nanosleep", "__x64_sys_read" };
+	struct sym_ctx *c = sym_ctx_new(NULL);
+	int checked = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		bool unique;
+		u64 a = kallsyms_addr("/proc/kallsyms", names[i], &unique);
+		if (!a || !unique)
+			continue;
+		struct sym_dso *k = sym_kernel_dso(c, a + 1);
+		const struct sym *s = sym_lookup(k, sym_map_to_file(k, a + 1, 0, 0));
+		CHECK(s && !strcmp(s->name, names[i]) && s->start == a, "%s: got %s", names[i],
+		      s ? s->name : "NULL");
+		CHECK(!strcmp(sym_dso_short(k), "[kernel.kallsyms]") && sym_dso_is_kernel(k),
+		      "dso %s", sym_dso_short(k));
+		checked++;
+	}
+	sym_ctx_free(c);
+	CHECK(checked > 0, "none of the kernel symbols had a unique address");
+}
+
+static const char *kallsyms_skip(void)
+{
+	bool unique;
+	return kallsyms_addr("/proc/kallsyms", "schedule", &unique) ? NULL
+		: "/proc/kallsyms shows no addresses (not root?)";
+}
+
+/* The first module /proc/modules lists, with a visible base address. */
+static bool first_module(char *name, unsigned long long *size, unsigned long long *base)
+{
+	char *mods = read_text_file("/proc/modules", NULL);
+	bool ok = mods && sscanf(mods, "%127s %llu %*s %*s %*s %llx", name, size, base) == 3 &&
+		  *base;
+	free(mods);
+	return ok;
+}
+
+static const char *modules_skip(void)
+{
+	char name[128];
+	unsigned long long size, base;
+	return first_module(name, &size, &base) ? NULL
+		: "no loadable modules on this kernel (/proc/modules empty or absent)";
+}
+
+static void test_real_modules(void)
+{
+	char name[128];
+	unsigned long long size, base;
+	if (!first_module(name, &size, &base))
+		return;
+	struct sym_ctx *c = sym_ctx_new(NULL);
+	struct sym_dso *m = sym_kernel_dso(c, base + size / 2);
+	char *want = xasprintf("[%s]", name);
+	CHECK(!strcmp(sym_dso_short(m), want) && sym_dso_is_kernel(m), "dso %s, want %s",
+	      sym_dso_short(m), want);
+	free(want);
+	sym_ctx_free(c);
+}
+
+static const char fake_kallsyms[] =
+	"ffffffff81000000 T _text\n"
+	"ffffffff81000000 T startup_64\n"
+	"ffffffff81000100 t local_fn\n"
+	"ffffffff81000200 D some_data\n"
+	"ffffffff81000300 W weak_fn\n"
+	"ffffffff81000400 T _etext\n"
+	"ffffffffc0001000 t ext4_inner\t[ext4]\n"
+	"ffffffffc0001100 T ext4_file_read\t[ext4]\n"
+	"ffffffffc0003000 t ftrace_trampoline\t[__builtin__ftrace]\n"
+	"ffffffffc0005000 T xfs_thing\t[xfs]\n";
+
+static const char fake_modules[] =
+	"ext4 8192 1 - Live 0xffffffffc0001000\n"
+	"xfs 4096 0 - Live 0xffffffffc0005000\n";
+
+static void check_fake_kernel(struct sym_ctx *c)
+{
+	struct { u64 addr; const char *dso, *sym; } cases[] = {
+		{ 0xffffffff81000010, "[kernel.kallsyms]", "startup_64" },
+		{ 0xffffffff81000150, "[kernel.kallsyms]", "local_fn" },
+		{ 0xffffffff81000250, "[kernel.kallsyms]", "local_fn" },  /* data skipped */
+		{ 0xffffffff81000310, "[kernel.kallsyms]", "weak_fn" },
+		{ 0xffffffffc0001010, "[ext4]", "ext4_inner" },
+		{ 0xffffffffc0001500, "[ext4]", "ext4_file_read" },
+		{ 0xffffffffc0005001, "[xfs]", "xfs_thing" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct sym_dso *d = sym_kernel_dso(c, cases[i].addr);
+		const struct sym *s = sym_lookup(d, cases[i].addr);
+		CHECK(!strcmp(sym_dso_short(d), cases[i].dso), "%#llx in %s",
+		      (unsigned long long)cases[i].addr, sym_dso_short(d));
+		CHECK(s && !strcmp(s->name, cases[i].sym), "%#llx is %s",
+		      (unsigned long long)cases[i].addr, s ? s->name : "NULL");
+	}
+	struct sym_dso *t = sym_kernel_dso(c, 0xffffffffc0003000);
+	CHECK(sym_lookup(t, 0xffffffffc0003000) == NULL ||
+	      strcmp(sym_lookup(t, 0xffffffffc0003000)->name, "ftrace_trampoline"),
+	      "a [__builtin__ftrace] symbol was kept");
+}
+
+/* Modules placed by a "modules" file beside kallsyms, then without it
+ * (ranges from their symbols). */
+static void test_fake_kallsyms_modules(void)
+{
+	char *dir = tpath("kern"), *ks = tpath("kern/kallsyms"), *mods = tpath("kern/modules");
+	mkdir(dir, 0755);
+	write_file(ks, fake_kallsyms);
+	write_file(mods, fake_modules);
+	struct sym_ctx *c = sym_ctx_new(&(struct sym_opts){ .kallsyms = ks });
+	check_fake_kernel(c);
+	sym_ctx_free(c);
+	unlink(mods);
+	c = sym_ctx_new(&(struct sym_opts){ .kallsyms = ks });
+	check_fake_kernel(c);
+	sym_ctx_free(c);
+	free(dir);
+	free(ks);
+	free(mods);
+}
+
+/* ---- JIT maps and demangling ---------------------------------------------- */
+
+static void test_jit_map(void)
+{
+	pid_t pid = getpid();
+	char *path = xasprintf("/tmp/perf-%d.map", (int)pid);
+	write_file(path, "7f0000002000 100 LazyCompile:*loop app.js:10\n"
+			 "garbage line\n"
+			 "7f0000001000 80 Interpreter\n"
+			 "0x7f0000003000 0x20 stub\n");
+	struct sym_ctx *c = sym_ctx_new(NULL);
+	struct sym_dso *d = sym_jit_dso(c, pid);
+	CHECK(d != NULL, "no JIT dso");
+	if (d) {
+		const struct sym *s = sym_lookup(d, sym_map_to_file(d, 0x7f00000020ff, 0x7f0000000000, 0));
+		CHECK(s && !strcmp(s->name, "LazyCompile:*loop app.js:10"), "got %s",
+		      s ? s->name : "NULL");
+		s = sym_lookup(d, 0x7f0000001010);
+		CHECK(s && !strcmp(s->name, "Interpreter"), "got %s", s ? s->name : "NULL");
+		CHECK(sym_lookup(d, 0x7f0000001080) == NULL, "gap resolved");
+		s = sym_lookup(d, 0x7f000000301f);
+		CHECK(s && !strcmp(s->name, "stub"), "got %s", s ? s->name : "NULL");
+		char *shortname = xasprintf("perf-%d.map", (int)pid);
+		CHECK(!strcmp(sym_dso_short(d), shortname), "short %s", sym_dso_short(d));
+		free(shortname);
+	}
+	CHECK(sym_jit_dso(c, pid) == d, "JIT map loaded twice");
+	CHECK(sym_jit_dso(c, 999999999) == NULL, "a JIT map out of nothing");
+	sym_ctx_free(c);
+	unlink(path);
+	free(path);
+}
+
+/* Names as perf 6.1 prints them for these symbols (checked by hand
+ * with perf report on the same program). */
+static const struct { const char *mangled, *shown; } demangle_cases[] = {
+	{ "_ZN2ns3fooEPKcl", "ns::foo" },
+	{ "_ZN7mycrate4util8crunch_x17h0123456789abcdefE", "mycrate::util::crunch_x" },
+	{ "_RNvNtCs1234_7mycrate4util7crunchy", "mycrate::util::crunchy" },
+	{ "_ZN2ns1KIiE4workIlEElT_i", "ns::K<int>::work<long>" },
+};
+
+static bool build_demangle_program(const char *exe)
+{
+	struct strbuf sb = {0};
+	for (size_t i = 0; i < ARRAY_SIZE(demangle_cases); i++)
+		sb_printf(&sb, "__attribute__((used, noinline)) int f%zu(int x) __asm__(\"%s\");\n"
+			  "int f%zu(int x) { return x + %zu; }\n", i, demangle_cases[i].mangled,
+			  i, i);
+	sb_puts(&sb, "int main(void) { return 0; }\n");
+	char *src = xasprintf("%s.c", exe);
+	write_file(src, sb.s);
+	bool ok = !sh("cc -O1 -o %s %s", exe, src);
+	free(src);
+	sb_free(&sb);
+	return ok;
+}
+
+static const char *demangle_skip(void)
+{
+#ifdef HAVE_LIBIBERTY
+	return NULL;
+#else
+	return "built without libiberty (HAVE_LIBIBERTY undefined)";
+#endif
+}
+
+static void test_demangle(void)
+{
+	char *exe = tpath("mangled");
+	if (!build_demangle_program(exe)) {
+		CHECK(0, "cannot build %s", exe);
+		free(exe);
+		return;
+	}
+	for (int dem = 0; dem <= 1; dem++) {
+		struct sym_ctx *c = sym_ctx_new(&(struct sym_opts){ .demangle = dem });
+		struct sym_dso *d = sym_dso_get(c, exe, NULL, 0, 0);
+		for (size_t i = 0; i < ARRAY_SIZE(demangle_cases); i++) {
+			const char *want = dem ? demangle_cases[i].shown : demangle_cases[i].mangled;
+			const struct sym *s = sym_lookup(d, nm_value(exe, demangle_cases[i].mangled));
+			CHECK(s && !strcmp(s->name, want), "got %s, want %s", s ? s->name : "NULL",
+			      want);
+		}
+		sym_ctx_free(c);
+	}
+	free(exe);
+}
+
+/* ---- Against perf ------------------------------------------------------------ */
+
+struct pmap {
+	u64 start, end, pgoff;
+	char path[256];
+};
+
+/* "PERF_RECORD_MMAP2 pid/tid: [0xSTART(0xLEN) @ 0xPGOFF ...]: prot PATH" */
+static bool parse_perf_mmap(const char *line, struct pmap *m)
+{
+	const char *p = strstr(line, ": [0x");
+	unsigned long long s, len, off;
+	if (!p || sscanf(p, ": [0x%llx(0x%llx) @ %llx", &s, &len, &off) != 3)
+		return false;
+	const char *path = strrchr(line, ' ');
+	if (!path)
+		return false;
+	snprintf(m->path, sizeof(m->path), "%s", path + 1);
+	m->path[strcspn(m->path, "\n")] = '\0';
+	m->start = s;
+	m->end = s + len;
+	m->pgoff = off;
+	return true;
+}
+
+/* ember's name for a sample perf printed as "ip sym (dso)". */
+static const char *ember_name(struct sym_ctx *c, const struct pmap *maps, int n, u64 ip)
+{
+	if (ip >= 0xffff800000000000ULL)
+		return sym_lookup(sym_kernel_dso(c, ip), ip) ? sym_lookup(sym_kernel_dso(c, ip), ip)->name : "[unknown]";
+	for (int i = n - 1; i >= 0; i--) {
+		if (ip < maps[i].start || ip >= maps[i].end)
+			continue;
+		struct sym_dso *d = sym_dso_get(c, maps[i].path, NULL, 0, 0);
+		const struct sym *s = sym_lookup(d, sym_map_to_file(d, ip, maps[i].start,
+								     maps[i].pgoff));
+		return s ? s->name : "[unknown]";
+	}
+	return "[unknown]";
+}
+
+static const char spin_src[] =
+	"#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <time.h>\n"
+	"static int cmp(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }\n"
+	"#ifdef MANGLED\n"
+	"#define SPIN(f, label) __attribute__((noinline)) long f(long n) __asm__(label); \\\n"
+	"  long f(long n) { long s = 0; for (long i = 0; i < n; i++) s += i ^ (s >> 3); return s; }\n"
+	"SPIN(cxx, \"_ZN2ns3fooEPKcl\")\n"
+	"SPIN(rust_legacy, \"_ZN7mycrate4util8crunch_x17h0123456789abcdefE\")\n"
+	"SPIN(rust_v0, \"_RNvNtCs1234_7mycrate4util7crunchy\")\n"
+	"#define MANGLED_WORK(t) t += cxx(20000) + rust_legacy(20000) + rust_v0(20000)\n"
+	"#else\n#define MANGLED_WORK(t)\n#endif\n"
+	"int main(void) { char buf[256]; int arr[512]; long t = 0;\n"
+	"  for (int k = 0; k < 4000; k++) {\n"
+	"    for (int i = 0; i < 512; i++) arr[i] = rand();\n"
+	"    qsort(arr, 512, sizeof(int), cmp);\n"
+	"    snprintf(buf, sizeof buf, \"%d %f %s\", k, k * 1.5, \"abc\"); t += strlen(buf);\n"
+	"    struct timespec ts;\n"
+	"    for (int j = 0; j < 100; j++) { clock_gettime(CLOCK_MONOTONIC, &ts); t += ts.tv_nsec & 1; }\n"
+	"    memmove(buf + 1, buf, 200); MANGLED_WORK(t); }\n"
+	"  printf(\"%ld\\n\", t); return 0; }\n";
+
+/* Records the spin workload with perf; NULL when that worked. */
+static const char *perf_skip(void)
+{
+	if (system("perf --version >/dev/null 2>&1") != 0)
+		return "perf is not installed";
+	const char *d = tmpdir;
+	char *src = tpath("spin.c");
+	write_file(src, spin_src);
+	free(src);
+	if (sh("cc -O1 %s -o %s/spin %s/spin.c && perf record -q -F 3000 -o %s/spin.data "
+	       "%s/spin >/dev/null 2>%s/perf.err && perf script -i %s/spin.data "
+	       "--show-mmap-events -F ip,sym,dso > %s/spin.txt 2>/dev/null",
+	       demangle_skip() ? "" : "-DMANGLED", d, d, d, d, d, d, d))
+		return "perf record failed here";
+	return NULL;
+}
+
+/* Every sample of the recording named as perf script names it. */
+static void test_against_perf_script(void)
+{
+	char *txt = tpath("spin.txt");
+	FILE *f = fopen(txt, "r");
+	free(txt);
+	struct pmap maps[64];
+	int nmaps = 0, samples = 0, differ = 0;
+	struct sym_ctx *c = sym_ctx_new(&(struct sym_opts){ .demangle = true });
+	char line[1024];
+	while (f && fgets(line, sizeof(line), f)) {
+		if (strstr(line, "PERF_RECORD_MMAP")) {
+			if (nmaps < 64 && parse_perf_mmap(line, &maps[nmaps]))
+				nmaps++;
+			continue;
+		}
+		unsigned long long ip;
+		char sym[512];
+		if (sscanf(line, " %llx %511[^(]", &ip, sym) != 2)
+			continue;
+		size_t n = strlen(sym);
+		while (n && sym[n - 1] == ' ')
+			sym[--n] = '\0';
+		const char *ours = ember_name(c, maps, nmaps, ip);
+		samples++;
+		if (strcmp(ours, sym) && differ++ < 5)
+			printf("# ip %llx: perf says %s, ember %s\n", ip, sym, ours);
+	}
+	if (f)
+		fclose(f);
+	sym_ctx_free(c);
+	printf("# compared %d samples with perf script, %d differ\n", samples, differ);
+	CHECK(samples >= 50, "only %d samples", samples);
+	CHECK(differ == 0, "%d of %d samples named differently from perf", differ, samples);
+}
+
+#define RUN_UNLESS(reason, fn)                                               \
+	do {                                                                 \
+		const char *why_ = (reason);                                 \
+		if (why_)                                                    \
+			SKIP(fn, why_);                                      \
+		else                                                         \
+			RUN(fn);                                             \
+	} while (0)
+
+int main(void)
+{
+	if (!mkdtemp(tmpdir)) {
+		printf("FAIL: setup: mkdtemp: %s\n", strerror(errno));
+		return 1;
+	}
+	RUN(test_pie_and_shared_library);
+	RUN(test_non_pie_and_rebased_library);
+	RUN(test_synthesized_mapping);
+	RUN(test_plt_stubs);
+	RUN(test_debug_file_by_build_id);
+	RUN(test_debug_file_by_debuglink);
+	RUN(test_build_id_mismatch);
+	RUN(test_missing_and_corrupt_files);
+	RUN_UNLESS(kallsyms_skip(), test_kallsyms);
+	RUN_UNLESS(modules_skip(), test_real_modules);
+	RUN(test_fake_kallsyms_modules);
+	RUN(test_jit_map);
+	RUN_UNLESS(demangle_skip(), test_demangle);
+	RUN_UNLESS(perf_skip(), test_against_perf_script);
+	if (!getenv("KEEP_TMP"))
+		sh("rm -rf %s", tmpdir);
+	return test_summary();
+}
