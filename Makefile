@@ -24,14 +24,21 @@ ifeq ($(filter deps clean,$(MAKECMDGOALS)),)
   PKG_LIBS   := $(shell pkg-config --libs $(PKGNAMES))
 endif
 
+# C++ and Rust demangling through libiberty's cplus_demangle (a static
+# library without a pkg-config file); without it names stay mangled.
+ifneq ($(wildcard /usr/include/libiberty/demangle.h),)
+  DEMANGLE_CFLAGS := -DHAVE_LIBIBERTY
+  DEMANGLE_LIBS   := -liberty
+endif
+
 WARN    := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes
 ifeq ($(WERROR),1)
   WARN  += -Werror
 endif
 OPT     ?= -O2 -g
 CFLAGS_ALL := -std=gnu11 $(OPT) $(WARN) -I. $(PKG_CFLAGS) -D_GNU_SOURCE \
-              -MMD -MP $(EXTRA_CFLAGS)
-LDLIBS_ALL := $(PKG_LIBS) -lpthread -lm $(EXTRA_LDFLAGS)
+              $(DEMANGLE_CFLAGS) -MMD -MP $(EXTRA_CFLAGS)
+LDLIBS_ALL := $(PKG_LIBS) $(DEMANGLE_LIBS) -lpthread -lm $(EXTRA_LDFLAGS)
 
 LIB_SRCS := $(wildcard $(addsuffix /*.c,$(MODULES)))
 LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS))
@@ -88,7 +95,8 @@ asan:
 # Build and test dependencies. Idempotent: apt-get runs only when a package
 # is missing.
 DEB_DEPS := build-essential pkg-config libelf-dev libdw-dev libunwind-dev \
-            libnuma-dev zlib1g-dev libzstd-dev libtraceevent-dev linux-perf \
+            libnuma-dev zlib1g-dev libzstd-dev libtraceevent-dev libiberty-dev \
+            linux-perf \
             python3 \
             util-linux procps
 deps:

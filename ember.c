@@ -17,6 +17,8 @@ static const struct command commands[] = {
 	{ "record", cmd_record, "sample and trace into a perf.data file" },
 	{ "report", cmd_report, "summarize a recording by comm, dso and symbol" },
 	{ "script", cmd_script, "print one line per sample, like perf script" },
+	{ "collapse", cmd_collapse, "fold stacks into lines, like stackcollapse-perf.pl" },
+	{ "flame", cmd_flame, "write an interactive SVG flame graph" },
 };
 
 static void usage(FILE *out)

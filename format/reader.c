@@ -63,6 +63,7 @@ struct pd_reader {
 
 	/* time ordering */
 	VEC(struct queued) queue;
+	VEC(struct queued) merge_tmp;
 	size_t out_next, out_end;  /* queue[out_next..out_end) are ready */
 	u64 seq, max_time, round_limit, last_out_time;
 	VEC(u8) arena;         /* stream mode: queued record bytes */
@@ -705,14 +706,6 @@ static int user_record(struct pd_reader *r, const u8 *rec, u64 offset)
 
 /* ---- ordering ------------------------------------------------------------ */
 
-static int cmp_queued(const void *a, const void *b)
-{
-	const struct queued *x = a, *y = b;
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return (x->seq > y->seq) - (x->seq < y->seq);
-}
-
 /* Drops the already delivered prefix of the queue. */
 static void queue_compact(struct pd_reader *r)
 {
@@ -726,11 +719,55 @@ static void queue_compact(struct pd_reader *r)
 		r->arena.n = 0;
 }
 
+static bool queued_before(const struct queued *x, const struct queued *y)
+{
+	return x->time < y->time || (x->time == y->time && x->seq < y->seq);
+}
+
+/* Merges the sorted runs a[0..na) and a[na..n) through tmp. */
+static void merge_runs(struct queued *a, size_t na, size_t n, struct queued *tmp)
+{
+	size_t i = 0, j = na, k = 0;
+	while (i < na && j < n)
+		tmp[k++] = queued_before(&a[j], &a[i]) ? a[j++] : a[i++];
+	while (i < na)
+		tmp[k++] = a[i++];
+	memcpy(a, tmp, k * sizeof(*a));   /* a[j..n) is already in place */
+}
+
+/* Sorts the queue by time.  Each CPU's ring is already in time order, so
+ * the queue is a few sorted runs: merging them is close to linear. */
+static void queue_sort(struct pd_reader *r)
+{
+	struct queued *a = r->queue.v;
+	size_t n = r->queue.n;
+	VEC_GROW(&r->merge_tmp, n);
+	for (;;) {
+		size_t start = 0, merged = 0;
+		while (start < n) {
+			size_t end = start + 1;
+			while (end < n && !queued_before(&a[end], &a[end - 1]))
+				end++;
+			size_t end2 = end;
+			if (end < n) {
+				end2 = end + 1;
+				while (end2 < n && !queued_before(&a[end2], &a[end2 - 1]))
+					end2++;
+				merge_runs(a + start, end - start, end2 - start, r->merge_tmp.v);
+				merged++;
+			}
+			start = end2;
+		}
+		if (!merged)
+			return;
+	}
+}
+
 /* Sorts the queue and marks the events with time <= limit as ready. */
 static void queue_release(struct pd_reader *r, u64 limit)
 {
 	queue_compact(r);
-	qsort(r->queue.v, r->queue.n, sizeof(struct queued), cmp_queued);
+	queue_sort(r);
 	size_t k = 0;
 	while (k < r->queue.n && r->queue.v[k].time <= limit)
 		k++;
@@ -775,18 +812,28 @@ static void enqueue(struct pd_reader *r, const u8 *rec, u64 offset, u64 time)
 		r->max_time = time;
 }
 
-/* Decodes a record to learn its time (and to reject it early when it is
- * malformed, so errors surface at the right place in the input). */
-static u64 record_time(struct pd_reader *r, const u8 *rec, u64 offset, bool *ok)
+/* A record's time, read straight from where its attr's sample_type puts
+ * it (the full decode waits until the record is delivered).  Untimed or
+ * too-short records get the latest time seen: they stay near their
+ * neighbours. */
+static u64 record_time(struct pd_reader *r, const u8 *rec)
 {
-	struct pd_event ev;
-	*ok = decode(r, rec, offset, &ev) == 0;
-	if (!*ok)
-		return 0;
-	count_record(r, &ev);
-	if (ev.has_time)
-		return ev.s.time;
-	return r->max_time; /* untimed records stay near their neighbours */
+	u16 size = get_u32(rec + 4) >> 16;
+	u32 type = get_u32(rec);
+	const struct pd_attr *a = attr_of(r, rec, size, type);
+	if (!a || !(a->attr.sample_type & PERF_SAMPLE_TIME))
+		return r->max_time;
+	u64 t = a->attr.sample_type;
+	size_t pos;
+	if (type == PERF_RECORD_SAMPLE) {
+		pos = 8 + ((t & PERF_SAMPLE_IDENTIFIER) ? 8 : 0) + ((t & PERF_SAMPLE_IP) ? 8 : 0) +
+		      ((t & PERF_SAMPLE_TID) ? 8 : 0);
+	} else {
+		if (!a->id_trailer_size || size < 8 + a->id_trailer_size)
+			return r->max_time;
+		pos = size - a->id_trailer_size + ((t & PERF_SAMPLE_TID) ? 8 : 0);
+	}
+	return pos + 8 <= size ? get_u64(rec + pos) : r->max_time;
 }
 
 /* Reads one record of the input into the queue (or handles it here).
@@ -809,10 +856,7 @@ static int queue_one(struct pd_reader *r)
 		if (used)
 			return used < 0 ? -1 : 1;
 	}
-	bool ok;
-	u64 time = record_time(r, rec, offset, &ok);
-	if (!ok)
-		return -1;
+	u64 time = record_time(r, rec);
 	if (time < r->last_out_time)
 		r->stats.reordered_late++;
 	enqueue(r, rec, offset, time);
@@ -856,8 +900,13 @@ static int next_ordered(struct pd_reader *r, struct pd_event *ev)
 		rec = (const u8 *)r->scratch.v;
 	}
 	r->last_out_time = q->time;
-	/* It decoded once already, when it was queued. */
-	decode(r, rec, q->offset, ev);
+	if (decode(r, rec, q->offset, ev) < 0) {
+		/* A damaged record ends the input here. */
+		r->out_next = r->out_end = r->queue.n;
+		err_set("%s", r->error);
+		return -1;
+	}
+	count_record(r, ev);
 	return 1;
 }
 
@@ -1008,7 +1057,9 @@ static int open_file(struct pd_reader *r, const char *path)
 		return -1;
 	}
 	r->map_len = (size_t)st.st_size;
-	void *m = mmap(NULL, r->map_len, PROT_READ, MAP_PRIVATE, r->fd, 0);
+	/* Populated up front: the whole file is read, and one fault per page
+	 * costs more than reading it in at once. */
+	void *m = mmap(NULL, r->map_len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, r->fd, 0);
 	if (m == MAP_FAILED) {
 		err_set_errno("%s: cannot map", path);
 		return -1;
@@ -1157,6 +1208,7 @@ void pd_reader_close(struct pd_reader *r)
 		free((char *)r->build_ids.v[i].filename);
 	VEC_FREE(&r->build_ids);
 	VEC_FREE(&r->queue);
+	VEC_FREE(&r->merge_tmp);
 	VEC_FREE(&r->arena);
 	VEC_FREE(&r->scratch);
 	free(r->in);

@@ -48,6 +48,7 @@ struct pd_writer {
 	u64 data_offset;       /* file: where the data section starts */
 	u64 data_disk;         /* data bytes the kernel accepted */
 	u64 data_safe;         /* data bytes known to end on a record boundary */
+	u64 checkpoint_ns;       /* when the header last got data_safe */
 
 	u8 *buf;               /* data not yet written */
 	size_t buf_len, buf_cap;

@@ -512,12 +512,22 @@ int pd_writer_write(struct pd_writer *w, const void *buf, size_t len)
 	return pdw_data_append(w, buf, len);
 }
 
+/* How often a file's header is brought up to date while recording. */
+#define CHECKPOINT_NS 1000000000ull
+
 int pd_writer_finished_round(struct pd_writer *w)
 {
 	struct perf_event_header h = { PD_RECORD_FINISHED_ROUND, 0, sizeof(h) };
 	if (pdw_data_append(w, &h, sizeof(h)) || flush(w))
 		return -1;
 	w->data_safe = w->data_disk;
+	/* Keep the header's data size near the truth, so a recorder killed
+	 * outright leaves a file readable up to a recent round. */
+	u64 now = now_ns();
+	if (!w->pipe && now - w->checkpoint_ns >= CHECKPOINT_NS) {
+		w->checkpoint_ns = now;
+		return write_file_header(w, w->data_safe, NULL);
+	}
 	return 0;
 }
 

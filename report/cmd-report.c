@@ -154,7 +154,10 @@ int cmd_report(int argc, char **argv)
 		rp_opts_free(&a.rp);
 		return rc;
 	}
+	/* Big writes: reports run to tens of thousands of lines. */
+	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 	rp_progress_if_tty(&a.rp);
+	a.rp.defer_kernel = true;
 	struct replay *rp = rp_open(&a.rp);
 	if (!rp) {
 		cmd_error("report", "%s", err_msg());
@@ -168,7 +171,7 @@ int cmd_report(int argc, char **argv)
 	if (!a.graph_set && chains)
 		a.hist.graph = a.hist.children ? HG_CALLER : HG_CALLEE;
 	rp_set_callchains(rp, chains && (a.hist.children || a.hist.graph != HG_NONE));
-	struct hist *h = hist_new(&a.hist, rp_reader(rp));
+	struct hist *h = hist_new(&a.hist, rp);
 	struct rp_sink sink = hist_sink(h);
 	rc = rp_run(rp, &sink);
 	const struct rp_summary *sum = rp_summary(rp);

@@ -48,8 +48,22 @@ struct table {
 	bool used;
 };
 
+/* One unique stack of one thread key and event, with its samples. */
+struct stack {
+	struct hist_key thread;    /* comm/pid/tid/cpu part only */
+	size_t table;
+	size_t first;              /* frames[first .. first + nframes) */
+	u32 nframes;
+	u64 period, samples;
+};
+
 struct hist {
 	struct hist_opts o;
+	struct replay *rp;
+	struct rp_frame scratch[RP_MAX_FRAMES];
+	VEC(struct stack) stacks;
+	VEC(struct rp_frame) frames;
+	struct u64map stack_index; /* stack hash -> index + 1 (probing) */
 	struct pd_reader *reader;
 	VEC(struct table) tables;  /* one per attr */
 	VEC(struct call_node) nodes;
@@ -128,22 +142,27 @@ static const char *intern_object(struct hist *h, const void *object, const char 
 	return (const char *)(uintptr_t)*slot;
 }
 
-/* The key of frame f of a sample, holding only the keys in use. */
-static struct hist_key make_key(struct hist *h, const struct rp_sample *s,
-				const struct rp_frame *f)
+/* The part of a key that comes from the sample's thread and CPU. */
+static struct hist_key thread_key(struct hist *h, const struct rp_sample *s)
 {
 	struct hist_key k;
 	memset(&k, 0, sizeof(k));
-	if (uses(h, HK_COMM))
+	if (uses(h, HK_COMM) || uses(h, HK_PID) || uses(h, HK_TID))
 		k.comm = intern(h, s->thread->comm);
-	if (uses(h, HK_PID) || uses(h, HK_TID)) {
+	if (uses(h, HK_PID) || uses(h, HK_TID))
 		k.pid = s->thread->pid;
-		if (uses(h, HK_TID))
-			k.tid = s->thread->tid;
-		k.comm = intern(h, s->thread->comm);
-	}
+	if (uses(h, HK_TID))
+		k.tid = s->thread->tid;
 	if (uses(h, HK_CPU))
 		k.cpu = s->s->cpu;
+	return k;
+}
+
+/* The key of frame f under a thread part, holding only the keys in use. */
+static struct hist_key make_key(struct hist *h, const struct hist_key *thread,
+				const struct rp_frame *f)
+{
+	struct hist_key k = *thread;
 	if (uses(h, HK_DSO) || uses(h, HK_SYM)) {
 		k.dso = f->dso;
 		if (f->dso)
@@ -213,13 +232,21 @@ static bool node_is(const struct call_node *n, const struct rp_frame *f)
 	       (f->sym || n->addr == f->offset);
 }
 
-/* The child of parent (or the root list *first) matching f. */
-static int node_child(struct hist *h, int *first, const struct rp_frame *f)
+/* The list a new child of parent (-1: the entry's root) goes into.  Taken
+ * afresh after each node_new: adding a node may move the nodes array. */
+static int *child_list(struct hist *h, struct entry *e, int parent)
 {
-	for (int i = *first; i >= 0; i = h->nodes.v[i].next_sibling)
+	return parent < 0 ? &e->tree : &h->nodes.v[parent].first_child;
+}
+
+/* The child of parent matching f, created when missing. */
+static int node_child(struct hist *h, struct entry *e, int parent, const struct rp_frame *f)
+{
+	for (int i = *child_list(h, e, parent); i >= 0; i = h->nodes.v[i].next_sibling)
 		if (node_is(&h->nodes.v[i], f))
 			return i;
 	int n = node_new(h, f);
+	int *first = child_list(h, e, parent);
 	h->nodes.v[n].next_sibling = *first;
 	*first = n;
 	return n;
@@ -229,11 +256,10 @@ static int node_child(struct hist *h, int *first, const struct rp_frame *f)
 static void tree_add(struct hist *h, struct entry *e, const struct rp_frame *frames,
 		     int from, int to, int dir, u64 period)
 {
-	int *first = &e->tree;
+	int parent = -1;
 	for (int i = from; i != to; i += dir) {
-		int n = node_child(h, first, &frames[i]);
-		h->nodes.v[n].period += period;
-		first = &h->nodes.v[n].first_child;
+		parent = node_child(h, e, parent, &frames[i]);
+		h->nodes.v[parent].period += period;
 	}
 }
 
@@ -247,9 +273,8 @@ static u64 sample_period(const struct rp_sample *s)
 	return a->freq ? 1 : (a->sample_period ? a->sample_period : 1);
 }
 
-static struct table *table_for(struct hist *h, const struct rp_sample *s)
+static struct table *table_at(struct hist *h, size_t i)
 {
-	size_t i = s->attr ? (size_t)s->attr->index : 0;
 	if (i >= h->tables.n) {
 		VEC_GROW(&h->tables, i + 1);
 		memset(h->tables.v + h->tables.n, 0,
@@ -260,21 +285,97 @@ static struct table *table_for(struct hist *h, const struct rp_sample *s)
 }
 
 /* Children: every distinct entry along the chain gets the period once. */
-static void add_children(struct hist *h, struct table *t, const struct rp_sample *s,
-			 u64 period)
+static void add_children(struct hist *h, struct table *t, const struct hist_key *thread,
+			 const struct rp_frame *frames, int nframes, u64 period)
 {
-	for (int i = 0; i < s->nframes; i++) {
-		struct hist_key k = make_key(h, s, &s->frames[i]);
+	h->sample_seq++;
+	for (int i = 0; i < nframes; i++) {
+		struct hist_key k = make_key(h, thread, &frames[i]);
 		struct entry *e = find_entry(t, &k);
 		if (e->seen == h->sample_seq)
 			continue;
 		e->seen = h->sample_seq;
 		e->children += period;
-		/* As perf: with children, an entry's tree is what it calls. */
+		/* As perf: with children, an entry's tree is what it calls,
+		 * and the sampled function's own tree is the whole chain. */
 		if (h->o.graph == HG_CALLER)
-			tree_add(h, e, s->frames, i, -1, -1, period);
+			tree_add(h, e, frames, i ? i : nframes - 1, -1, -1, period);
 		else if (h->o.graph == HG_CALLEE)
-			tree_add(h, e, s->frames, i, s->nframes, 1, period);
+			tree_add(h, e, frames, i, nframes, 1, period);
+	}
+}
+
+/* Turns one unique stack (all its samples at once) into entries.  Kernel
+ * frames were left unresolved while samples streamed in (kallsyms loads
+ * meanwhile): they get their names here, once per unique stack. */
+static void add_stack(struct hist *h, const struct stack *st)
+{
+	struct table *t = table_at(h, st->table);
+	int n = (int)st->nframes;
+	struct rp_frame *frames = h->scratch;
+	memcpy(frames, h->frames.v + st->first, (size_t)n * sizeof(*frames));
+	for (int i = 0; i < n; i++)
+		rp_resolve(h->rp, &frames[i]);
+	t->used = true;
+	t->total += st->period;
+	t->samples += st->samples;
+	struct hist_key k = make_key(h, &st->thread, &frames[0]);
+	struct entry *leaf = find_entry(t, &k);
+	leaf->self += st->period;
+	leaf->samples += st->samples;
+	if (h->o.children)
+		add_children(h, t, &st->thread, frames, n, st->period);
+	else if (h->o.graph == HG_CALLEE)
+		tree_add(h, leaf, frames, 0, n, 1, st->period);
+	else if (h->o.graph == HG_CALLER)
+		tree_add(h, leaf, frames, n - 1, -1, -1, st->period);
+}
+
+/* What makes two frames the same for every key and tree: the resolved
+ * place, not the exact address. */
+static u64 frame_hash(u64 x, const struct rp_frame *f)
+{
+	return hash_u64(x ^ (u64)(uintptr_t)f->dso ^ ((u64)(uintptr_t)f->sym << 1) ^
+			(f->sym ? 0 : f->offset) ^ f->kernel);
+}
+
+static bool same_frames(const struct rp_frame *a, const struct rp_frame *b, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (a[i].dso != b[i].dso || a[i].sym != b[i].sym || a[i].kernel != b[i].kernel ||
+		    (!a[i].sym && a[i].offset != b[i].offset))
+			return false;
+	return true;
+}
+
+/* Finds or adds the unique stack of this sample.  Samples only count into
+ * stacks; entries are built once per stack at the end, so a profile of a
+ * million samples over a few thousand stacks costs a few thousand walks. */
+static struct stack *find_stack(struct hist *h, const struct hist_key *thread, size_t table,
+				const struct rp_frame *frames, int n)
+{
+	u64 hash = hash_u64((u64)(uintptr_t)thread->comm ^ ((u64)thread->pid << 32) ^
+			    thread->tid ^ ((u64)thread->cpu << 20) ^ ((u64)table << 40) ^ (u64)n);
+	for (int i = 0; i < n; i++)
+		hash = frame_hash(hash, &frames[i]);
+	for (;; hash++) {
+		bool created;
+		u64 *slot = u64map_slot(&h->stack_index, hash, &created);
+		if (created) {
+			struct stack st = { .thread = *thread, .table = table,
+					    .first = h->frames.n, .nframes = (u32)n };
+			VEC_GROW(&h->frames, h->frames.n + (size_t)n);
+			memcpy(h->frames.v + h->frames.n, frames, (size_t)n * sizeof(*frames));
+			h->frames.n += (size_t)n;
+			VEC_PUSH(&h->stacks, st);
+			*slot = h->stacks.n;
+			return &h->stacks.v[h->stacks.n - 1];
+		}
+		struct stack *st = &h->stacks.v[*slot - 1];
+		if (st->table == table && st->nframes == (u32)n &&
+		    key_equal(&st->thread, thread) &&
+		    same_frames(h->frames.v + st->first, frames, n))
+			return st;
 	}
 }
 
@@ -283,38 +384,35 @@ static int hist_on_sample(void *ctx, const struct rp_sample *s)
 	struct hist *h = ctx;
 	if (!s->nframes || !s->attr)
 		return 0;
-	struct table *t = table_for(h, s);
-	u64 period = sample_period(s);
-	h->sample_seq++;
-	t->used = true;
-	t->total += period;
-	t->samples++;
-	struct hist_key k = make_key(h, s, &s->frames[0]);
-	struct entry *leaf = find_entry(t, &k);
-	leaf->self += period;
-	leaf->samples++;
-	if (h->o.children) {
-		add_children(h, t, s, period);
-	} else if (h->o.graph == HG_CALLEE) {
-		tree_add(h, leaf, s->frames, 0, s->nframes, 1, period);
-	} else if (h->o.graph == HG_CALLER) {
-		tree_add(h, leaf, s->frames, s->nframes - 1, -1, -1, period);
-	}
+	struct hist_key thread = thread_key(h, s);
+	struct stack *st = find_stack(h, &thread, (size_t)s->attr->index, s->frames, s->nframes);
+	st->period += sample_period(s);
+	st->samples++;
+	return 0;
+}
+
+static int hist_on_finish(void *ctx)
+{
+	struct hist *h = ctx;
+	for (size_t i = 0; i < h->stacks.n; i++)
+		add_stack(h, &h->stacks.v[i]);
 	return 0;
 }
 
 struct rp_sink hist_sink(struct hist *h)
 {
-	struct rp_sink sink = { .ctx = h, .sample = hist_on_sample };
+	struct rp_sink sink = { .ctx = h, .sample = hist_on_sample, .finish = hist_on_finish };
 	return sink;
 }
 
-struct hist *hist_new(const struct hist_opts *o, struct pd_reader *reader)
+struct hist *hist_new(const struct hist_opts *o, struct replay *rp)
 {
 	struct hist *h = xcalloc(1, sizeof(*h));
 	h->o = *o;
-	h->reader = reader;
+	h->rp = rp;
+	h->reader = rp_reader(rp);
 	u64map_init(&h->strings);
+	u64map_init(&h->stack_index);
 	u64map_init(&h->by_pointer);
 	return h;
 }
@@ -329,6 +427,9 @@ void hist_free(struct hist *h)
 	}
 	VEC_FREE(&h->tables);
 	VEC_FREE(&h->nodes);
+	VEC_FREE(&h->stacks);
+	VEC_FREE(&h->frames);
+	u64map_free(&h->stack_index);
 	for (size_t i = 0; i < h->string_list.n; i++)
 		free(h->string_list.v[i]);
 	VEC_FREE(&h->string_list);
@@ -388,7 +489,31 @@ static u64 sort_value(const struct hist *h, const struct entry *e)
 	return h->o.children ? e->children : e->self;
 }
 
-/* Descending by period; ties by the printed keys so output is stable. */
+static int cmp_str(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+static int cmp_u64(u64 a, u64 b)
+{
+	return (a > b) - (a < b);
+}
+
+/* A total order on keys, so equal periods print in a stable order. */
+static int cmp_keys(const struct hist_key *x, const struct hist_key *y)
+{
+	int c = cmp_str(x->comm, y->comm);
+	c = c ? c : cmp_u64(x->pid, y->pid);
+	c = c ? c : cmp_u64(x->tid, y->tid);
+	c = c ? c : cmp_u64(x->cpu, y->cpu);
+	c = c ? c : cmp_str(x->dso_name, y->dso_name);
+	c = c ? c : cmp_str(x->sym_name, y->sym_name);
+	c = c ? c : cmp_u64(x->sym_start, y->sym_start);
+	c = c ? c : cmp_u64(x->addr, y->addr);
+	return c ? c : cmp_u64(x->kernel, y->kernel);
+}
+
+/* Descending by period; ties by the keys so output is stable. */
 static int cmp_entries(const void *a, const void *b, void *ctx)
 {
 	const struct hist *sort_ctx = ctx;
@@ -397,15 +522,7 @@ static int cmp_entries(const void *a, const void *b, void *ctx)
 	u64 vx = sort_value(sort_ctx, x), vy = sort_value(sort_ctx, y);
 	if (vx != vy)
 		return vx > vy ? -1 : 1;
-	for (int i = 0; i < sort_ctx->o.nkeys; i++) {
-		char bx[512], by[512];
-		format_key(x, sort_ctx->o.keys[i], bx, sizeof(bx));
-		format_key(y, sort_ctx->o.keys[i], by, sizeof(by));
-		int c = strcmp(bx, by);
-		if (c)
-			return c;
-	}
-	return 0;
+	return cmp_keys(&x->k, &y->k);
 }
 
 static double pct(u64 part, u64 total)

@@ -24,7 +24,9 @@ struct hist_opts {
 int hist_parse_sort(struct hist_opts *o, const char *spec);
 
 struct hist;
-struct hist *hist_new(const struct hist_opts *o, struct pd_reader *reader);
+/* rp's options should set defer_kernel: the histogram resolves kernel
+ * frames itself, once per unique stack. */
+struct hist *hist_new(const struct hist_opts *o, struct replay *rp);
 void hist_free(struct hist *h);
 /* The sink to hand to rp_run(). */
 struct rp_sink hist_sink(struct hist *h);

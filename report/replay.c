@@ -140,7 +140,7 @@ static struct rp_thread *thread_new(struct replay *rp, u32 pid, u32 tid)
 	if (tid == 0)
 		snprintf(t->comm, sizeof(t->comm), "swapper");
 	else
-		snprintf(t->comm, sizeof(t->comm), ":%u", tid);
+		snprintf(t->comm, sizeof(t->comm), ":%d", (int)tid);
 	*u64map_slot(&rp->threads, tid, NULL) = (u64)(uintptr_t)t;
 	VEC_PUSH(&rp->all_threads, t);
 	return t;
@@ -276,7 +276,7 @@ static void resolve_user(struct replay *rp, struct rp_thread *t, struct rp_frame
 
 static void resolve_frame(struct replay *rp, struct rp_thread *t, struct rp_frame *f)
 {
-	u64 generation = f->kernel ? 1 : t->maps->generation + 1;
+	u64 generation = f->kernel ? 1 : t->maps->generation + 1;  /* t unused for kernel */
 	u64 key = hash_u64(f->ip ^ (generation << 48) ^ generation);
 	struct cached_frame *c = &rp->cache[key & (FRAME_CACHE_SIZE - 1)];
 	if (c->generation == generation && c->ip == f->ip) {
@@ -358,9 +358,17 @@ static int on_sample(struct replay *rp, const struct pd_event *ev, struct rp_sin
 		n = unw_sample_frames(&leaf, ev->misc, rp->raw, 1);
 	}
 	for (int i = 0; i < n; i++) {
-		rp->frames[i].ip = rp->raw[i].ip;
-		rp->frames[i].kernel = rp->raw[i].kernel;
-		resolve_frame(rp, t, &rp->frames[i]);
+		struct rp_frame *f = &rp->frames[i];
+		f->ip = rp->raw[i].ip;
+		f->kernel = rp->raw[i].kernel;
+		f->pending = f->kernel && rp->opts.defer_kernel;
+		if (f->pending) {
+			f->addr = f->offset = f->ip;
+			f->dso = NULL;
+			f->sym = NULL;
+		} else {
+			resolve_frame(rp, t, f);
+		}
 	}
 	struct rp_sample s = {
 		.ev = ev, .s = &ev->s, .attr = ev->attr, .thread = t,
@@ -448,10 +456,20 @@ struct replay *rp_open(const struct rp_opts *opts)
 	rp->opts = *opts;
 	rp->reader = reader;
 	rp->syms = sym_ctx_new(&opts->sym);
+	if (opts->defer_kernel)
+		sym_prefetch_kernel(rp->syms);
 	rp->cache = xcalloc(FRAME_CACHE_SIZE, sizeof(*rp->cache));
 	rp->next_generation = 1;
 	u64map_init(&rp->threads);
 	return rp;
+}
+
+void rp_resolve(struct replay *rp, struct rp_frame *f)
+{
+	if (!f->pending)
+		return;
+	f->pending = false;
+	resolve_frame(rp, NULL, f);   /* kernel frames need no thread */
 }
 
 void rp_set_callchains(struct replay *rp, bool on)

@@ -45,6 +45,7 @@ struct rp_frame {
 	struct sym_dso *dso;
 	const struct sym *sym;
 	bool kernel;
+	bool pending;              /* kernel frame left for rp_resolve() */
 };
 
 struct rp_sample {
@@ -80,6 +81,10 @@ struct rp_opts {
 	 * only); commands use rp_progress_stderr. */
 	void (*progress)(u64 done, u64 total);
 	bool callchains;            /* resolve whole chains, not only the ip */
+	/* Leave kernel frames unresolved (pending) for the sink to resolve
+	 * later with rp_resolve(), while kallsyms loads on another thread:
+	 * for sinks that aggregate before they need names. */
+	bool defer_kernel;
 	struct sym_opts sym;
 	struct rp_filter filter;
 };
@@ -107,6 +112,9 @@ struct pd_reader *rp_reader(struct replay *rp);
 int rp_run(struct replay *rp, struct rp_sink *sink);
 const struct rp_summary *rp_summary(struct replay *rp);
 void rp_close(struct replay *rp);
+
+/* Resolves a frame the replay left pending (see rp_opts.defer_kernel). */
+void rp_resolve(struct replay *rp, struct rp_frame *f);
 
 /* Display helpers shared by the analyses. */
 const char *rp_frame_dso(const struct rp_frame *f);   /* "[unknown]" when none */

@@ -98,12 +98,14 @@ static void put_header(struct script *sc, const struct rp_sample *s, bool chain)
 	u64 t = s->attr->attr.sample_type;
 	if (sc->fields & F_COMM)
 		sb_printf(l, chain ? "%s " : "%16s ", s->thread->comm);
+	/* Signed, as perf prints them: "-1" for no task. */
+	int pid = (int)s->s->pid, tid = (int)s->s->tid;
 	if ((sc->fields & F_PID) && (sc->fields & F_TID))
-		sb_printf(l, "%5u/%-5u ", s->s->pid, s->s->tid);
+		sb_printf(l, "%5d/%-5d ", pid, tid);
 	else if (sc->fields & F_PID)
-		sb_printf(l, "%5u ", s->s->pid);
+		sb_printf(l, "%5d ", pid);
 	else if (sc->fields & F_TID)
-		sb_printf(l, "%5u ", s->s->tid);
+		sb_printf(l, "%5d ", tid);
 	if ((sc->fields & F_CPU) && (t & PERF_SAMPLE_CPU))
 		sb_printf(l, "[%03u] ", s->s->cpu);
 	if ((sc->fields & F_TIME) && (t & PERF_SAMPLE_TIME))
@@ -217,6 +219,8 @@ int cmd_script(int argc, char **argv)
 		rp_opts_free(&o);
 		return rc;
 	}
+	/* Big writes: reports run to tens of thousands of lines. */
+	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 	rp_progress_if_tty(&o);
 	struct replay *rp = rp_open(&o);
 	if (!rp) {

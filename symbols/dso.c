@@ -34,6 +34,8 @@ void sym_ctx_free(struct sym_ctx *c)
 {
 	if (!c)
 		return;
+	if (c->kernel_parse)
+		kernel_load(c);   /* joins the thread; freed with the rest */
 	for (size_t i = 0; i < c->all.n; i++)
 		dso_free(c->all.v[i]);
 	VEC_FREE(&c->all);
@@ -88,6 +90,12 @@ static struct sym_dso *cache_find(struct sym_ctx *c, u64 key, const char *path,
 	return NULL;
 }
 
+static bool is_anon_memory(const char *path)
+{
+	return !strcmp(path, "//anon") || !strncmp(path, "/dev/zero", 9) ||
+	       !strncmp(path, "/anon_hugepage", 14);
+}
+
 struct sym_dso *sym_dso_get(struct sym_ctx *c, const char *path, const u8 *build_id,
 			    size_t build_id_size, pid_t pid)
 {
@@ -96,6 +104,11 @@ struct sym_dso *sym_dso_get(struct sym_ctx *c, const char *path, const u8 *build
 	/* perf names the kernel's own mapping "[kernel.kallsyms]_text". */
 	if (!strncmp(path, "[kernel.kallsyms]", 17))
 		return sym_kernel_dso(c, 0);
+	/* Anonymous memory is where JIT compilers put code: like perf, read
+	 * it through the process's perf map when it wrote one. */
+	struct sym_dso *jit = is_anon_memory(path) && pid > 0 ? sym_jit_dso(c, pid) : NULL;
+	if (jit)
+		return jit;
 	if (!build_id)
 		build_id_size = 0;
 	build_id_size = MIN(build_id_size, (size_t)SYM_BUILD_ID_MAX);
@@ -119,18 +132,16 @@ struct sym_dso *sym_dso_get(struct sym_ctx *c, const char *path, const u8 *build
 
 struct sym_dso *sym_jit_dso(struct sym_ctx *c, pid_t pid)
 {
-	bool created;
-	u64 *slot = u64map_slot(&c->jits, (u64)(u32)pid, &created);
-	if (!created)
+	u64 key = (u64)(u32)pid;
+	u64 *slot = u64map_get(&c->jits, key);
+	if (slot)
 		return *slot == NO_JIT_MAP ? NULL : (struct sym_dso *)(uintptr_t)*slot;
-	*slot = NO_JIT_MAP;
 	char path[64];
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pid);
-	struct sym_dso *d = dso_new(c, DSO_JIT, path);
-	if (jit_load(c, d, path) < 0)
-		return NULL;   /* stays in c->all until the context goes */
-	/* jit_load does not insert into c->jits, so slot is still valid. */
-	*slot = (u64)(uintptr_t)d;
+	/* Remembered either way: a process without a map is asked about
+	 * for each of its anonymous-memory samples. */
+	struct sym_dso *d = jit_load(c, path);
+	*u64map_slot(&c->jits, key, NULL) = d ? (u64)(uintptr_t)d : NO_JIT_MAP;
 	return d;
 }
 

@@ -24,11 +24,11 @@ static bool parse_jit_line(char *line, u64 *start, u64 *size, char **name)
 	return n > 0;
 }
 
-int jit_load(struct sym_ctx *c, struct sym_dso *d, const char *path)
+struct sym_dso *jit_load(struct sym_ctx *c, const char *path)
 {
 	char *text = read_text_file(path, NULL);
 	if (!text)
-		return -1;
+		return NULL;
 	struct symtab_builder b;
 	/* JIT names come as the runtime chose to print them; perf leaves
 	 * them alone too. */
@@ -45,7 +45,8 @@ int jit_load(struct sym_ctx *c, struct sym_dso *d, const char *path)
 			stb_add(&b, start, size, name, STB_GLOBAL, false);
 	}
 	free(text);
+	struct sym_dso *d = dso_new(c, DSO_JIT, path);
 	stb_finish(&b, &d->tab);
 	d->sym_file = xstrdup(path);
-	return 0;
+	return d;
 }

@@ -2,6 +2,7 @@
  * one dso per module ([ext4]), placed by /proc/modules (or, for a
  * kallsyms file from elsewhere, by a "modules" file beside it). */
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +31,7 @@ static struct module_build *module_add(module_vec *mods, const char *name, bool 
 {
 	struct module_build m = { .name = xstrdup(name) };
 	stb_init(&m.b, demangle);
+	m.b.last_unsized_wins = true;
 	VEC_PUSH(mods, m);
 	return &mods->v[mods->n - 1];
 }
@@ -166,33 +168,78 @@ static void module_finish(struct sym_ctx *c, struct module_build *m)
 	free(m->name);
 }
 
-void kernel_load(struct sym_ctx *c)
+/* What reading kallsyms produces before anything enters the context:
+ * parsing can run on a thread of its own while the report reads events. */
+struct kernel_parse {
+	const char *kallsyms;
+	bool demangle;
+	module_vec mods;
+	struct symtab kernel;
+};
+
+static void *kernel_parse_run(void *arg)
 {
-	module_vec mods = {0};
-	char *mpath = modules_path_for(c->kallsyms);
-	read_modules_file(mpath, &mods, c->demangle);
+	struct kernel_parse *kp = arg;
+	char *mpath = modules_path_for(kp->kallsyms);
+	read_modules_file(mpath, &kp->mods, kp->demangle);
 	free(mpath);
-	bool have_list = mods.n > 0;
-
+	bool have_list = kp->mods.n > 0;
 	struct symtab_builder kern;
-	stb_init(&kern, c->demangle);
-	char *text = read_text_file(c->kallsyms, NULL);
+	stb_init(&kern, kp->demangle);
+	kern.last_unsized_wins = true;
+	char *text = read_text_file(kp->kallsyms, NULL);
 	if (text)
-		parse_kallsyms(text, &kern, &mods, have_list, c->demangle);
+		parse_kallsyms(text, &kern, &kp->mods, have_list, kp->demangle);
 	free(text);
+	stb_finish(&kern, &kp->kernel);
+	return NULL;
+}
 
+/* Moves a finished parse into the context: the kernel and module dsos. */
+static void kernel_install(struct sym_ctx *c, struct kernel_parse *kp)
+{
 	c->kernel = dso_new(c, DSO_KERNEL, "[kernel.kallsyms]");
-	stb_finish(&kern, &c->kernel->tab);
+	c->kernel->tab = kp->kernel;
 	if (c->kernel->tab.n) {
 		const struct sym *last = &c->kernel->tab.syms[c->kernel->tab.n - 1];
 		c->kernel->start = c->kernel->tab.syms[0].start;
 		c->kernel->end = last->start + last->size;
 	}
-	for (size_t i = 0; i < mods.n; i++)
-		module_finish(c, &mods.v[i]);
-	VEC_FREE(&mods);
+	for (size_t i = 0; i < kp->mods.n; i++)
+		module_finish(c, &kp->mods.v[i]);
+	VEC_FREE(&kp->mods);
 	if (c->modules.n > 1)
 		qsort(c->modules.v, c->modules.n, sizeof(*c->modules.v), cmp_module);
+}
+
+void sym_prefetch_kernel(struct sym_ctx *c)
+{
+	if (c->kernel || c->kernel_parse)
+		return;
+	struct kernel_parse *kp = xcalloc(1, sizeof(*kp));
+	kp->kallsyms = c->kallsyms;
+	kp->demangle = c->demangle;
+	if (pthread_create(&c->kernel_thread, NULL, kernel_parse_run, kp) != 0) {
+		free(kp);
+		return;   /* it will load when first needed */
+	}
+	c->kernel_parse = kp;
+}
+
+void kernel_load(struct sym_ctx *c)
+{
+	struct kernel_parse *kp = c->kernel_parse;
+	if (kp) {
+		pthread_join(c->kernel_thread, NULL);
+		c->kernel_parse = NULL;
+	} else {
+		kp = xcalloc(1, sizeof(*kp));
+		kp->kallsyms = c->kallsyms;
+		kp->demangle = c->demangle;
+		kernel_parse_run(kp);
+	}
+	kernel_install(c, kp);
+	free(kp);
 }
 
 struct sym_dso *sym_kernel_dso(struct sym_ctx *c, u64 addr)

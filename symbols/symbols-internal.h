@@ -5,6 +5,7 @@
 #define EMBER_SYMBOLS_INTERNAL_H
 
 #include <gelf.h>
+#include <pthread.h>
 
 #include "symbols/symbols.h"
 
@@ -18,6 +19,7 @@
 struct symtab_entry {
 	u64 start, size;
 	u32 name;
+	u32 seq;             /* order of arrival: ties keep it */
 	u8 bind;
 	bool secondary;
 };
@@ -26,6 +28,10 @@ struct symtab_builder {
 	VEC(struct symtab_entry) ents;
 	struct strbuf pool;
 	bool demangle;
+	/* kallsyms: of several unsized symbols at one address the last one
+	 * listed wins (perf sizes them before it picks, and only the last
+	 * gets a size). */
+	bool last_unsized_wins;
 };
 
 /* A finished table: sorted by start, one symbol per start, sizes > 0. */
@@ -110,15 +116,18 @@ struct sym_ctx {
 	VEC(struct sym_dso *) all;
 	struct sym_dso *kernel;
 	VEC(struct sym_dso *) modules;   /* sorted by start */
+	struct kernel_parse *kernel_parse;  /* kallsyms being read on a thread */
+	pthread_t kernel_thread;
 	struct u64map jits;       /* pid -> dso, or 1 when there is no map */
 };
 
 struct sym_dso *dso_new(struct sym_ctx *c, enum dso_kind kind, const char *path);
 
-/* kernel.c: loads kallsyms and modules into c->kernel and c->modules. */
+/* kernel.c: loads kallsyms and modules into c->kernel and c->modules
+ * (finishing a sym_prefetch_kernel when one runs). */
 void kernel_load(struct sym_ctx *c);
-/* jit.c: parses a perf map file into d's table; -1 when unreadable. */
-int jit_load(struct sym_ctx *c, struct sym_dso *d, const char *path);
+/* jit.c: a dso of the perf map file at path; NULL when unreadable. */
+struct sym_dso *jit_load(struct sym_ctx *c, const char *path);
 /* find.c: locates and loads the symbols of a file dso. */
 void file_load(struct sym_ctx *c, struct sym_dso *d, pid_t pid);
 

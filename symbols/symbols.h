@@ -63,6 +63,10 @@ struct sym_dso *sym_dso_get(struct sym_ctx *c, const char *path, const u8 *build
  * module holds it. */
 struct sym_dso *sym_kernel_dso(struct sym_ctx *c, u64 addr);
 
+/* Starts reading kallsyms on a thread of its own, so the work overlaps
+ * with the caller's; sym_kernel_dso() waits for it when first called. */
+void sym_prefetch_kernel(struct sym_ctx *c);
+
 /* The JIT map /tmp/perf-PID.map, or NULL when there is none. */
 struct sym_dso *sym_jit_dso(struct sym_ctx *c, pid_t pid);
 

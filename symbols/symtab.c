@@ -40,6 +40,7 @@ void stb_add(struct symtab_builder *b, u64 start, u64 size, const char *name,
 	char *dem = b->demangle ? sym_demangle_name(name) : NULL;
 	struct symtab_entry e = {
 		.start = start, .size = size, .bind = bind, .secondary = secondary,
+		.seq = (u32)b->ents.n,
 		.name = pool_add(&b->pool, dem ? dem : name),
 	};
 	free(dem);
@@ -53,7 +54,7 @@ static int cmp_entry(const void *pa, const void *pb)
 		return a->start < b->start ? -1 : 1;
 	if (a->secondary != b->secondary)
 		return a->secondary ? 1 : -1;
-	return 0;
+	return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
 static int leading_underscores(const char *s)
@@ -68,8 +69,10 @@ static int leading_underscores(const char *s)
  * one, then non-weak, then global, then fewer leading underscores, then
  * the longer name.  Returns true when b beats a. */
 static bool better_alias(const struct symtab_entry *a, const struct symtab_entry *b,
-			 const char *pool)
+			 const char *pool, bool last_unsized_wins)
 {
+	if (last_unsized_wins && a->size == 0 && b->size == 0)
+		return b->seq > a->seq;
 	if ((a->size == 0) != (b->size == 0))
 		return a->size == 0;
 	if ((a->bind == STB_WEAK) != (b->bind == STB_WEAK))
@@ -85,7 +88,8 @@ static bool better_alias(const struct symtab_entry *a, const struct symtab_entry
 
 /* Keeps one entry per start (secondary ones only where no primary is),
  * compacting in place; returns the new count. */
-static size_t pick_aliases(struct symtab_entry *v, size_t n, const char *pool)
+static size_t pick_aliases(struct symtab_entry *v, size_t n, const char *pool,
+			   bool last_unsized_wins)
 {
 	size_t out = 0;
 	for (size_t i = 0; i < n;) {
@@ -94,7 +98,7 @@ static size_t pick_aliases(struct symtab_entry *v, size_t n, const char *pool)
 		for (; j < n && v[j].start == v[i].start; j++) {
 			if (v[j].secondary && !v[i].secondary)
 				continue;
-			if (better_alias(&best, &v[j], pool))
+			if (better_alias(&best, &v[j], pool, last_unsized_wins))
 				best = v[j];
 		}
 		v[out++] = best;
@@ -118,8 +122,13 @@ void stb_finish(struct symtab_builder *b, struct symtab *t)
 		stb_free(b);
 		return;
 	}
-	qsort(v, n, sizeof(*v), cmp_entry);
-	n = pick_aliases(v, n, b->pool.s);
+	/* kallsyms and many symbol tables arrive almost sorted: check first. */
+	size_t k = 1;
+	while (k < n && cmp_entry(&v[k - 1], &v[k]) <= 0)
+		k++;
+	if (k < n)
+		qsort(v, n, sizeof(*v), cmp_entry);
+	n = pick_aliases(v, n, b->pool.s, b->last_unsized_wins);
 
 	t->pool = b->pool.s;           /* the pool moves into the table */
 	b->pool.s = NULL;

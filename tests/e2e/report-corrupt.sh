@@ -7,7 +7,7 @@ if ! have_perf; then
 	skip report-corrupt "perf (linux-perf) is not installed"
 	exit 0
 fi
-perf record -q -o "$TMP/good.data" -F 999 -g -- "$WORKLOADS/ratio" 0.5 >/dev/null 2>&1
+perf record -q -B -o "$TMP/good.data" -F 999 -g -- "$WORKLOADS/ratio" 0.5 >/dev/null 2>&1
 size=$(stat -c %s "$TMP/good.data")
 
 # judge NAME FILE: exit 0 (partial or whole report) or 1 with one line that

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# bench/record.sh - ember record beside perf record, measured in the same run
+# (a benchmark, not a test: it asserts nothing).
+#
+# At -F 99, 999 and 4999 with -a -g, while the spin workload keeps every CPU
+# busy, for each recorder: the workload's throughput loss against an
+# unrecorded baseline, the recorder's own CPU time (user+sys), samples lost,
+# and file size.  Then the start-to-exit time of `record -- true` (perf also
+# with --no-bpf-event: its side-band thread otherwise waits ~1 s at exit).
+# One table with the ratio ember/perf.  Takes about a minute and a half.
+#
+# Other load on the machine only ever lowers the workload's throughput, so
+# each configuration runs REPEAT times (baseline, ember and perf in turn)
+# and the best throughput counts; CPU time and file size are means over the
+# runs, lost a total.  A run whose recorder fails is left out and reported.
+#
+#   EMBER=./ember WORKLOADS=build/workloads bench/record.sh
+#   SECONDS_PER_RUN=3 RATES="99 999 4999" REPEAT=2 TRUE_RUNS=5  (defaults)
+set -u
+: "${EMBER:=./ember}" "${WORKLOADS:=build/workloads}" "${PERF:=perf}"
+: "${SECONDS_PER_RUN:=3}" "${RATES:=99 999 4999}" "${TRUE_RUNS:=5}" "${REPEAT:=2}"
+EMBER=$(realpath "$EMBER"); WORKLOADS=$(realpath "$WORKLOADS")
+NCPU=$(nproc)
+SPIN=$WORKLOADS/spin
+for need in "$EMBER" "$SPIN"; do
+	[ -x "$need" ] || { echo "bench/record.sh: $need missing (make; make workloads)" >&2; exit 2; }
+done
+command -v "$PERF" >/dev/null || { echo "bench/record.sh: Linux perf missing (make deps)" >&2; exit 2; }
+[ "$(id -u)" -eq 0 ] || echo "bench/record.sh: not root; -a may be refused" >&2
+
+T=$(mktemp -d /tmp/ember-bench.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+
+# spin_rate : units/s of NCPU spinning threads over SECONDS_PER_RUN.
+spin_rate() {
+	"$SPIN" "$NCPU" "$SECONDS_PER_RUN" | awk '{ print $(NF - 1) }'
+}
+
+# cpu_of FILE : user+sys seconds of the children line of bash's `times`.
+cpu_of() {
+	awk 'NR == 2 { s = 0
+		for (i = 1; i <= 2; i++) { split($i, p, /m/); sub(/s/, "", p[2]); s += p[1] * 60 + p[2] }
+		printf "%.3f", s }' "$1"
+}
+
+lost_in() {
+	"$PERF" script -i "$1" --show-lost-events -F comm 2>/dev/null |
+		awk '/PERF_RECORD_LOST / { s += $NF } END { print s + 0 }'
+}
+
+# measure NAME RECORDER... : record -a -g system-wide around one spin run;
+# sets RATE, CPU, LOST, MB.  The recorder gets a head start so its set-up
+# is not charged to the workload, and outlives the workload.
+measure() {
+	local name=$1; shift
+	local out=$T/$name.data
+	bash -c '"$@" >/dev/null 2>"'"$T/$name.err"'"; s=$?; times >"'"$T/$name.times"'"; exit $s' \
+		_ "$@" -o "$out" -- sleep "$(awk -v s="$SECONDS_PER_RUN" 'BEGIN { print s + 1.5 }')" &
+	local rpid=$! rc
+	sleep 0.8
+	RATE=$(spin_rate)
+	wait "$rpid"; rc=$?
+	if [ "$rc" -ne 0 ]; then
+		echo "bench/record.sh: $name exited $rc (run not counted): $(grep -v '^\[' "$T/$name.err" | head -c 200)" >&2
+		rm -f "$out"
+		return 1
+	fi
+	CPU=$(cpu_of "$T/$name.times")
+	LOST=$(lost_in "$out")
+	MB=$(awk -v s="$(stat -c %s "$out" 2>/dev/null || echo 0)" 'BEGIN { printf "%.2f", s / 1048576 }')
+	rm -f "$out"
+}
+
+# start_to_exit RECORDER... : median wall ms of TRUE_RUNS runs of `... -- true`.
+start_to_exit() {
+	local i t0 t1
+	for ((i = 0; i < TRUE_RUNS; i++)); do
+		t0=$(date +%s%N)
+		"$@" -o "$T/true.data" -- true >/dev/null 2>&1
+		t1=$(date +%s%N)
+		echo $(((t1 - t0) / 1000000))
+	done | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+	rm -f "$T/true.data" "$T/true.data.old"
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b + 0 == 0) print "n/a"; else printf "%.2f", a / b }'; }
+loss() { awk -v r="$1" -v b="$2" 'BEGIN { if (r == "-") print "-"; else printf "%.1f", (b - r) * 100 / b }'; }
+
+echo "bench/record.sh: $NCPU CPUs busy with spin, ${SECONDS_PER_RUN}s per run; $("$EMBER" --version); $("$PERF" --version)" >&2
+declare -A R N
+base=0
+for f in $RATES; do
+	for ((rep = 0; rep < REPEAT; rep++)); do
+		b=$(spin_rate)
+		echo "  baseline: $b units/s" >&2
+		base=$(awk -v a="$base" -v b="$b" 'BEGIN { print (b > a ? b : a) }')
+		for tool in ember perf; do
+			if [ "$tool" = ember ]; then measure "ember-$f" "$EMBER" record -F "$f" -a -g || continue
+			else measure "perf-$f" "$PERF" record -F "$f" -a -g || continue; fi
+			echo "  $tool -F $f: $RATE units/s, cpu ${CPU}s, lost $LOST, ${MB} MB" >&2
+			N[$tool-$f]=$((${N[$tool-$f]:-0} + 1))
+			# best rate; sums of cpu, lost and MB
+			R[$tool-$f]=$(awk -v o="${R[$tool-$f]:-0 0 0 0}" -v r="$RATE" -v c="$CPU" -v l="$LOST" -v m="$MB" \
+				'BEGIN { split(o, v, " "); if (r > v[1]) v[1] = r
+					printf "%s %s %s %s", v[1], v[2] + c, v[3] + l, v[4] + m }')
+		done
+	done
+	for tool in ember perf; do
+		R[$tool-$f]=$(awk -v o="${R[$tool-$f]:-0 0 0 0}" -v n="${N[$tool-$f]:-0}" 'BEGIN { split(o, v, " ")
+			if (n == 0) { print "- - - -"; exit }
+			printf "%s %.3f %d %.2f", v[1], v[2] / n, v[3], v[4] / n }')
+	done
+done
+
+t_ember=$(start_to_exit "$EMBER" record)
+t_perf=$(start_to_exit "$PERF" record)
+t_perf_nobpf=$(start_to_exit "$PERF" record --no-bpf-event)
+
+printf '\n%-24s %12s %12s %12s\n' "metric (-a -g, busy)" ember perf ember/perf
+for f in $RATES; do
+	read -r er ec el em <<<"${R[ember-$f]}"
+	read -r pr pc pl pm <<<"${R[perf-$f]}"
+	el_=$(loss "$er" "$base"); pl_=$(loss "$pr" "$base")
+	printf '%-24s %11s%% %11s%% %12s\n' "-F $f throughput loss" "$el_" "$pl_" "$(ratio "$el_" "$pl_")"
+	printf '%-24s %11ss %11ss %12s\n' "-F $f recorder CPU" "$ec" "$pc" "$(ratio "$ec" "$pc")"
+	printf '%-24s %12s %12s %12s\n' "-F $f lost (all runs)" "$el" "$pl" "$(ratio "$el" "$pl")"
+	printf '%-24s %9s MB %9s MB %12s\n' "-F $f file size" "$em" "$pm" "$(ratio "$em" "$pm")"
+done
+printf '%-24s %9s ms %9s ms %12s\n' "record -- true" "$t_ember" "$t_perf" "$(ratio "$t_ember" "$t_perf")"
+printf '%-24s %12s %9s ms %12s\n' "  (--no-bpf-event)" "" "$t_perf_nobpf" "$(ratio "$t_ember" "$t_perf_nobpf")"
+printf '%-24s %12s\n' "baseline throughput" "$base units/s (best of $((REPEAT * $(wc -w <<<"$RATES"))) runs)"
+printf '%-24s %12s %12s\n' "runs counted per -F" "${N[ember-${RATES%% *}]:-0}" "${N[perf-${RATES%% *}]:-0}"

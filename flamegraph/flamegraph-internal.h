@@ -1,0 +1,67 @@
+/* flamegraph-internal.h - (private to flamegraph/) the tree's layout in
+ * memory, shared by the tree, the parser and the writers. */
+#ifndef EMBER_FLAMEGRAPH_INTERNAL_H
+#define EMBER_FLAMEGRAPH_INTERNAL_H
+
+#include "flamegraph/flamegraph.h"
+
+#define FLAME_NONE UINT32_MAX
+
+/* An interned frame name: the same bytes and kind share one id, so a child
+ * is found by the integer pair (parent, name). */
+struct flame_name {
+	u32 off, len;    /* bytes in tree->text */
+	u32 hash;
+	u8 kind;         /* enum flame_kind */
+};
+
+/* 32 bytes per node: a million-line profile stays in tens of megabytes. */
+struct flame_node {
+	u32 name, parent;
+	u32 first_child, next_sibling;
+	u64 value[2];    /* inclusive counts per side */
+};
+
+struct flame_tree {
+	struct flame_tree_opts opts;
+	VEC(char) text;
+	VEC(struct flame_name) names;
+	u32 *slots;                  /* name hash table: id + 1, 0 = empty */
+	size_t nslots;
+	VEC(struct flame_node) nodes; /* node 0 is the root, "all" */
+	struct u64map children;      /* parent << 32 | name -> node */
+	u64 total[2];
+	bool diff;
+	VEC(struct flame_frame) scratch;  /* the parser's frames of one line */
+	VEC(struct flame_frame) reversed; /* --reverse's copy */
+};
+
+static inline const char *flame_name_bytes(const struct flame_tree *t, u32 name)
+{
+	return t->text.v + t->names.v[name].off;
+}
+
+/* a + b without wrapping; sets *sat when it would have. */
+static inline u64 flame_sat_add(u64 a, u64 b, bool *sat)
+{
+	if (a > UINT64_MAX - b) {
+		if (sat)
+			*sat = true;
+		return UINT64_MAX;
+	}
+	return a + b;
+}
+
+/* The inline script and style of the SVG (svg-script.c). */
+extern const char flame_svg_css[];
+extern const char flame_svg_js[];
+
+/* Colours (colors.c): "#rrggbb" into out[8]. */
+void flame_color(enum flame_palette pal, bool hash, const char *name, size_t len,
+		 enum flame_kind kind, int depth, char out[8]);
+/* Differential colour: delta in [-1, 1] of the largest change; exactly 0
+ * gives the neutral colour. */
+void flame_diff_color(double delta, char out[8]);
+#define FLAME_DIFF_NEUTRAL "#dcdcdc"
+
+#endif

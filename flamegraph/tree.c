@@ -1,0 +1,164 @@
+/* tree.c - the merged tree of stacks: names interned once, children found
+ * through one hash map keyed by (parent, name), counts summed inclusively
+ * on the way down so the writers never recount. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "flamegraph/flamegraph-internal.h"
+
+#define MAX_NODES (UINT32_MAX - 1)
+#define MAX_TEXT  ((size_t)UINT32_MAX)
+
+static u32 name_hash(const char *s, size_t len, enum flame_kind kind)
+{
+	u32 h = 2166136261u ^ (u32)kind;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (u8)s[i]) * 16777619u;
+	return h;
+}
+
+static u32 add_node(struct flame_tree *t, u32 name, u32 parent)
+{
+	struct flame_node n = { .name = name, .parent = parent,
+				.first_child = FLAME_NONE, .next_sibling = FLAME_NONE };
+	if (parent != FLAME_NONE) {
+		n.next_sibling = t->nodes.v[parent].first_child;
+		t->nodes.v[parent].first_child = (u32)t->nodes.n;
+	}
+	VEC_PUSH(&t->nodes, n);
+	return (u32)(t->nodes.n - 1);
+}
+
+static void grow_slots(struct flame_tree *t)
+{
+	size_t cap = t->nslots ? t->nslots * 2 : 1024;
+	u32 *slots = xcalloc(cap, sizeof(*slots));
+	for (size_t id = 0; id < t->names.n; id++) {
+		size_t i = t->names.v[id].hash & (cap - 1);
+		while (slots[i])
+			i = (i + 1) & (cap - 1);
+		slots[i] = (u32)id + 1;
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->nslots = cap;
+}
+
+/* The id of (bytes, kind), added when new; FLAME_NONE when full. */
+static u32 intern(struct flame_tree *t, const char *s, size_t len, enum flame_kind kind)
+{
+	if ((t->names.n + 1) * 2 > t->nslots)
+		grow_slots(t);
+	u32 h = name_hash(s, len, kind);
+	size_t i = h & (t->nslots - 1);
+	for (; t->slots[i]; i = (i + 1) & (t->nslots - 1)) {
+		const struct flame_name *n = &t->names.v[t->slots[i] - 1];
+		if (n->hash == h && n->len == len && n->kind == kind &&
+		    !memcmp(t->text.v + n->off, s, len))
+			return t->slots[i] - 1;
+	}
+	if (len > MAX_TEXT - t->text.n - 1 || t->names.n >= MAX_NODES)
+		return FLAME_NONE;
+	struct flame_name n = { .off = (u32)t->text.n, .len = (u32)len, .hash = h,
+				.kind = (u8)kind };
+	VEC_GROW(&t->text, t->text.n + len + 1);
+	memcpy(t->text.v + t->text.n, s, len);
+	t->text.n += len;
+	t->text.v[t->text.n++] = '\0';
+	VEC_PUSH(&t->names, n);
+	t->slots[i] = (u32)t->names.n;
+	return (u32)(t->names.n - 1);
+}
+
+struct flame_tree *flame_tree_new(const struct flame_tree_opts *o)
+{
+	struct flame_tree *t = xcalloc(1, sizeof(*t));
+	if (o)
+		t->opts = *o;
+	u64map_init(&t->children);
+	add_node(t, intern(t, "all", 3, FLAME_USER), FLAME_NONE);
+	return t;
+}
+
+void flame_tree_free(struct flame_tree *t)
+{
+	if (!t)
+		return;
+	VEC_FREE(&t->text);
+	VEC_FREE(&t->names);
+	free(t->slots);
+	VEC_FREE(&t->nodes);
+	u64map_free(&t->children);
+	VEC_FREE(&t->scratch);
+	VEC_FREE(&t->reversed);
+	free(t);
+}
+
+static u32 child_of(struct flame_tree *t, u32 parent, u32 name)
+{
+	u64 key = (u64)parent << 32 | name;
+	u64 *found = u64map_get(&t->children, key);
+	if (found)
+		return (u32)*found;
+	if (t->nodes.n >= MAX_NODES)
+		return FLAME_NONE;
+	u32 id = add_node(t, name, parent);
+	*u64map_slot(&t->children, key, NULL) = id;
+	return id;
+}
+
+static const struct flame_frame *in_order(struct flame_tree *t, const struct flame_frame *f,
+					  size_t n)
+{
+	if (!t->opts.reverse)
+		return f;
+	VEC_GROW(&t->reversed, n);
+	for (size_t i = 0; i < n; i++)
+		t->reversed.v[i] = f[n - 1 - i];
+	return t->reversed.v;
+}
+
+int flame_tree_add(struct flame_tree *t, const struct flame_frame *frames, size_t n,
+		   u64 count, enum flame_side side)
+{
+	if (n > FLAME_MAX_DEPTH) {
+		err_set("stack of %zu frames (at most %d)", n, FLAME_MAX_DEPTH);
+		return -1;
+	}
+	if (!count)
+		return 0;
+	int s = side == FLAME_BEFORE;
+	const struct flame_frame *f = in_order(t, frames, n);
+	u32 cur = 0;
+	t->nodes.v[0].value[s] = flame_sat_add(t->nodes.v[0].value[s], count, NULL);
+	for (size_t i = 0; i < n; i++) {
+		u32 name = intern(t, f[i].name, f[i].len, f[i].kind);
+		u32 next = name == FLAME_NONE ? FLAME_NONE : child_of(t, cur, name);
+		if (next == FLAME_NONE) {
+			err_set("flame graph too large (%zu frames, %zu names)",
+				t->nodes.n, t->names.n);
+			return -1;
+		}
+		cur = next;
+		t->nodes.v[cur].value[s] = flame_sat_add(t->nodes.v[cur].value[s], count, NULL);
+	}
+	t->total[s] = flame_sat_add(t->total[s], count, NULL);
+	if (s)
+		t->diff = true;
+	return 0;
+}
+
+u64 flame_tree_total(const struct flame_tree *t, enum flame_side side)
+{
+	return t->total[side == FLAME_BEFORE];
+}
+
+bool flame_tree_is_diff(const struct flame_tree *t)
+{
+	return t->diff;
+}
+
+size_t flame_tree_nodes(const struct flame_tree *t)
+{
+	return t->nodes.n;
+}

@@ -1,0 +1,95 @@
+/* cmd-collapse.c - `ember collapse`: a recording as folded stacks, one
+ * "comm;root;...;leaf COUNT" line per distinct stack, the input of flame
+ * graph tools (ember flame --folded, flamegraph.pl, speedscope...). */
+#include <getopt.h>
+#include <stdio.h>
+
+#include "report/collapse.h"
+#include "report/report.h"
+
+static const char usage_text[] =
+	"usage: ember collapse [-i FILE] [options] [filters]\n"
+	"\n"
+	"Prints one line per distinct stack, root first: comm;root;...;leaf COUNT,\n"
+	"sorted, as `perf script | stackcollapse-perf.pl` prints for the same file.\n"
+	"Only the first event's samples are folded (as stackcollapse-perf.pl does).\n"
+	"\n"
+	"  -i, --input FILE      data file (default ember.data; - for stdin)\n"
+	"      --weight WHAT     samples (default) or period: sum each sample's period\n"
+	"                        (what stackcollapse-perf.pl does since 2022 when\n"
+	"                        perf script shows the period)\n"
+	"      --annotate        mark kernel frames _[k] and JIT frames _[j]\n"
+	"      --pid             name the process frame comm-PID\n"
+	"      --tid             name the process frame comm-PID/TID\n"
+	"      --inline          accepted; expanding inlined frames from DWARF is not\n"
+	"                        implemented yet, so it changes nothing for now\n"
+	"      --comm LIST, --pid=LIST, --tid=LIST, --cpu LIST, --time START,END\n"
+	"                        only samples of these (note the '=' for --pid/--tid)\n"
+	"      --no-demangle     show C++/Rust symbols as recorded\n"
+	"\n"
+	"Deliberate differences from stackcollapse-perf.pl: --pid shows the real pid\n"
+	"(perf script's default output has none, so the script prints '?'); [vdso]\n"
+	"frames are not marked _[k] by --annotate (they run in user space).\n";
+
+/* -1 to go on, or the exit status to stop with. */
+static int parse_args(struct collapse_opts *c, struct rp_opts *rp, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		COLLAPSE_LONGOPTS,
+		RP_FILTER_LONGOPTS,
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int opt;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":i:h", longopts, NULL)) != -1) {
+		int ours = collapse_parse_opt(c, rp, opt, optarg);
+		if (ours < 0) {
+			cmd_error("collapse", "%s", err_msg());
+			return EXIT_USAGE;
+		}
+		if (ours)
+			continue;
+		switch (opt) {
+		case 'h':
+			fputs(usage_text, stdout);
+			return EXIT_OK;
+		case ':':
+			cmd_error("collapse", "option '%s' needs a value (see 'ember collapse --help')",
+				  argv[optind - 1]);
+			return EXIT_USAGE;
+		default:
+			cmd_error("collapse", "unknown option '%s' (see 'ember collapse --help')",
+				  argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		cmd_error("collapse", "unexpected argument '%s' (to filter by pid or tid write "
+			  "--pid=LIST; see 'ember collapse --help')", argv[optind]);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+int cmd_collapse(int argc, char **argv)
+{
+	struct collapse_opts c = { 0 };
+	struct rp_opts rp = { .input = "ember.data", .sym.demangle = true };
+	int rc = parse_args(&c, &rp, argc, argv);
+	if (rc >= 0) {
+		rp_opts_free(&rp);
+		return rc;
+	}
+	struct flame_tree *tree = flame_tree_new(NULL);
+	rc = collapse_replay("collapse", &rp, &c, tree, FLAME_AFTER);
+	if (rc != EXIT_RUNTIME || flame_tree_total(tree, FLAME_AFTER)) {
+		if (flame_write_folded(tree, stdout) < 0) {
+			cmd_error("collapse", "%s", err_msg());
+			rc = EXIT_RUNTIME;
+		}
+	}
+	flame_tree_free(tree);
+	rp_opts_free(&rp);
+	return rc;
+}

@@ -1,0 +1,311 @@
+/* cmd-flame.c - `ember flame`: an interactive SVG flame graph straight from
+ * a recording (through the replay, no text in between), from folded text,
+ * or from two profiles as a differential graph. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/collapse.h"
+#include "report/report.h"
+
+static const char usage_text[] =
+	"usage: ember flame [-i FILE | --folded FILE|- | --diff BEFORE AFTER] [-o OUT] [options]\n"
+	"\n"
+	"Writes one self-contained SVG (no network, no external script): hover shows\n"
+	"a frame's count and share, a click zooms (Reset Zoom restores), Search or\n"
+	"Ctrl-F highlights frames by regular expression and shows their share.\n"
+	"Opening OUT?s=REGEX searches and OUT?zoom=NAME zooms on load.\n"
+	"\n"
+	"Input (one of):\n"
+	"  -i, --input FILE       data file (default ember.data; - for stdin)\n"
+	"      --folded FILE      folded stacks (\"a;b;c 42\" lines, from ember collapse or\n"
+	"                         any stackcollapse tool); - for stdin\n"
+	"      --diff BEFORE AFTER  differential graph: widths from AFTER, red where a\n"
+	"                         frame's share grew, blue where it shrank, deeper for\n"
+	"                         larger changes; each a data file or folded text\n"
+	"Output:\n"
+	"  -o, --output FILE      the SVG (default flame.svg; - for stdout)\n"
+	"      --title TEXT, --subtitle TEXT\n"
+	"      --width PX         image width (default 1200)\n"
+	"      --height PX        height of one frame (default 16)\n"
+	"      --minwidth W       drop frames narrower than W pixels, or W% of the\n"
+	"                         width with a % sign (default 0.1)\n"
+	"      --countname WORD   what counts are (default samples; weight with\n"
+	"                         --weight period)\n"
+	"      --colors PALETTE   hot (default), io or blue (off-CPU), mem or green,\n"
+	"                         annotate (kernel orange, JIT green, inlined aqua,\n"
+	"                         user hot)\n"
+	"      --hash             colour by name only: the same function gets the same\n"
+	"                         colour in every graph\n"
+	"      --inverted         icicle graph: roots at the top\n"
+	"      --reverse          merge stacks from the leaves (callers of each leaf)\n"
+	"      --negate           with --diff: widths from BEFORE, so frames that\n"
+	"                         vanished show (colours keep their meaning)\n"
+	"From a data file, as ember collapse: --weight samples|period, --pid, --tid,\n"
+	"--inline (accepted; DWARF inline expansion is not implemented yet),\n"
+	"--comm LIST, --pid=LIST, --tid=LIST, --cpu LIST, --time START,END, --no-demangle.\n"
+	"\n"
+	"Frames are sorted by name at each level, so the same input gives the same\n"
+	"bytes.  Frames dropped by --minwidth leave their share as a gap at the right\n"
+	"of their parent.\n";
+
+enum {
+	OPT_FOLDED = 0x2000, OPT_DIFF, OPT_TITLE, OPT_SUBTITLE, OPT_WIDTH, OPT_HEIGHT,
+	OPT_MINWIDTH, OPT_COUNTNAME, OPT_COLORS, OPT_HASH, OPT_INVERTED, OPT_REVERSE,
+	OPT_NEGATE,
+};
+
+struct flame_args {
+	struct rp_opts rp;
+	struct collapse_opts c;
+	struct flame_svg_opts svg;
+	struct flame_tree_opts tree;
+	const char *folded, *before, *after, *output;
+	bool countname_set;
+};
+
+/* The graph's own options.  1 handled, 0 not, -1 err_set. */
+static int parse_graph_opt(struct flame_args *a, int opt, const char *arg)
+{
+	switch (opt) {
+	case OPT_TITLE: a->svg.title = arg; return 1;
+	case OPT_SUBTITLE: a->svg.subtitle = arg; return 1;
+	case OPT_COUNTNAME: a->svg.countname = arg; a->countname_set = true; return 1;
+	case OPT_HASH: a->svg.hash = true; return 1;
+	case OPT_INVERTED: a->svg.inverted = true; return 1;
+	case OPT_REVERSE: a->tree.reverse = true; return 1;
+	case OPT_NEGATE: a->svg.negate = true; return 1;
+	case OPT_COLORS: return flame_palette_parse(arg, &a->svg.palette) < 0 ? -1 : 1;
+	case OPT_MINWIDTH:
+		return flame_minwidth_parse(arg, &a->svg.minwidth, &a->svg.minwidth_percent) < 0 ? -1 : 1;
+	case OPT_WIDTH:
+		if (parse_int(arg, &a->svg.width) < 0 || a->svg.width < 100 || a->svg.width > 100000) {
+			err_set("bad --width '%s' (pixels, 100 to 100000)", arg);
+			return -1;
+		}
+		return 1;
+	case OPT_HEIGHT:
+		if (parse_int(arg, &a->svg.frame_height) < 0 || a->svg.frame_height < 4 ||
+		    a->svg.frame_height > 1000) {
+			err_set("bad --height '%s' (pixels per frame, 4 to 1000)", arg);
+			return -1;
+		}
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* --diff takes two values: the second is the next argument. */
+static int take_diff(struct flame_args *a, int argc, char **argv)
+{
+	if (optind >= argc) {
+		err_set("--diff needs two files: --diff BEFORE AFTER");
+		return -1;
+	}
+	a->before = optarg;
+	a->after = argv[optind++];
+	return 1;
+}
+
+static int parse_one(struct flame_args *a, int opt, int argc, char **argv)
+{
+	int rc = collapse_parse_opt(&a->c, &a->rp, opt, optarg);
+	if (!rc)
+		rc = parse_graph_opt(a, opt, optarg);
+	if (rc)
+		return rc;
+	switch (opt) {
+	case OPT_FOLDED: a->folded = optarg; return 1;
+	case OPT_DIFF: return take_diff(a, argc, argv);
+	case 'o': a->output = optarg; return 1;
+	default: return 0;
+	}
+}
+
+/* -1 to go on, or the exit status to stop with. */
+static int parse_args(struct flame_args *a, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		COLLAPSE_LONGOPTS,
+		RP_FILTER_LONGOPTS,
+		{ "folded", required_argument, NULL, OPT_FOLDED },
+		{ "diff", required_argument, NULL, OPT_DIFF },
+		{ "output", required_argument, NULL, 'o' },
+		{ "title", required_argument, NULL, OPT_TITLE },
+		{ "subtitle", required_argument, NULL, OPT_SUBTITLE },
+		{ "width", required_argument, NULL, OPT_WIDTH },
+		{ "height", required_argument, NULL, OPT_HEIGHT },
+		{ "minwidth", required_argument, NULL, OPT_MINWIDTH },
+		{ "countname", required_argument, NULL, OPT_COUNTNAME },
+		{ "colors", required_argument, NULL, OPT_COLORS },
+		{ "hash", no_argument, NULL, OPT_HASH },
+		{ "inverted", no_argument, NULL, OPT_INVERTED },
+		{ "reverse", no_argument, NULL, OPT_REVERSE },
+		{ "negate", no_argument, NULL, OPT_NEGATE },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int opt;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":i:o:h", longopts, NULL)) != -1) {
+		int rc = parse_one(a, opt, argc, argv);
+		if (rc < 0) {
+			cmd_error("flame", "%s", err_msg());
+			return EXIT_USAGE;
+		}
+		if (rc)
+			continue;
+		if (opt == 'h') {
+			fputs(usage_text, stdout);
+			return EXIT_OK;
+		}
+		cmd_error("flame", opt == ':' ? "option '%s' needs a value (see 'ember flame --help')"
+			  : "unknown option '%s' (see 'ember flame --help')", argv[optind - 1]);
+		return EXIT_USAGE;
+	}
+	if (optind < argc) {
+		cmd_error("flame", "unexpected argument '%s' (see 'ember flame --help')", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (a->folded && a->before) {
+		cmd_error("flame", "--folded and --diff both given: pick one input");
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* ---- Inputs ------------------------------------------------------------ */
+
+/* perf.data files (and their pipe form) open with this magic. */
+static bool is_data_file(const char *path)
+{
+	if (!strcmp(path, "-"))
+		return false;
+	FILE *f = fopen(path, "rb");
+	char magic[8] = { 0 };
+	if (!f)
+		return false;
+	size_t got = fread(magic, 1, sizeof(magic), f);
+	fclose(f);
+	return got == sizeof(magic) && !memcmp(magic, "PERFILE2", 8);
+}
+
+static void warn_bad_lines(const char *path, const struct flame_parse_stats *st)
+{
+	if (st->bad_lines)
+		cmd_warn("flame", "%s: %llu malformed lines skipped (first: line %llu: %s)", path,
+			 (unsigned long long)st->bad_lines, (unsigned long long)st->first_bad_line,
+			 st->first_bad_why);
+	if (st->saturated)
+		cmd_warn("flame", "%s: counts overflowed and were capped", path);
+}
+
+static int load_folded(struct flame_tree *t, const char *path, enum flame_side side)
+{
+	bool std = !strcmp(path, "-");
+	FILE *f = std ? stdin : fopen(path, "r");
+	if (!f) {
+		cmd_error("flame", "cannot open %s: %s", path, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	struct flame_parse_stats st = { 0 };
+	int rc = flame_parse_file(t, f, side, &st);
+	if (!std)
+		fclose(f);
+	if (rc < 0) {
+		cmd_error("flame", "%s: %s", path, err_msg());
+		return EXIT_RUNTIME;
+	}
+	warn_bad_lines(path, &st);
+	return EXIT_OK;
+}
+
+static int load(struct flame_args *a, struct flame_tree *t, const char *path, bool folded,
+		enum flame_side side)
+{
+	if (folded)
+		return load_folded(t, path, side);
+	a->rp.input = path;
+	return collapse_replay("flame", &a->rp, &a->c, t, side);
+}
+
+static int load_all(struct flame_args *a, struct flame_tree *t)
+{
+	if (a->before) {
+		int rc = load(a, t, a->before, !is_data_file(a->before), FLAME_BEFORE);
+		if (rc == EXIT_OK)
+			rc = load(a, t, a->after, !is_data_file(a->after), FLAME_AFTER);
+		if (rc == EXIT_OK && !flame_tree_total(t, FLAME_BEFORE)) {
+			cmd_error("flame", "%s: no stacks to compare against", a->before);
+			rc = EXIT_RUNTIME;
+		}
+		return rc;
+	}
+	if (a->folded)
+		return load(a, t, a->folded, true, FLAME_AFTER);
+	return load(a, t, a->rp.input, false, FLAME_AFTER);
+}
+
+/* ---- Output ------------------------------------------------------------ */
+
+static int write_svg(struct flame_args *a, struct flame_tree *t)
+{
+	bool std = !strcmp(a->output, "-");
+	FILE *out = std ? stdout : fopen(a->output, "w");
+	if (!out) {
+		cmd_error("flame", "cannot create %s: %s", a->output, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	/* Big writes: the SVG is streamed frame by frame. */
+	char *buf = std ? NULL : xmalloc(1 << 16);
+	if (buf)
+		setvbuf(out, buf, _IOFBF, 1 << 16);
+	int rc = flame_write_svg(t, &a->svg, out);
+	if (!std && fclose(out) != 0 && rc == 0) {
+		err_set_errno("closing the SVG");
+		rc = -1;
+	}
+	free(buf);
+	if (rc < 0) {
+		cmd_error("flame", "%s: %s", a->output, err_msg());
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
+int cmd_flame(int argc, char **argv)
+{
+	struct flame_args a = { .output = "flame.svg" };
+	a.rp.input = "ember.data";
+	a.rp.sym.demangle = true;
+	/* Kinds (kernel, JIT) always reach the tree: the annotate palette
+	 * needs them, and names stay free of suffixes. */
+	a.c.annotate = true;
+	flame_svg_opts_default(&a.svg);
+	int rc = parse_args(&a, argc, argv);
+	if (rc >= 0) {
+		rp_opts_free(&a.rp);
+		return rc;
+	}
+	if (a.c.weight_period && !a.countname_set)
+		a.svg.countname = "weight";
+	struct flame_tree *t = flame_tree_new(&a.tree);
+	rc = load_all(&a, t);
+	enum flame_side shown = a.before && a.svg.negate ? FLAME_BEFORE : FLAME_AFTER;
+	if (rc == EXIT_OK && !flame_tree_total(t, shown)) {
+		cmd_error("flame", "no stacks in the input: nothing to draw");
+		rc = EXIT_RUNTIME;
+	}
+	/* A partial recording still gets its graph, with the error printed. */
+	if (flame_tree_total(t, shown)) {
+		int wrc = write_svg(&a, t);
+		if (wrc != EXIT_OK)
+			rc = wrc;
+	}
+	flame_tree_free(t);
+	rp_opts_free(&a.rp);
+	return rc;
+}

@@ -1,0 +1,40 @@
+/* collapse.h - (internal to report/) the folding sink behind `ember
+ * collapse` and `ember flame -i`: each sample's frames named as
+ * stackcollapse-perf.pl names them, merged into a flame tree. */
+#ifndef EMBER_REPORT_COLLAPSE_H
+#define EMBER_REPORT_COLLAPSE_H
+
+#include "flamegraph/flamegraph.h"
+#include "report/replay.h"
+
+struct collapse_opts {
+	bool annotate;        /* kernel _[k] and JIT _[j] kinds kept */
+	bool pid, tid;        /* "comm-PID" / "comm-PID/TID" process frames */
+	bool weight_period;   /* count periods, not samples */
+	bool inline_frames;   /* accepted; DWARF inline expansion comes later */
+};
+
+enum {
+	COLLAPSE_OPT_PID = 0x3000, COLLAPSE_OPT_TID, COLLAPSE_OPT_ANNOTATE,
+	COLLAPSE_OPT_WEIGHT, COLLAPSE_OPT_INLINE,
+};
+
+/* Listed before RP_FILTER_LONGOPTS so that bare --pid/--tid are ours
+ * (getopt takes the first exact match); --pid=LIST still filters. */
+#define COLLAPSE_LONGOPTS                                                    \
+	{ "pid", optional_argument, NULL, COLLAPSE_OPT_PID },                \
+	{ "tid", optional_argument, NULL, COLLAPSE_OPT_TID },                \
+	{ "annotate", no_argument, NULL, COLLAPSE_OPT_ANNOTATE },            \
+	{ "weight", required_argument, NULL, COLLAPSE_OPT_WEIGHT },          \
+	{ "inline", no_argument, NULL, COLLAPSE_OPT_INLINE }
+
+/* 1 when opt was one of COLLAPSE_LONGOPTS or the shared filters, 0 when
+ * not, -1 with err_set() on a bad value. */
+int collapse_parse_opt(struct collapse_opts *c, struct rp_opts *rp, int opt, const char *arg);
+
+/* Replays rp->input into tree on its AFTER side (or side).  Prints its own
+ * warnings and errors as "ember CMD: ..."; returns an exit status. */
+int collapse_replay(const char *cmd, struct rp_opts *rp, const struct collapse_opts *o,
+		    struct flame_tree *tree, enum flame_side side);
+
+#endif

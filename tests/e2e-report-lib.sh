@@ -1,0 +1,49 @@
+# tests/e2e-report-lib.sh - helpers for the report/script tests (sourced
+# after tests/e2e-lib.sh): ember's report and script compared with perf's on
+# the same file.
+CMP="python3 $TOP/tests/e2e-compare.py"
+
+# report_agrees NAME FILE: same symbols, percentages within 0.2 points.
+report_agrees() {
+	local name=$1 file=$2 why
+	"$EMBER" report -i "$file" --stdio --no-children --sort sym >"$TMP/$name.ember" 2>"$TMP/$name.err"
+	perf report -i "$file" --stdio --no-children --sort sym >"$TMP/$name.perf" 2>/dev/null
+	if why=$($CMP report "$TMP/$name.ember" "$TMP/$name.perf" 0.2); then
+		pass "$name: report ($why)"
+	else
+		fail "$name: report" "$why $(head -c 300 "$TMP/$name.err")"
+	fi
+}
+
+# script_agrees NAME FILE [FIELDS]: every sample's comm, pid, tid, cpu,
+# time, event, ip and symbol as perf script prints them.  (A recording of
+# one command by perf has no cpu field: perf refuses to print it.)
+script_agrees() {
+	local name=$1 file=$2 fields=${3:-comm,pid,tid,cpu,time,event,ip,sym} why
+	"$EMBER" script -i "$file" -F "$fields" >"$TMP/$name.sember" 2>"$TMP/$name.serr"
+	perf script -i "$file" -F "$fields" >"$TMP/$name.sperf" 2>/dev/null
+	if why=$($CMP script "$TMP/$name.sember" "$TMP/$name.sperf"); then
+		pass "$name: script ($why)"
+	else
+		fail "$name: script" "$why $(head -c 300 "$TMP/$name.serr")"
+	fi
+}
+
+# design_agrees NAME REPORT-ARGS SPEC: ember's percentages of the
+# known-ratio workload against its design (within 3 points).
+design_agrees() {
+	local name=$1 file=$2 mode=$3 spec=$4 why
+	"$EMBER" report -i "$file" --stdio "$mode" --sort sym >"$TMP/$name.design" 2>&1
+	if why=$($CMP design "$TMP/$name.design" "$spec" 3); then
+		pass "$name: $mode matches the design ($why)"
+	else
+		fail "$name: $mode matches the design" "$why"
+	fi
+}
+
+# Keep both CPUs busy so idle CPUs do not drop events (DESIGN.md quirks).
+start_spinner() {
+	"$WORKLOADS/spin" 1 "$1" >/dev/null 2>&1 &
+	SPINNER=$!
+	trap 'kill $SPINNER 2>/dev/null; rm -rf "$TMP"' EXIT
+}

@@ -1,0 +1,46 @@
+# report-ember.sh - ember report and ember script on ember's own files agree
+# with perf's report and script on the same files, and with the known-ratio
+# workload's design.
+source "$TOP/tests/e2e-lib.sh"
+source "$TOP/tests/e2e-report-lib.sh"
+
+if ! have_perf; then
+	skip report-ember "perf (linux-perf) is not installed"
+	exit 0
+fi
+start_spinner 6
+
+rec() { "$EMBER" record -q "$@" >/dev/null 2>"$TMP/rec.err" </dev/null; }
+
+rec -F 999 -g -o "$TMP/ratio.data" -- "$WORKLOADS/ratio" 2
+report_agrees ember-ratio "$TMP/ratio.data"
+script_agrees ember-ratio "$TMP/ratio.data"
+design_agrees ember-ratio "$TMP/ratio.data" --no-children leaf_a=50,leaf_b=30,leaf_c=20
+design_agrees ember-ratio "$TMP/ratio.data" --children work=100,mid_ab=80,leaf_a=50
+
+rec -F 999 -a -g -o "$TMP/all.data" -- sleep 1
+report_agrees ember-system-wide "$TMP/all.data"
+script_agrees ember-system-wide "$TMP/all.data"
+
+if ensure_tracefs; then
+	rec -e sched:sched_switch -a -g -o "$TMP/sched.data" -- sleep 0.5
+	report_agrees ember-sched-switch "$TMP/sched.data"
+	"$EMBER" script -i "$TMP/sched.data" >"$TMP/sched.txt" 2>&1
+	perf script -i "$TMP/sched.data" >"$TMP/sched.perf" 2>/dev/null
+	if why=$($CMP script "$TMP/sched.txt" "$TMP/sched.perf"); then
+		pass "ember-sched-switch: default script layout with fields ($why)"
+	else
+		fail "ember-sched-switch: default script layout with fields" "$why"
+	fi
+else
+	skip ember-sched-switch "tracefs cannot be mounted"
+fi
+
+# ember's stream, straight into ember's reader.
+"$EMBER" record -q -F 999 -g -o - -- "$WORKLOADS/ratio" 2 2>/dev/null </dev/null |
+	"$EMBER" report -i - --stdio --no-children --sort sym >"$TMP/pipe.txt" 2>&1
+if why=$($CMP design "$TMP/pipe.txt" leaf_a=50,leaf_b=30,leaf_c=20 3); then
+	pass "ember-pipe: record -o - | report -i - ($why)"
+else
+	fail "ember-pipe: record -o - | report -i -" "$why"
+fi
