@@ -96,7 +96,7 @@ asan:
 # is missing.
 DEB_DEPS := build-essential pkg-config libelf-dev libdw-dev libunwind-dev \
             libnuma-dev zlib1g-dev libzstd-dev libtraceevent-dev libiberty-dev \
-            linux-perf \
+            linux-perf chromium \
             python3 \
             util-linux procps
 deps:
@@ -113,6 +113,8 @@ deps:
 demo: $(EMBER_BIN) $(WORKLOAD_BINS)
 	./$(EMBER_BIN) record -F 999 -a -g -o demo.data -- $(BUILD)/workloads/ratio 3
 	./$(EMBER_BIN) report -i demo.data --stdio --no-children --percent-limit 1 --call-graph=none
+	./$(EMBER_BIN) flame -i demo.data -o demo-flame.svg --title "ember demo: CPU flame graph"
+	@echo "flame graph written to demo-flame.svg: open it in a browser"
 
 bench: $(EMBER_BIN) $(WORKLOAD_BINS)
 	EMBER=$(abspath $(EMBER_BIN)) WORKLOADS=$(abspath $(BUILD)/workloads) bench/record.sh

@@ -7,18 +7,18 @@
 # unrecorded baseline, the recorder's own CPU time (user+sys), samples lost,
 # and file size.  Then the start-to-exit time of `record -- true` (perf also
 # with --no-bpf-event: its side-band thread otherwise waits ~1 s at exit).
-# One table with the ratio ember/perf.  Takes about a minute and a half.
+# One table with the ratio ember/perf.  Takes about two minutes.
 #
 # Other load on the machine only ever lowers the workload's throughput, so
-# each configuration runs REPEAT times (baseline, ember and perf in turn)
-# and the best throughput counts; CPU time and file size are means over the
+# each configuration runs REPEAT times (baseline, ember and perf in turn,
+# the rates round-robin) and the best throughput counts; CPU time and file size are means over the
 # runs, lost a total.  A run whose recorder fails is left out and reported.
 #
 #   EMBER=./ember WORKLOADS=build/workloads bench/record.sh
-#   SECONDS_PER_RUN=3 RATES="99 999 4999" REPEAT=2 TRUE_RUNS=5  (defaults)
+#   SECONDS_PER_RUN=2 RATES="99 999 4999" REPEAT=3 TRUE_RUNS=5  (defaults)
 set -u
 : "${EMBER:=./ember}" "${WORKLOADS:=build/workloads}" "${PERF:=perf}"
-: "${SECONDS_PER_RUN:=3}" "${RATES:=99 999 4999}" "${TRUE_RUNS:=5}" "${REPEAT:=2}"
+: "${SECONDS_PER_RUN:=2}" "${RATES:=99 999 4999}" "${TRUE_RUNS:=5}" "${REPEAT:=3}"
 EMBER=$(realpath "$EMBER"); WORKLOADS=$(realpath "$WORKLOADS")
 NCPU=$(nproc)
 SPIN=$WORKLOADS/spin
@@ -88,12 +88,15 @@ loss() { awk -v r="$1" -v b="$2" 'BEGIN { if (r == "-") print "-"; else printf "
 
 echo "bench/record.sh: $NCPU CPUs busy with spin, ${SECONDS_PER_RUN}s per run; $("$EMBER" --version); $("$PERF" --version)" >&2
 declare -A R N
-base=0
-for f in $RATES; do
-	for ((rep = 0; rep < REPEAT; rep++)); do
+base=0 bmin=
+# Repetitions are the outer loop so that each configuration's runs are
+# spread over the whole benchmark, not bunched into one slow spell.
+for ((rep = 0; rep < REPEAT; rep++)); do
+	for f in $RATES; do
 		b=$(spin_rate)
 		echo "  baseline: $b units/s" >&2
 		base=$(awk -v a="$base" -v b="$b" 'BEGIN { print (b > a ? b : a) }')
+		bmin=$(awk -v a="${bmin:-$b}" -v b="$b" 'BEGIN { print (b < a ? b : a) }')
 		for tool in ember perf; do
 			if [ "$tool" = ember ]; then measure "ember-$f" "$EMBER" record -F "$f" -a -g || continue
 			else measure "perf-$f" "$PERF" record -F "$f" -a -g || continue; fi
@@ -105,6 +108,8 @@ for f in $RATES; do
 					printf "%s %s %s %s", v[1], v[2] + c, v[3] + l, v[4] + m }')
 		done
 	done
+done
+for f in $RATES; do
 	for tool in ember perf; do
 		R[$tool-$f]=$(awk -v o="${R[$tool-$f]:-0 0 0 0}" -v n="${N[$tool-$f]:-0}" 'BEGIN { split(o, v, " ")
 			if (n == 0) { print "- - - -"; exit }
@@ -121,12 +126,17 @@ for f in $RATES; do
 	read -r er ec el em <<<"${R[ember-$f]}"
 	read -r pr pc pl pm <<<"${R[perf-$f]}"
 	el_=$(loss "$er" "$base"); pl_=$(loss "$pr" "$base")
-	printf '%-24s %11s%% %11s%% %12s\n' "-F $f throughput loss" "$el_" "$pl_" "$(ratio "$el_" "$pl_")"
+	printf '%-24s %12s %12s %12s\n' "-F $f units/s (best)" "$er" "$pr" "$(ratio "$er" "$pr")"
+	# A ratio of two losses within the noise (< 1%) means nothing.
+	lr=$(awk -v p="$pl_" 'BEGIN { exit !(p >= 1) }' && ratio "$el_" "$pl_" || echo "n/a")
+	printf '%-24s %11s%% %11s%% %12s\n' "-F $f throughput loss" "$el_" "$pl_" "$lr"
 	printf '%-24s %11ss %11ss %12s\n' "-F $f recorder CPU" "$ec" "$pc" "$(ratio "$ec" "$pc")"
 	printf '%-24s %12s %12s %12s\n' "-F $f lost (all runs)" "$el" "$pl" "$(ratio "$el" "$pl")"
 	printf '%-24s %9s MB %9s MB %12s\n' "-F $f file size" "$em" "$pm" "$(ratio "$em" "$pm")"
 done
 printf '%-24s %9s ms %9s ms %12s\n' "record -- true" "$t_ember" "$t_perf" "$(ratio "$t_ember" "$t_perf")"
 printf '%-24s %12s %9s ms %12s\n' "  (--no-bpf-event)" "" "$t_perf_nobpf" "$(ratio "$t_ember" "$t_perf_nobpf")"
-printf '%-24s %12s\n' "baseline throughput" "$base units/s (best of $((REPEAT * $(wc -w <<<"$RATES"))) runs)"
-printf '%-24s %12s %12s\n' "runs counted per -F" "${N[ember-${RATES%% *}]:-0}" "${N[perf-${RATES%% *}]:-0}"
+printf '%-24s %12s\n' "baseline throughput" "$base units/s (best of $((REPEAT * $(wc -w <<<"$RATES"))) runs; worst $bmin: other load on the machine)"
+ne= np=
+for f in $RATES; do ne+="${ne:+/}${N[ember-$f]:-0}"; np+="${np:+/}${N[perf-$f]:-0}"; done
+printf '%-24s %12s %12s\n' "runs counted (per -F)" "$ne" "$np"

@@ -7,20 +7,35 @@
 
 #define FLAME_NONE UINT32_MAX
 
-/* An interned frame name: the same bytes and kind share one id, so a child
- * is found by the integer pair (parent, name). */
+/* An interned frame name: the same bytes share one id, so a child is
+ * found by the integer pair (parent, name). */
 struct flame_name {
 	u32 off, len;    /* bytes in tree->text */
 	u32 hash;
-	u8 kind;         /* enum flame_kind */
 };
 
-/* 32 bytes per node: a million-line profile stays in tens of megabytes. */
+/* 32 bytes per node: a million-line profile stays in tens of megabytes.
+ * The kind (kernel, JIT...) is not part of a frame's identity, only of its
+ * colour and suffix, so it rides in the top bits of the name field. */
 struct flame_node {
-	u32 name, parent;
+	u32 name_kind;   /* name id | kind << FLAME_KIND_SHIFT */
+	u32 parent;
 	u32 first_child, next_sibling;
 	u64 value[2];    /* inclusive counts per side */
 };
+
+#define FLAME_KIND_SHIFT 30
+#define FLAME_NAME_MASK ((1u << FLAME_KIND_SHIFT) - 1)
+
+static inline u32 flame_node_name(const struct flame_node *n)
+{
+	return n->name_kind & FLAME_NAME_MASK;
+}
+
+static inline enum flame_kind flame_node_kind(const struct flame_node *n)
+{
+	return (enum flame_kind)(n->name_kind >> FLAME_KIND_SHIFT);
+}
 
 struct flame_tree {
 	struct flame_tree_opts opts;
@@ -29,17 +44,13 @@ struct flame_tree {
 	u32 *slots;                  /* name hash table: id + 1, 0 = empty */
 	size_t nslots;
 	VEC(struct flame_node) nodes; /* node 0 is the root, "all" */
-	struct u64map children;      /* parent << 32 | name -> node */
+	u32 *kids;                   /* child table: node id + 1, 0 = empty; */
+	size_t nkids;                /* keyed by the node's (parent, name) */
 	u64 total[2];
 	bool diff;
 	VEC(struct flame_frame) scratch;  /* the parser's frames of one line */
 	VEC(struct flame_frame) reversed; /* --reverse's copy */
 };
-
-static inline const char *flame_name_bytes(const struct flame_tree *t, u32 name)
-{
-	return t->text.v + t->names.v[name].off;
-}
 
 /* a + b without wrapping; sets *sat when it would have. */
 static inline u64 flame_sat_add(u64 a, u64 b, bool *sat)

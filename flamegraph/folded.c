@@ -48,12 +48,12 @@ static void emit_line(struct folded *f, u32 id)
 
 static void append_name(struct folded *f, u32 id)
 {
-	const struct flame_name *n = &f->t->names.v[f->t->nodes.v[id].name];
+	const struct flame_node *node = &f->t->nodes.v[id];
+	const struct flame_name *n = &f->t->names.v[flame_node_name(node)];
 	if (f->path.len)
 		sb_add(&f->path, ";", 1);
 	sb_add(&f->path, f->t->text.v + n->off, n->len);
-	if (n->kind < ARRAY_SIZE(kind_suffix))
-		sb_puts(&f->path, kind_suffix[n->kind]);
+	sb_puts(&f->path, kind_suffix[flame_node_kind(node)]);
 }
 
 /* Depth first without recursion: stacks may be thousands deep. */

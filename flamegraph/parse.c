@@ -40,9 +40,10 @@ static int take_count(const char *s, size_t *len, u64 *out)
 	u64 v = 0;
 	size_t j = i;
 	for (; j < end && is_digit(s[j]); j++) {
-		if (v > (UINT64_MAX - 9) / 10)
+		u64 digit = (u64)(s[j] - '0');
+		if (v > (UINT64_MAX - digit) / 10)
 			return -1;
-		v = v * 10 + (u64)(s[j] - '0');
+		v = v * 10 + digit;
 	}
 	if (j < end) {                      /* a fraction: ".d..." */
 		if (s[j] != '.' || memchr(s + j + 1, '.', end - j - 1))

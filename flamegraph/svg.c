@@ -151,14 +151,12 @@ static void measure(struct svg *g)
 static int cmp_names(const void *a, const void *b, void *ctx)
 {
 	const struct flame_tree *t = ctx;
-	const struct flame_name *x = &t->names.v[t->nodes.v[*(const u32 *)a].name];
-	const struct flame_name *y = &t->names.v[t->nodes.v[*(const u32 *)b].name];
+	const struct flame_name *x = &t->names.v[flame_node_name(&t->nodes.v[*(const u32 *)a])];
+	const struct flame_name *y = &t->names.v[flame_node_name(&t->nodes.v[*(const u32 *)b])];
 	int c = memcmp(t->text.v + x->off, t->text.v + y->off, MIN(x->len, y->len));
 	if (c)
 		return c;
-	if (x->len != y->len)
-		return x->len < y->len ? -1 : 1;
-	return (x->kind > y->kind) - (x->kind < y->kind);
+	return (x->len > y->len) - (x->len < y->len);
 }
 
 /* Queues the drawn children of d, sorted by name, packed from its left
@@ -239,7 +237,7 @@ static void put_frame(struct svg *g, const struct todo *d)
 {
 	const struct flame_tree *t = g->t;
 	const struct flame_node *n = &t->nodes.v[d->node];
-	const struct flame_name *nm = &t->names.v[n->name];
+	const struct flame_name *nm = &t->names.v[flame_node_name(n)];
 	const char *name = t->text.v + nm->off;
 	u64 v = n->value[g->side];
 	long long x1 = llround((XPAD + (double)d->pos * g->scale) * 10);
@@ -249,7 +247,8 @@ static void put_frame(struct svg *g, const struct todo *d)
 	if (t->diff)
 		flame_diff_color(g->max_delta > 0 ? share_delta(g, d->node) / g->max_delta : 0, fill);
 	else
-		flame_color(g->o->palette, g->o->hash, name, nm->len, nm->kind, (int)d->depth, fill);
+		flame_color(g->o->palette, g->o->hash, name, nm->len, flame_node_kind(n),
+			    (int)d->depth, fill);
 	fprintf(g->out, "<g n=\"%llu\">", (unsigned long long)v);
 	put_title(g, d->node, name, nm->len);
 	fputs("<rect x=\"", g->out);

@@ -7,19 +7,20 @@
 #include "flamegraph/flamegraph-internal.h"
 
 #define MAX_NODES (UINT32_MAX - 1)
+#define MAX_NAMES FLAME_NAME_MASK
 #define MAX_TEXT  ((size_t)UINT32_MAX)
 
-static u32 name_hash(const char *s, size_t len, enum flame_kind kind)
+static u32 name_hash(const char *s, size_t len)
 {
-	u32 h = 2166136261u ^ (u32)kind;
+	u32 h = 2166136261u;
 	for (size_t i = 0; i < len; i++)
 		h = (h ^ (u8)s[i]) * 16777619u;
 	return h;
 }
 
-static u32 add_node(struct flame_tree *t, u32 name, u32 parent)
+static u32 add_node(struct flame_tree *t, u32 name, enum flame_kind kind, u32 parent)
 {
-	struct flame_node n = { .name = name, .parent = parent,
+	struct flame_node n = { .name_kind = name | (u32)kind << FLAME_KIND_SHIFT, .parent = parent,
 				.first_child = FLAME_NONE, .next_sibling = FLAME_NONE };
 	if (parent != FLAME_NONE) {
 		n.next_sibling = t->nodes.v[parent].first_child;
@@ -44,23 +45,21 @@ static void grow_slots(struct flame_tree *t)
 	t->nslots = cap;
 }
 
-/* The id of (bytes, kind), added when new; FLAME_NONE when full. */
-static u32 intern(struct flame_tree *t, const char *s, size_t len, enum flame_kind kind)
+/* The id of the bytes, added when new; FLAME_NONE when full. */
+static u32 intern(struct flame_tree *t, const char *s, size_t len)
 {
 	if ((t->names.n + 1) * 2 > t->nslots)
 		grow_slots(t);
-	u32 h = name_hash(s, len, kind);
+	u32 h = name_hash(s, len);
 	size_t i = h & (t->nslots - 1);
 	for (; t->slots[i]; i = (i + 1) & (t->nslots - 1)) {
 		const struct flame_name *n = &t->names.v[t->slots[i] - 1];
-		if (n->hash == h && n->len == len && n->kind == kind &&
-		    !memcmp(t->text.v + n->off, s, len))
+		if (n->hash == h && n->len == len && !memcmp(t->text.v + n->off, s, len))
 			return t->slots[i] - 1;
 	}
-	if (len > MAX_TEXT - t->text.n - 1 || t->names.n >= MAX_NODES)
+	if (len > MAX_TEXT - t->text.n - 1 || t->names.n >= MAX_NAMES)
 		return FLAME_NONE;
-	struct flame_name n = { .off = (u32)t->text.n, .len = (u32)len, .hash = h,
-				.kind = (u8)kind };
+	struct flame_name n = { .off = (u32)t->text.n, .len = (u32)len, .hash = h };
 	VEC_GROW(&t->text, t->text.n + len + 1);
 	memcpy(t->text.v + t->text.n, s, len);
 	t->text.n += len;
@@ -75,8 +74,7 @@ struct flame_tree *flame_tree_new(const struct flame_tree_opts *o)
 	struct flame_tree *t = xcalloc(1, sizeof(*t));
 	if (o)
 		t->opts = *o;
-	u64map_init(&t->children);
-	add_node(t, intern(t, "all", 3, FLAME_USER), FLAME_NONE);
+	add_node(t, intern(t, "all", 3), FLAME_USER, FLAME_NONE);
 	return t;
 }
 
@@ -88,22 +86,50 @@ void flame_tree_free(struct flame_tree *t)
 	VEC_FREE(&t->names);
 	free(t->slots);
 	VEC_FREE(&t->nodes);
-	u64map_free(&t->children);
+	free(t->kids);
 	VEC_FREE(&t->scratch);
 	VEC_FREE(&t->reversed);
 	free(t);
 }
 
-static u32 child_of(struct flame_tree *t, u32 parent, u32 name)
+static size_t child_slot(u32 parent, u32 name, size_t cap)
 {
-	u64 key = (u64)parent << 32 | name;
-	u64 *found = u64map_get(&t->children, key);
-	if (found)
-		return (u32)*found;
+	return hash_u64((u64)parent << 32 | name) & (cap - 1);
+}
+
+/* The child table holds only node ids (4 bytes a slot): the key is read
+ * back from the node, which keeps big profiles small in memory. */
+static void grow_kids(struct flame_tree *t)
+{
+	size_t cap = t->nkids ? t->nkids * 2 : 1024;
+	u32 *kids = xcalloc(cap, sizeof(*kids));
+	for (size_t id = 1; id < t->nodes.n; id++) {
+		const struct flame_node *n = &t->nodes.v[id];
+		size_t i = child_slot(n->parent, flame_node_name(n), cap);
+		while (kids[i])
+			i = (i + 1) & (cap - 1);
+		kids[i] = (u32)id + 1;
+	}
+	free(t->kids);
+	t->kids = kids;
+	t->nkids = cap;
+}
+
+/* The child called name, made with this kind when new. */
+static u32 child_of(struct flame_tree *t, u32 parent, u32 name, enum flame_kind kind)
+{
+	if ((t->nodes.n + 1) * 4 > t->nkids * 3)
+		grow_kids(t);
+	size_t i = child_slot(parent, name, t->nkids);
+	for (; t->kids[i]; i = (i + 1) & (t->nkids - 1)) {
+		const struct flame_node *n = &t->nodes.v[t->kids[i] - 1];
+		if (n->parent == parent && flame_node_name(n) == name)
+			return t->kids[i] - 1;
+	}
 	if (t->nodes.n >= MAX_NODES)
 		return FLAME_NONE;
-	u32 id = add_node(t, name, parent);
-	*u64map_slot(&t->children, key, NULL) = id;
+	u32 id = add_node(t, name, kind, parent);
+	t->kids[i] = id + 1;
 	return id;
 }
 
@@ -132,8 +158,9 @@ int flame_tree_add(struct flame_tree *t, const struct flame_frame *frames, size_
 	u32 cur = 0;
 	t->nodes.v[0].value[s] = flame_sat_add(t->nodes.v[0].value[s], count, NULL);
 	for (size_t i = 0; i < n; i++) {
-		u32 name = intern(t, f[i].name, f[i].len, f[i].kind);
-		u32 next = name == FLAME_NONE ? FLAME_NONE : child_of(t, cur, name);
+		u32 name = intern(t, f[i].name, f[i].len);
+		enum flame_kind kind = f[i].kind <= FLAME_INLINED ? f[i].kind : FLAME_USER;
+		u32 next = name == FLAME_NONE ? FLAME_NONE : child_of(t, cur, name, kind);
 		if (next == FLAME_NONE) {
 			err_set("flame graph too large (%zu frames, %zu names)",
 				t->nodes.n, t->names.n);

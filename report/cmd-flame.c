@@ -167,7 +167,8 @@ static int parse_args(struct flame_args *a, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (optind < argc) {
-		cmd_error("flame", "unexpected argument '%s' (see 'ember flame --help')", argv[optind]);
+		cmd_error("flame", "unexpected argument '%s' (to filter by pid or tid write "
+			  "--pid=LIST; see 'ember flame --help')", argv[optind]);
 		return EXIT_USAGE;
 	}
 	if (a->folded && a->before) {

@@ -1,6 +1,7 @@
 /* collapse.c - the folding sink: names each sample's frames the way
  * stackcollapse-perf.pl names the same frames in `perf script` text (a
  * behaviour we match, not code we share) and adds the stack to a tree. */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,12 @@
 struct frame_ref {
 	size_t off, len;
 	enum flame_kind kind;
+	bool cached;                 /* in the cache's arena, not names */
+};
+
+/* Where a frame's cached names are: refs [first, first + n). */
+struct cached_frame {
+	u32 first, n;
 };
 
 struct collapse {
@@ -18,6 +25,13 @@ struct collapse {
 	char *event;                 /* the first event seen: the only one folded */
 	u64 skipped, folded;
 	struct strbuf names;         /* this sample's frame names */
+	struct strbuf line;          /* one frame as perf script prints it */
+	/* Names per symbol (or file) are worked out once: the same few
+	 * hundred frames recur in every sample. */
+	struct u64map cache;         /* frame key -> cached_frame index + 1 */
+	VEC(struct cached_frame) cached;
+	VEC(struct frame_ref) cached_refs;
+	struct strbuf arena;
 	VEC(struct frame_ref) refs;
 	VEC(struct flame_frame) frames;
 };
@@ -61,70 +75,171 @@ static void put_tidy(struct strbuf *sb, const char *s, size_t len, bool java)
 	}
 }
 
-static bool is_jit_map(const char *path)
+static bool is_jit_map(const char *mod, size_t len)
 {
-	for (const char *p = strstr(path, "/tmp/perf-"); p; p = strstr(p + 1, "/tmp/perf-")) {
-		const char *d = p + strlen("/tmp/perf-");
-		size_t digits = strspn(d, "0123456789");
-		if (digits && !strncmp(d + digits, ".map", 4))
+	static const char tmp[] = "/tmp/perf-";
+	const size_t n = sizeof(tmp) - 1;
+	for (const char *p = memmem(mod, len, tmp, n); p;
+	     p = memmem(p + 1, len - (size_t)(p + 1 - mod), tmp, n)) {
+		const char *end = mod + len, *e = p + n;
+		while (e < end && isdigit((unsigned char)*e))
+			e++;
+		if (e > p + n && end - e >= 4 && !memcmp(e, ".map", 4))
 			return true;
 	}
 	return false;
 }
 
-static enum flame_kind frame_kind(const struct collapse *c, const struct rp_frame *f)
+/* The kernel test of the folding rules ("[...]" or ".../vmlinux", not
+ * unknown), less [vdso] and [vsyscall]: those run in user space. */
+static bool is_kernel_mod(const char *mod, size_t len)
 {
-	if (!c->o->annotate || !f->dso)
+	bool bracket = len && mod[0] == '[';
+	bool vmlinux = len >= 7 && !memcmp(mod + len - 7, "vmlinux", 7);
+	if (!bracket && !vmlinux)
+		return false;
+	if (memmem(mod, len, "unknown", 7))
+		return false;
+	return !(len == 6 && !memcmp(mod, "[vdso]", 6)) &&
+	       !(len == 10 && !memcmp(mod, "[vsyscall]", 10));
+}
+
+static enum flame_kind frame_kind(const struct collapse *c, const char *mod, size_t len)
+{
+	if (!c->o->annotate)
 		return FLAME_USER;
-	if (sym_dso_is_kernel(f->dso))
+	if (is_kernel_mod(mod, len))
 		return FLAME_KERNEL;
-	return is_jit_map(sym_dso_path(f->dso)) ? FLAME_JIT : FLAME_USER;
+	return is_jit_map(mod, len) ? FLAME_JIT : FLAME_USER;
 }
 
 static void push_ref(struct collapse *c, size_t off, enum flame_kind kind)
 {
-	struct frame_ref r = { off, c->names.len - off, kind };
+	struct frame_ref r = { off, c->names.len - off, kind, false };
 	VEC_PUSH(&c->refs, r);
 }
 
-/* An unresolved frame is named after its file, "[libc.so.6]", when known. */
-static void put_unknown(struct collapse *c, const struct rp_frame *f, bool java)
+/* The chain line perf script prints for a frame, less its address:
+ * "sym+0xoff (dso)" or "[unknown] (dso)". */
+static void frame_text(struct strbuf *sb, const struct rp_frame *f)
 {
-	const char *path = f->dso ? sym_dso_path(f->dso) : "[unknown]";
-	if (!strcmp(path, "[unknown]")) {
-		sb_puts(&c->names, "[unknown]");
-		return;
-	}
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	char *wrapped = xasprintf("[%s]", base);
-	put_tidy(&c->names, wrapped, strlen(wrapped), java);
-	free(wrapped);
+	sb_reset(sb);
+	if (f->sym)
+		sb_printf(sb, "%s+0x%llx", f->sym->name, (unsigned long long)(f->addr - f->sym->start));
+	else
+		sb_puts(sb, "[unknown]");
+	sb_printf(sb, " (%s)", f->dso ? sym_dso_path(f->dso) : "[unknown]");
 }
 
-/* One frame; a name holding "->" reads as an inline chain to the folding
- * rules, each later part marked inlined. */
-static void add_frame(struct collapse *c, const struct rp_frame *f, bool java)
+/* Drops a trailing "+0x<hex>" symbol offset. */
+static size_t strip_offset(const char *s, size_t len)
 {
-	const char *name = rp_frame_sym(f);
-	enum flame_kind kind = frame_kind(c, f);
-	if (!name) {
-		size_t off = c->names.len;
-		put_unknown(c, f, java);
-		push_ref(c, off, kind);
+	size_t i = len;
+	while (i > 0 && isxdigit((unsigned char)s[i - 1]) && !isupper((unsigned char)s[i - 1]))
+		i--;
+	if (i < len && i >= 3 && !memcmp(s + i - 3, "+0x", 3))
+		return i - 3;
+	return len;
+}
+
+/* One part of a function name: a known name, or "[file]" for an unknown
+ * one in a known file. */
+static void put_part(struct collapse *c, const char *func, size_t len, const char *mod,
+		     size_t mlen, bool java)
+{
+	if (len == 9 && !memcmp(func, "[unknown]", 9) && !(mlen == 9 && !memcmp(mod, "[unknown]", 9))) {
+		const char *base = mod + mlen;
+		while (base > mod && base[-1] != '/')
+			base--;
+		char *wrapped = xasprintf("[%.*s]", (int)(mod + mlen - base), base);
+		put_tidy(&c->names, wrapped, strlen(wrapped), java);
+		free(wrapped);
 		return;
 	}
-	if (name[0] == '(')
-		return;                   /* the folding rules skip these */
-	for (size_t part = 0;; part++) {
-		const char *arrow = strstr(name, "->");
-		size_t len = arrow ? (size_t)(arrow - name) : strlen(name);
+	put_tidy(&c->names, func, len, java);
+}
+
+/* One frame, named from its perf script text as the folding rules read
+ * it: the file is the last " (...)" group, so odd file names such as
+ * "/memfd:x (deleted)" split where the rules split them; a name holding
+ * "->" is an inline chain whose later parts are marked inlined. */
+static void name_frame(struct collapse *c, const struct rp_frame *f, bool java)
+{
+	frame_text(&c->line, f);
+	const char *text = c->line.s, *open = NULL;
+	for (const char *p = strstr(text, " ("); p; p = strstr(p + 1, " ("))
+		open = p;
+	if (!open || open == text)
+		return;
+	size_t flen = strip_offset(text, (size_t)(open - text));
+	const char *mod = open + 2;
+	size_t mlen = c->line.len - (size_t)(mod - text) - 1;
+	if (text[0] == '(')
+		return;                   /* the rules skip these */
+	enum flame_kind kind = frame_kind(c, mod, mlen);
+	for (size_t part = 0, pos = 0;; part++) {
+		const char *arrow = memmem(text + pos, flen - pos, "->", 2);
+		size_t end = arrow ? (size_t)(arrow - text) : flen;
 		size_t off = c->names.len;
-		put_tidy(&c->names, name, len, java);
+		put_part(c, text + pos, end - pos, mod, mlen, java);
 		push_ref(c, off, part ? FLAME_INLINED : kind);
 		if (!arrow)
 			return;
-		name = arrow + 2;
+		pos = end + 2;
+	}
+}
+
+/* A frame's name depends on its symbol (or, unresolved, its file) alone,
+ * except when the symbol or file name holds " (" and the split falls
+ * elsewhere: those are never cached.  Symbols and dsos live as long as the
+ * replay; pointers are 8-aligned, so low bits tell the kinds of key apart. */
+static u64 frame_key(const struct rp_frame *f, bool java)
+{
+	if (f->sym)
+		return (u64)(uintptr_t)f->sym | java;
+	if (f->dso)
+		return (u64)(uintptr_t)f->dso | 2 | java;
+	return 4 | java;
+}
+
+static bool cacheable(const struct rp_frame *f)
+{
+	return !(f->sym && strstr(f->sym->name, " (")) &&
+	       !(f->dso && strstr(sym_dso_path(f->dso), " ("));
+}
+
+/* Moves the refs made since first into the cache under key. */
+static void remember(struct collapse *c, u64 key, size_t first)
+{
+	struct cached_frame cf = { (u32)c->cached_refs.n, (u32)(c->refs.n - first) };
+	for (size_t i = first; i < c->refs.n; i++) {
+		struct frame_ref *r = &c->refs.v[i];
+		struct frame_ref moved = { c->arena.len, r->len, r->kind, true };
+		sb_add(&c->arena, c->names.s + r->off, r->len);
+		VEC_PUSH(&c->cached_refs, moved);
+		*r = moved;
+	}
+	VEC_PUSH(&c->cached, cf);
+	*u64map_slot(&c->cache, key, NULL) = c->cached.n;
+}
+
+static void add_frame(struct collapse *c, const struct rp_frame *f, bool java)
+{
+	u64 key = frame_key(f, java);
+	u64 *hit = u64map_get(&c->cache, key);
+	if (hit) {
+		const struct cached_frame *cf = &c->cached.v[*hit - 1];
+		for (u32 i = 0; i < cf->n; i++)
+			VEC_PUSH(&c->refs, c->cached_refs.v[cf->first + i]);
+		return;
+	}
+	size_t first = c->refs.n, names = c->names.len;
+	name_frame(c, f, java);
+	if (cacheable(f)) {
+		remember(c, key, first);
+		c->names.len = names;     /* what was added now lives in the arena */
+		if (c->names.s)
+			c->names.s[names] = '\0';
 	}
 }
 
@@ -178,9 +293,11 @@ static int collapse_sample(void *ctx, const struct rp_sample *s)
 		add_frame(c, &s->frames[i], java);
 	/* Names are referenced only now: the buffer may have moved. */
 	VEC_GROW(&c->frames, c->refs.n);
-	for (size_t i = 0; i < c->refs.n; i++)
-		c->frames.v[i] = (struct flame_frame){ c->names.s + c->refs.v[i].off,
-						       c->refs.v[i].len, c->refs.v[i].kind };
+	for (size_t i = 0; i < c->refs.n; i++) {
+		const struct frame_ref *r = &c->refs.v[i];
+		const char *base = r->cached ? c->arena.s : c->names.s;
+		c->frames.v[i] = (struct flame_frame){ base ? base + r->off : "", r->len, r->kind };
+	}
 	size_t n = MIN(c->refs.n, (size_t)FLAME_MAX_DEPTH);
 	c->folded++;
 	return flame_tree_add(c->tree, c->frames.v, n, sample_count(c, s), c->side);
@@ -255,6 +372,7 @@ int collapse_replay(const char *cmd, struct rp_opts *rp, const struct collapse_o
 			 rp->input);
 	rp_set_callchains(r, true);
 	struct collapse c = { .o = o, .tree = tree, .side = side };
+	u64map_init(&c.cache);
 	struct rp_sink sink = { .ctx = &c, .sample = collapse_sample };
 	int rc = rp_run(r, &sink);
 	if (rc < 0)
@@ -264,6 +382,11 @@ int collapse_replay(const char *cmd, struct rp_opts *rp, const struct collapse_o
 	int status = rc < 0 || sum->input_error ? EXIT_RUNTIME : EXIT_OK;
 	free(c.event);
 	sb_free(&c.names);
+	sb_free(&c.line);
+	sb_free(&c.arena);
+	u64map_free(&c.cache);
+	VEC_FREE(&c.cached);
+	VEC_FREE(&c.cached_refs);
 	VEC_FREE(&c.refs);
 	VEC_FREE(&c.frames);
 	rp_close(r);

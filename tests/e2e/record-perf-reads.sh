@@ -97,6 +97,9 @@ else
 	a=$(self_pct "$TMP/pipe.rep" leaf_a)
 	if within "$a" 50 5; then pass pipe-perf-reads
 	else fail pipe-perf-reads "leaf_a has ${a}% in perf's report of the pipe, design 50%"; fi
+	# The summary goes to stderr, never into the stream.
+	if parse_end_line "$TMP/pipe.err" && [ "$EL_N" -gt 0 ]; then pass pipe-end-line-on-stderr
+	else fail pipe-end-line-on-stderr "no end line with samples on stderr: $(tail -c 200 "$TMP/pipe.err")"; fi
 fi
 timeout -k 5 60 "$EMBER" record -F 999 -o - -- sh -c "exec '$WORKLOADS/ratio' 0.5 >/dev/null" \
 	2>"$TMP/pipe2.err" </dev/null |

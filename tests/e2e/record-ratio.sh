@@ -45,7 +45,7 @@ chain=$(awk 'NF == 0 { if (c != "") print c; c = ""; next }
 if [[ "$chain" == "leaf_a mid_ab work main"* ]]; then
 	pass ratio-callchain
 else
-	fail ratio-callchain "first leaf_a chain is '${chain:-none}', want 'leaf_a mid_ab work main ...'"
+	fail ratio-callchain "first leaf_a chain is '$(head -c 80 <<<"${chain:-none}")', want 'leaf_a mid_ab work main ...'"
 fi
 
 # 2 s of CPU at 999 Hz: 1998 samples expected.

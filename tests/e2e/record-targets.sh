@@ -8,7 +8,7 @@ set -u
 require_perf record-targets
 
 # -p: late-threads waits for SIGUSR1 before starting two busy threads
-# (late-0, late-1) for 1 s each; its main thread does no work.
+# (late-0, late-1) for 1 s of CPU each; its main thread does no work.
 "$WORKLOADS/late-threads" -1 2 1 >"$TMP/late.out" &
 lpid=$!
 SPIN_PIDS+=("$lpid")
@@ -29,8 +29,8 @@ else
 	bad=0
 	for t in late-0 late-1; do
 		n=$(awk -v c="$t" '$1 == c' "$TMP/p.txt" | grep -c .)
-		# Each thread ran 1 s at 999 Hz; half of that is plenty of margin
-		# for a busy machine, and zero when threads are not followed.
+		# Each thread ran 1 s of CPU at 999 Hz: 999 samples; zero when
+		# threads created later are not followed.
 		if [ "$n" -lt 500 ]; then
 			fail pid-follows-new-threads "thread $t has $n samples, want >= 500 (1 s at 999 Hz)"; bad=1
 		fi
@@ -61,10 +61,10 @@ else
 	else
 		"$PERF" script -i "$TMP/t.data" -F tid 2>/dev/null | awk '{print $1}' | sort | uniq -c >"$TMP/t.tids"
 		if [ "$(wc -l <"$TMP/t.tids")" -eq 1 ] && [ "$(awk '{print $2}' "$TMP/t.tids")" = "$tid" ] &&
-			[ "$(awk '{print $1}' "$TMP/t.tids")" -ge 500 ]; then
+			[ "$(awk '{print $1}' "$TMP/t.tids")" -ge 300 ]; then
 			pass tid-only
 		else
-			fail tid-only "want >= 500 samples all from tid $tid; got: $(tr '\n' ' ' <"$TMP/t.tids")"
+			fail tid-only "want >= 300 samples (1 s of a spinning thread at 999 Hz, shared CPUs) all from tid $tid; got: $(tr '\n' ' ' <"$TMP/t.tids")"
 		fi
 	fi
 fi

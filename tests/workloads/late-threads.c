@@ -2,8 +2,9 @@
  * been running a while, to test that attaching to a pid (-p) also follows
  * threads created later.  The main thread prints its pid, sleeps (no CPU),
  * then starts NTHREADS threads named "late-0", "late-1", ... that each
- * spin in late_spin() for SECONDS of wall time.  All of the process's CPU
- * time is therefore in the late threads.
+ * spin in late_spin() for SECONDS of their own CPU time (so a busy machine
+ * stretches the run but not the work).  All of the process's CPU time is
+ * therefore in the late threads.
  *
  * usage: late-threads [DELAY-MS [NTHREADS [SECONDS]]]   defaults 500 2 1
  *        With DELAY-MS = -1 the threads start on SIGUSR1 instead.
@@ -23,17 +24,17 @@
 static double seconds = 1.0;
 volatile uint64_t sink;
 
-static double now(void)
+static double thread_cpu_seconds(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 __attribute__((noinline)) uint64_t late_spin(uint64_t x)
 {
-	double end = now() + seconds;
-	while (now() < end)
+	double end = thread_cpu_seconds() + seconds;
+	while (thread_cpu_seconds() < end)
 		for (int i = 0; i < 10000; i++)
 			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
 	return x;
