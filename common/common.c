@@ -180,6 +180,64 @@ void sb_printf(struct strbuf *sb, const char *fmt, ...)
 	sb->len += (size_t)n;
 }
 
+/* Writes pad characters then the digits in tmp[0..n) (reversed). */
+static void sb_add_digits(struct strbuf *sb, const char *rev, int n, int width, char pad,
+			  bool neg)
+{
+	char out[80];
+	int len = 0, total = n + (neg ? 1 : 0);
+	if (pad == '0' && neg)
+		out[len++] = '-';
+	for (int i = total; i < width && len < (int)sizeof(out) - 40; i++)
+		out[len++] = pad;
+	if (pad != '0' && neg)
+		out[len++] = '-';
+	while (n > 0)
+		out[len++] = rev[--n];
+	sb_add(sb, out, (size_t)len);
+}
+
+void sb_add_dec(struct strbuf *sb, s64 v, int width, char pad)
+{
+	char rev[24];
+	int n = 0;
+	bool neg = v < 0;
+	u64 u = neg ? (u64)0 - (u64)v : (u64)v;
+	do {
+		rev[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	sb_add_digits(sb, rev, n, width, pad, neg);
+}
+
+void sb_add_hex(struct strbuf *sb, u64 v, int width)
+{
+	static const char digits[] = "0123456789abcdef";
+	char rev[24];
+	int n = 0;
+	do {
+		rev[n++] = digits[v & 15];
+		v >>= 4;
+	} while (v);
+	sb_add_digits(sb, rev, n, width, ' ', false);
+}
+
+void sb_add_padded(struct strbuf *sb, const char *s, int width, bool right_align)
+{
+	size_t n = strlen(s);
+	static const char spaces[] = "                                ";
+	size_t pad = (size_t)width > n ? (size_t)width - n : 0;
+	if (!right_align)
+		sb_add(sb, s, n);
+	while (pad > 0) {
+		size_t k = MIN(pad, sizeof(spaces) - 1);
+		sb_add(sb, spaces, k);
+		pad -= k;
+	}
+	if (right_align)
+		sb_add(sb, s, n);
+}
+
 void sb_reset(struct strbuf *sb)
 {
 	sb->len = 0;
@@ -234,9 +292,13 @@ static void u64map_grow(struct u64map *m)
 	struct u64map bigger;
 	bigger.cap = m->cap ? m->cap * 2 : 64;
 	bigger.n = 0;
-	bigger.keys = xcalloc(bigger.cap, sizeof(u64));
-	bigger.vals = xcalloc(bigger.cap, sizeof(u64));
-	bigger.used = xcalloc(bigger.cap, 1);
+	/* Only `used` must start zeroed; written at once (not calloc'd and
+	 * read first) so each page faults once, not as a shared zero page
+	 * first and a copy later. */
+	bigger.keys = xmalloc(bigger.cap * sizeof(u64));
+	bigger.vals = xmalloc(bigger.cap * sizeof(u64));
+	bigger.used = xmalloc(bigger.cap);
+	memset(bigger.used, 0, bigger.cap);
 	for (size_t i = 0; i < m->cap; i++) {
 		if (!m->used[i])
 			continue;

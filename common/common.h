@@ -83,6 +83,13 @@ void sb_add(struct strbuf *sb, const char *s, size_t n);
 void sb_puts(struct strbuf *sb, const char *s);
 void sb_printf(struct strbuf *sb, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void sb_reset(struct strbuf *sb);
+/* Fast fixed-format appends for hot output paths (printf is the cost of
+ * a million-line script): a decimal right-aligned in width with pad
+ * (' ' or '0'), lowercase hex right-aligned in width with spaces, and a
+ * string padded with spaces to width (on the left when right_align). */
+void sb_add_dec(struct strbuf *sb, s64 v, int width, char pad);
+void sb_add_hex(struct strbuf *sb, u64 v, int width);
+void sb_add_padded(struct strbuf *sb, const char *s, int width, bool right_align);
 void sb_free(struct strbuf *sb);
 
 /* --- Hash map from u64 keys to u64 values (open addressing) -------------

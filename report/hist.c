@@ -38,6 +38,7 @@ struct entry {
 	u64 self, children, samples;
 	u64 seen;                  /* last sample that counted its children */
 	int tree;                  /* root call_node, -1 = none */
+	bool tree_wanted;          /* its tree will be printed */
 };
 
 /* The entries of one event (attr). */
@@ -60,6 +61,9 @@ struct stack {
 struct hist {
 	struct hist_opts o;
 	struct replay *rp;
+	const struct rp_thread *last_thread;   /* thread_key's cache */
+	u32 last_changes;
+	const char *last_comm;
 	struct rp_frame scratch[RP_MAX_FRAMES];
 	VEC(struct stack) stacks;
 	VEC(struct rp_frame) frames;
@@ -147,8 +151,15 @@ static struct hist_key thread_key(struct hist *h, const struct rp_sample *s)
 {
 	struct hist_key k;
 	memset(&k, 0, sizeof(k));
-	if (uses(h, HK_COMM) || uses(h, HK_PID) || uses(h, HK_TID))
-		k.comm = intern(h, s->thread->comm);
+	if (uses(h, HK_COMM) || uses(h, HK_PID) || uses(h, HK_TID)) {
+		/* Consecutive samples are mostly one thread's: intern once. */
+		if (s->thread != h->last_thread || s->thread->comm_changes != h->last_changes) {
+			h->last_thread = s->thread;
+			h->last_changes = s->thread->comm_changes;
+			h->last_comm = intern(h, s->thread->comm);
+		}
+		k.comm = h->last_comm;
+	}
 	if (uses(h, HK_PID) || uses(h, HK_TID))
 		k.pid = s->thread->pid;
 	if (uses(h, HK_TID))
@@ -212,6 +223,20 @@ static struct entry *find_entry(struct table *t, const struct hist_key *k)
 		if (key_equal(&e->k, k))
 			return e;
 	}
+}
+
+/* Branches of a call tree under this share of the total are not shown
+ * (perf's graph,0.5). */
+#define GRAPH_MIN_PERCENT 0.5
+
+static double pct(u64 part, u64 total)
+{
+	return total ? 100.0 * (double)part / (double)total : 0.0;
+}
+
+static u64 sort_value(const struct hist *h, const struct entry *e)
+{
+	return h->o.children ? e->children : e->self;
 }
 
 /* ---- call trees ----------------------------------------------------------- */
@@ -284,9 +309,10 @@ static struct table *table_at(struct hist *h, size_t i)
 	return &h->tables.v[i];
 }
 
-/* Children: every distinct entry along the chain gets the period once. */
+/* Children: every distinct entry along the chain gets the period once
+ * (pass 1), or its tree gets the chain (pass 2, wanted entries only). */
 static void add_children(struct hist *h, struct table *t, const struct hist_key *thread,
-			 const struct rp_frame *frames, int nframes, u64 period)
+			 const struct rp_frame *frames, int nframes, u64 period, bool trees)
 {
 	h->sample_seq++;
 	for (int i = 0; i < nframes; i++) {
@@ -295,25 +321,30 @@ static void add_children(struct hist *h, struct table *t, const struct hist_key 
 		if (e->seen == h->sample_seq)
 			continue;
 		e->seen = h->sample_seq;
-		e->children += period;
+		if (!trees) {
+			e->children += period;
+			continue;
+		}
+		if (!e->tree_wanted)
+			continue;
 		/* As perf: with children, an entry's tree is what it calls,
 		 * and the sampled function's own tree is the whole chain. */
 		if (h->o.graph == HG_CALLER)
 			tree_add(h, e, frames, i ? i : nframes - 1, -1, -1, period);
-		else if (h->o.graph == HG_CALLEE)
+		else
 			tree_add(h, e, frames, i, nframes, 1, period);
 	}
 }
 
-/* Turns one unique stack (all its samples at once) into entries.  Kernel
- * frames were left unresolved while samples streamed in (kallsyms loads
- * meanwhile): they get their names here, once per unique stack. */
-static void add_stack(struct hist *h, const struct stack *st)
+/* Pass 1 over one unique stack (all its samples at once): self and
+ * children periods.  Kernel frames were left unresolved while samples
+ * streamed in (kallsyms loaded meanwhile): they get their names here,
+ * once per unique stack. */
+static void sum_stack(struct hist *h, const struct stack *st)
 {
 	struct table *t = table_at(h, st->table);
 	int n = (int)st->nframes;
-	struct rp_frame *frames = h->scratch;
-	memcpy(frames, h->frames.v + st->first, (size_t)n * sizeof(*frames));
+	struct rp_frame *frames = h->frames.v + st->first;
 	for (int i = 0; i < n; i++)
 		rp_resolve(h->rp, &frames[i]);
 	t->used = true;
@@ -324,10 +355,26 @@ static void add_stack(struct hist *h, const struct stack *st)
 	leaf->self += st->period;
 	leaf->samples += st->samples;
 	if (h->o.children)
-		add_children(h, t, &st->thread, frames, n, st->period);
-	else if (h->o.graph == HG_CALLEE)
+		add_children(h, t, &st->thread, frames, n, st->period, false);
+}
+
+/* Pass 2: call trees, only for the entries whose trees will show. */
+static void tree_stack(struct hist *h, const struct stack *st)
+{
+	struct table *t = table_at(h, st->table);
+	int n = (int)st->nframes;
+	const struct rp_frame *frames = h->frames.v + st->first;
+	if (h->o.children) {
+		add_children(h, t, &st->thread, frames, n, st->period, true);
+		return;
+	}
+	struct hist_key k = make_key(h, &st->thread, &frames[0]);
+	struct entry *leaf = find_entry(t, &k);
+	if (!leaf->tree_wanted)
+		return;
+	if (h->o.graph == HG_CALLEE)
 		tree_add(h, leaf, frames, 0, n, 1, st->period);
-	else if (h->o.graph == HG_CALLER)
+	else
 		tree_add(h, leaf, frames, n - 1, -1, -1, st->period);
 }
 
@@ -391,11 +438,31 @@ static int hist_on_sample(void *ctx, const struct rp_sample *s)
 	return 0;
 }
 
+/* A tree shows only branches of at least GRAPH_MIN_PERCENT of the total,
+ * so entries below that (or below --percent-limit) need none: building
+ * trees for the few entries that show them is most of the saving. */
+static void choose_trees(struct hist *h)
+{
+	double limit = MAX(GRAPH_MIN_PERCENT, h->o.percent_limit);
+	for (size_t i = 0; i < h->tables.n; i++) {
+		struct table *t = &h->tables.v[i];
+		for (size_t j = 0; j < t->entries.n; j++) {
+			struct entry *e = &t->entries.v[j];
+			e->tree_wanted = pct(sort_value(h, e), t->total) >= limit;
+		}
+	}
+}
+
 static int hist_on_finish(void *ctx)
 {
 	struct hist *h = ctx;
 	for (size_t i = 0; i < h->stacks.n; i++)
-		add_stack(h, &h->stacks.v[i]);
+		sum_stack(h, &h->stacks.v[i]);
+	if (h->o.graph == HG_NONE)
+		return 0;
+	choose_trees(h);
+	for (size_t i = 0; i < h->stacks.n; i++)
+		tree_stack(h, &h->stacks.v[i]);
 	return 0;
 }
 
@@ -484,10 +551,6 @@ static const char *const key_titles[HK_MAX] = {
 	"Command", "Pid:Command", "Pid:Command", "Shared Object", "Symbol", "CPU",
 };
 
-static u64 sort_value(const struct hist *h, const struct entry *e)
-{
-	return h->o.children ? e->children : e->self;
-}
 
 static int cmp_str(const char *a, const char *b)
 {
@@ -525,11 +588,6 @@ static int cmp_entries(const void *a, const void *b, void *ctx)
 	return cmp_keys(&x->k, &y->k);
 }
 
-static double pct(u64 part, u64 total)
-{
-	return total ? 100.0 * (double)part / (double)total : 0.0;
-}
-
 static void frame_label(const struct call_node *n, char *buf, size_t cap)
 {
 	if (n->sym)
@@ -537,8 +595,6 @@ static void frame_label(const struct call_node *n, char *buf, size_t cap)
 	else
 		snprintf(buf, cap, "%#llx", (unsigned long long)n->addr);
 }
-
-#define GRAPH_MIN_PERCENT 0.5
 
 /* The nodes of a sibling list, largest period first. */
 static int sorted_children(const struct hist *h, int first, int **order)

@@ -24,6 +24,7 @@ struct replay {
 	struct pd_reader *reader;
 	struct sym_ctx *syms;
 	struct u64map threads;     /* tid -> struct rp_thread * */
+	struct rp_thread *last_thread;
 	VEC(struct rp_thread *) all_threads;
 	VEC(struct rp_maps *) all_maps;
 	u64 next_generation;
@@ -127,8 +128,14 @@ static void maps_insert(struct replay *rp, struct rp_maps *m, struct rp_map *nm)
 
 static struct rp_thread *thread_find(struct replay *rp, u32 tid)
 {
+	/* Samples come in runs of one thread: try the last one first. */
+	if (rp->last_thread && rp->last_thread->tid == tid)
+		return rp->last_thread;
 	u64 *slot = u64map_get(&rp->threads, tid);
-	return slot ? (struct rp_thread *)(uintptr_t)*slot : NULL;
+	if (!slot)
+		return NULL;
+	rp->last_thread = (struct rp_thread *)(uintptr_t)*slot;
+	return rp->last_thread;
 }
 
 static struct rp_thread *thread_new(struct replay *rp, u32 pid, u32 tid)
@@ -179,6 +186,7 @@ static void on_comm(struct replay *rp, const struct pd_event *ev)
 {
 	struct rp_thread *t = thread_get(rp, ev->u.comm.pid, ev->u.comm.tid);
 	snprintf(t->comm, sizeof(t->comm), "%s", ev->u.comm.comm);
+	t->comm_changes++;
 	/* An exec keeps the old maps, as perf does: samples later in the
 	 * execve call still have the old image's user frames, and the new
 	 * image's mmaps replace what they overlap. */
@@ -193,6 +201,7 @@ static void on_fork(struct replay *rp, const struct pd_event *ev)
 	child->pid = ev->u.task.pid;
 	child->exited = false;
 	memcpy(child->comm, parent->comm, sizeof(child->comm));
+	child->comm_changes++;
 	if (child->pid == parent->pid) {
 		child->maps = parent->maps;        /* a new thread shares them */
 	} else {
@@ -350,12 +359,13 @@ static int on_sample(struct replay *rp, const struct pd_event *ev, struct rp_sin
 		return 0;
 	rp->summary.samples_shown++;
 	int n;
+	bool dropped = false;
 	if (rp->opts.callchains) {
-		n = unw_sample_frames(&ev->s, ev->misc, rp->raw, RP_MAX_FRAMES);
+		n = unw_sample_frames(&ev->s, ev->misc, rp->raw, RP_MAX_FRAMES, &dropped);
 	} else {
 		struct pd_sample leaf = ev->s;
 		leaf.nr_callchain = 0;
-		n = unw_sample_frames(&leaf, ev->misc, rp->raw, 1);
+		n = unw_sample_frames(&leaf, ev->misc, rp->raw, 1, NULL);
 	}
 	for (int i = 0; i < n; i++) {
 		struct rp_frame *f = &rp->frames[i];
@@ -372,7 +382,7 @@ static int on_sample(struct replay *rp, const struct pd_event *ev, struct rp_sin
 	}
 	struct rp_sample s = {
 		.ev = ev, .s = &ev->s, .attr = ev->attr, .thread = t,
-		.frames = rp->frames, .nframes = n,
+		.frames = rp->frames, .nframes = n, .chain_dropped = dropped,
 	};
 	return sink->sample ? sink->sample(sink->ctx, &s) : 0;
 }
@@ -458,7 +468,10 @@ struct replay *rp_open(const struct rp_opts *opts)
 	rp->syms = sym_ctx_new(&opts->sym);
 	if (opts->defer_kernel)
 		sym_prefetch_kernel(rp->syms);
-	rp->cache = xcalloc(FRAME_CACHE_SIZE, sizeof(*rp->cache));
+	/* Written now rather than calloc'd: a calloc'd table read before it
+	 * is written faults twice per page (zero page, then a copy). */
+	rp->cache = xmalloc(FRAME_CACHE_SIZE * sizeof(*rp->cache));
+	memset(rp->cache, 0, FRAME_CACHE_SIZE * sizeof(*rp->cache));
 	rp->next_generation = 1;
 	u64map_init(&rp->threads);
 	return rp;

@@ -31,6 +31,7 @@ struct rp_maps {
 struct rp_thread {
 	u32 pid, tid;
 	char comm[32];
+	u32 comm_changes;          /* bumped on every COMM: lets sinks cache */
 	struct rp_maps *maps;
 	bool exited;
 };
@@ -55,6 +56,7 @@ struct rp_sample {
 	struct rp_thread *thread;
 	const struct rp_frame *frames;  /* leaf first */
 	int nframes;
+	bool chain_dropped;        /* a damaged callchain: only the ip is left */
 };
 
 /* The analysis: callbacks the replay drives.  Any may be NULL.  A negative

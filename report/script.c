@@ -64,6 +64,14 @@ static int parse_fields(const char *spec, unsigned *fields)
 	return 0;
 }
 
+#define OUT_CHUNK (1 << 20)
+
+static void script_flush(struct script *sc)
+{
+	fwrite(sc->line.s, 1, sc->line.len, sc->out);
+	sb_reset(&sc->line);
+}
+
 static const char *event_name(struct script *sc, const struct pd_attr *a)
 {
 	if (a->attr.type == PERF_TYPE_TRACEPOINT && sc->trace) {
@@ -81,14 +89,19 @@ static void put_frame_text(struct script *sc, const struct rp_frame *f)
 	if (sc->fields & F_SYM) {
 		if (f->sym) {
 			sb_puts(l, f->sym->name);
-			if (sc->fields & F_SYMOFF)
-				sb_printf(l, "+0x%llx", (unsigned long long)(f->addr - f->sym->start));
+			if (sc->fields & F_SYMOFF) {
+				sb_add(l, "+0x", 3);
+				sb_add_hex(l, f->addr - f->sym->start, 0);
+			}
 		} else {
 			sb_puts(l, "[unknown]");
 		}
 	}
-	if (sc->fields & F_DSO)
-		sb_printf(l, " (%s)", f->dso ? sym_dso_path(f->dso) : "[unknown]");
+	if (sc->fields & F_DSO) {
+		sb_add(l, " (", 2);
+		sb_puts(l, f->dso ? sym_dso_path(f->dso) : "[unknown]");
+		sb_add(l, ")", 1);
+	}
 }
 
 /* The leading columns: comm, pid/tid, cpu, time. */
@@ -96,21 +109,49 @@ static void put_header(struct script *sc, const struct rp_sample *s, bool chain)
 {
 	struct strbuf *l = &sc->line;
 	u64 t = s->attr->attr.sample_type;
-	if (sc->fields & F_COMM)
-		sb_printf(l, chain ? "%s " : "%16s ", s->thread->comm);
+	if (sc->fields & F_COMM) {
+		sb_add_padded(l, s->thread->comm, chain ? 0 : 16, true);
+		sb_add(l, " ", 1);
+	}
 	/* Signed, as perf prints them: "-1" for no task. */
 	int pid = (int)s->s->pid, tid = (int)s->s->tid;
-	if ((sc->fields & F_PID) && (sc->fields & F_TID))
-		sb_printf(l, "%5d/%-5d ", pid, tid);
-	else if (sc->fields & F_PID)
-		sb_printf(l, "%5d ", pid);
-	else if (sc->fields & F_TID)
-		sb_printf(l, "%5d ", tid);
-	if ((sc->fields & F_CPU) && (t & PERF_SAMPLE_CPU))
-		sb_printf(l, "[%03u] ", s->s->cpu);
-	if ((sc->fields & F_TIME) && (t & PERF_SAMPLE_TIME))
-		sb_printf(l, "%5llu.%06llu: ", (unsigned long long)(s->s->time / 1000000000ULL),
-			  (unsigned long long)(s->s->time % 1000000000ULL / 1000));
+	if ((sc->fields & F_PID) && (sc->fields & F_TID)) {
+		sb_add_dec(l, pid, 5, ' ');
+		sb_add(l, "/", 1);
+		size_t at = l->len;
+		sb_add_dec(l, tid, 0, ' ');
+		for (size_t w = l->len - at; w < 5; w++)
+			sb_add(l, " ", 1);
+		sb_add(l, " ", 1);
+	} else if (sc->fields & (F_PID | F_TID)) {
+		sb_add_dec(l, (sc->fields & F_PID) ? pid : tid, 5, ' ');
+		sb_add(l, " ", 1);
+	}
+	if ((sc->fields & F_CPU) && (t & PERF_SAMPLE_CPU)) {
+		sb_add(l, "[", 1);
+		sb_add_dec(l, s->s->cpu, 3, '0');
+		sb_add(l, "] ", 2);
+	}
+	if ((sc->fields & F_TIME) && (t & PERF_SAMPLE_TIME)) {
+		sb_add_dec(l, (s64)(s->s->time / 1000000000ULL), 5, ' ');
+		sb_add(l, ".", 1);
+		sb_add_dec(l, (s64)(s->s->time % 1000000000ULL / 1000), 6, '0');
+		sb_add(l, ": ", 2);
+	}
+}
+
+/* A period to print: the sample's own, or the fixed one of its event
+ * (perf prints that too when the recording used -c). */
+static bool has_period(const struct pd_attr *a)
+{
+	return (a->attr.sample_type & PERF_SAMPLE_PERIOD) || (!a->attr.freq && a->attr.sample_period);
+}
+
+static u64 sample_period(const struct rp_sample *s)
+{
+	if (s->attr->attr.sample_type & PERF_SAMPLE_PERIOD)
+		return s->s->period;
+	return s->attr->attr.sample_period;
 }
 
 static int script_sample(void *ctx, const struct rp_sample *s)
@@ -121,30 +162,45 @@ static int script_sample(void *ctx, const struct rp_sample *s)
 	bool tracepoint = s->attr->attr.type == PERF_TYPE_TRACEPOINT;
 	bool chain = s->s->nr_callchain > 0 && (sc->fields & F_IP);
 	struct strbuf *l = &sc->line;
-	sb_reset(l);
 	put_header(sc, s, chain);
-	if ((sc->fields & F_PERIOD) && !tracepoint &&
-	    (s->attr->attr.sample_type & PERF_SAMPLE_PERIOD))
-		sb_printf(l, "%10llu ", (unsigned long long)s->s->period);
-	if (sc->fields & F_EVENT)
-		sb_printf(l, "%s: ", event_name(sc, s->attr));
+	if ((sc->fields & F_PERIOD) && !tracepoint && has_period(s->attr)) {
+		sb_add_dec(l, (s64)sample_period(s), 10, ' ');
+		sb_add(l, " ", 1);
+	}
+	if (sc->fields & F_EVENT) {
+		sb_puts(l, event_name(sc, s->attr));
+		sb_add(l, ": ", 2);
+	}
 	if (tracepoint && (sc->fields & F_TRACE) && sc->trace)
 		pd_trace_format(sc->trace, s->attr->attr.config, s->s->raw, s->s->raw_size, l);
 	if (chain) {
 		sb_puts(l, "\n");
-		for (int i = 0; i < s->nframes; i++) {
+		/* perf prints no frames of a chain it could not trust. */
+		for (int i = 0; i < (s->chain_dropped ? 0 : s->nframes); i++) {
 			const struct rp_frame *f = &s->frames[i];
 			/* perf prints user chain entries at their file offset. */
-			sb_printf(l, "\t%16llx ", (unsigned long long)f->offset);
+			sb_add(l, "\t", 1);
+			sb_add_hex(l, f->offset, 16);
+			sb_add(l, " ", 1);
 			put_frame_text(sc, f);
 			sb_puts(l, "\n");
 		}
 	} else if ((sc->fields & F_IP) && !tracepoint && s->nframes) {
-		sb_printf(l, " %16llx ", (unsigned long long)s->frames[0].ip);
+		sb_add(l, " ", 1);
+		sb_add_hex(l, s->frames[0].ip, 16);
+		sb_add(l, " ", 1);
 		put_frame_text(sc, &s->frames[0]);
 	}
-	sb_puts(l, "\n");
-	fwrite(l->s, 1, l->len, sc->out);
+	sb_add(l, "\n", 1);
+	/* Lines gather in one buffer that goes out in big writes. */
+	if (l->len >= OUT_CHUNK)
+		script_flush(sc);
+	return 0;
+}
+
+static int script_finish(void *ctx)
+{
+	script_flush(ctx);
 	return 0;
 }
 
@@ -231,7 +287,7 @@ int cmd_script(int argc, char **argv)
 	sc.reader = rp_reader(rp);
 	rp_set_callchains(rp, has_callchains(sc.reader));
 	load_trace(&sc);
-	struct rp_sink sink = { .ctx = &sc, .sample = script_sample };
+	struct rp_sink sink = { .ctx = &sc, .sample = script_sample, .finish = script_finish };
 	rc = rp_run(rp, &sink);
 	fflush(stdout);
 	const struct rp_summary *sum = rp_summary(rp);

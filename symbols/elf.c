@@ -164,12 +164,12 @@ static bool is_text_section(Elf *e, size_t shstrndx, size_t ndx)
 static bool wanted_symbol(Elf *e, size_t shstrndx, const GElf_Sym *s)
 {
 	int type = GELF_ST_TYPE(s->st_info);
-	if (s->st_name == 0 || s->st_shndx == SHN_UNDEF)
+	/* Absolute symbols (version names like GCC_12.0.0) are not code. */
+	if (s->st_name == 0 || s->st_shndx == SHN_UNDEF || s->st_shndx == SHN_ABS)
 		return false;
 	if (type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_OBJECT)
 		return true;
-	return type == STT_NOTYPE && s->st_shndx != SHN_ABS &&
-	       s->st_shndx < SHN_LORESERVE && is_text_section(e, shstrndx, s->st_shndx);
+	return type == STT_NOTYPE && s->st_shndx < SHN_LORESERVE && is_text_section(e, shstrndx, s->st_shndx);
 }
 
 size_t elf_file_add_symbols(Elf *e, Elf64_Word type, bool secondary,
@@ -245,9 +245,12 @@ size_t elf_file_add_plt(Elf *e, struct symtab_builder *b)
 		const char *name = dynsym_name(e, rel_sh.sh_link, GELF_R_SYM(r.r_info));
 		if (!name)
 			name = "";
-		char *label = xasprintf("%s@plt", name);
-		stb_add(b, plt_sh.sh_addr + at, PLT_ENTRY_SIZE, label, STB_GLOBAL, true);
+		/* Demangled before the suffix, as perf shows "ns::f@plt". */
+		char *dem = b->demangle ? sym_demangle_name(name) : NULL;
+		char *label = xasprintf("%s@plt", dem ? dem : name);
+		stb_add_plain(b, plt_sh.sh_addr + at, PLT_ENTRY_SIZE, label, STB_GLOBAL, true);
 		free(label);
+		free(dem);
 		added++;
 	}
 	return added;

@@ -206,6 +206,24 @@ static bool open_own_vdso(struct found *x)
 	return true;
 }
 
+/* perf's build-id cache (~/.debug/.build-id/xx/rest/elf) keeps copies of
+ * the files a recording used, so a file rebuilt or deleted since still
+ * resolves when perf recorded it on this machine. */
+static bool open_from_build_id_cache(struct found *x, const u8 *id, size_t n)
+{
+	const char *home = getenv("HOME");
+	if (!home || n == 0)
+		return false;
+	struct strbuf sb = {0};
+	sb_printf(&sb, "%s/.debug/.build-id/%02x/", home, id[0]);
+	for (size_t i = 1; i < n; i++)
+		sb_printf(&sb, "%02x", id[i]);
+	sb_puts(&sb, "/elf");
+	bool ok = found_open(x, sb.s);
+	sb_free(&sb);
+	return ok;
+}
+
 void file_load(struct sym_ctx *c, struct sym_dso *d, pid_t pid)
 {
 	struct found rt = {0};
@@ -221,6 +239,18 @@ void file_load(struct sym_ctx *c, struct sym_dso *d, pid_t pid)
 	}
 	bool rt_ok = opened && (d->build_id_size == 0 ||
 				ids_equal(d->build_id, d->build_id_size, rt.id, rt.id_size));
+	struct found cached = {0};
+	if (!rt_ok && d->build_id_size &&
+	    open_from_build_id_cache(&cached, d->build_id, d->build_id_size)) {
+		if (ids_equal(d->build_id, d->build_id_size, cached.id, cached.id_size)) {
+			if (opened)
+				found_close(&rt);
+			rt = cached;
+			opened = rt_ok = true;
+		} else {
+			found_close(&cached);
+		}
+	}
 	load_from_runtime(c, d, &rt, rt_ok);
 	if (opened)
 		found_close(&rt);

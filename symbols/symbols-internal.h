@@ -45,6 +45,9 @@ struct symtab {
 void stb_init(struct symtab_builder *b, bool demangle);
 void stb_add(struct symtab_builder *b, u64 start, u64 size, const char *name,
 	     u8 bind, bool secondary);
+/* The same with the name taken as it is (already demangled or final). */
+void stb_add_plain(struct symtab_builder *b, u64 start, u64 size, const char *name,
+		   u8 bind, bool secondary);
 /* Moves the builder's symbols into t (sorted, aliases resolved, zero
  * sizes extended to the next symbol) and empties the builder. */
 void stb_finish(struct symtab_builder *b, struct symtab *t);

@@ -34,16 +34,24 @@ void stb_add(struct symtab_builder *b, u64 start, u64 size, const char *name,
 {
 	if (!name || !*name)
 		return;
+	char *dem = b->demangle ? sym_demangle_name(name) : NULL;
+	stb_add_plain(b, start, size, dem ? dem : name, bind, secondary);
+	free(dem);
+}
+
+void stb_add_plain(struct symtab_builder *b, u64 start, u64 size, const char *name,
+		   u8 bind, bool secondary)
+{
+	if (!name || !*name)
+		return;
 	/* A size that wraps the address space is garbage, not a symbol. */
 	if (start + size < start)
 		size = 0;
-	char *dem = b->demangle ? sym_demangle_name(name) : NULL;
 	struct symtab_entry e = {
 		.start = start, .size = size, .bind = bind, .secondary = secondary,
 		.seq = (u32)b->ents.n,
-		.name = pool_add(&b->pool, dem ? dem : name),
+		.name = pool_add(&b->pool, name),
 	};
-	free(dem);
 	VEC_PUSH(&b->ents, e);
 }
 

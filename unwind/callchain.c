@@ -2,32 +2,46 @@
  * (unwound in the kernel) and the user part (walked by frame pointers). */
 #include "unwind/unwind.h"
 
-int unw_sample_frames(const struct pd_sample *s, u16 misc, struct unw_frame *out, int max)
+/* The sampled ip alone, in the mode the record's misc gives. */
+static int leaf_only(const struct pd_sample *s, bool kernel, struct unw_frame *out, int max)
+{
+	if (max < 1)
+		return 0;
+	out[0].ip = s->ip;
+	out[0].kernel = kernel;
+	return 1;
+}
+
+int unw_sample_frames(const struct pd_sample *s, u16 misc, struct unw_frame *out, int max,
+		      bool *dropped)
 {
 	bool kernel = (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+	if (dropped)
+		*dropped = false;
+	if (!s->nr_callchain)
+		return leaf_only(s, kernel, out, max);
 	int n = 0;
-	if (!s->nr_callchain) {
-		if (max > 0) {
-			out[0].ip = s->ip;
-			out[0].kernel = kernel;
-			n = 1;
-		}
-		return n;
-	}
 	for (u64 i = 0; i < s->nr_callchain && n < max; i++) {
 		u64 ip = s->callchain[i];
-		if (ip >= PERF_CONTEXT_MAX) {
-			if (ip == PERF_CONTEXT_KERNEL)
-				kernel = true;
-			else if (ip == PERF_CONTEXT_USER)
-				kernel = false;
-			else
-				break; /* guest or hypervisor contexts: not ours */
+		if (ip < PERF_CONTEXT_MAX) {
+			out[n].ip = ip;
+			out[n].kernel = kernel;
+			n++;
 			continue;
 		}
-		out[n].ip = ip;
-		out[n].kernel = kernel;
-		n++;
+		if (ip == PERF_CONTEXT_KERNEL || ip == PERF_CONTEXT_HV) {
+			kernel = true;
+		} else if (ip == PERF_CONTEXT_USER) {
+			kernel = false;
+		} else if (ip == PERF_CONTEXT_GUEST || ip == PERF_CONTEXT_GUEST_KERNEL ||
+			   ip == PERF_CONTEXT_GUEST_USER) {
+			break;   /* the guest's frames are not ours to name */
+		} else {
+			if (dropped)
+				*dropped = true;
+			kernel = (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+			return leaf_only(s, kernel, out, max);
+		}
 	}
 	return n;
 }

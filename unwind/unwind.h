@@ -15,7 +15,10 @@ struct unw_frame {
 /* Fills out[] with the frames of sample s (leaf first) and returns how
  * many; at most max.  misc is the record's misc (its cpumode tells where
  * the sampled ip is when there is no callchain).  PERF_CONTEXT_* markers
- * switch between kernel and user; guest and unknown contexts end the walk. */
-int unw_sample_frames(const struct pd_sample *s, u16 misc, struct unw_frame *out, int max);
+ * switch between kernel and user; a guest context ends the walk.  A chain
+ * with a marker no context has is not trusted: as perf does, only the
+ * sampled ip is kept, and *dropped (when not NULL) says so. */
+int unw_sample_frames(const struct pd_sample *s, u16 misc, struct unw_frame *out, int max,
+		      bool *dropped);
 
 #endif

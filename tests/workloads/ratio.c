@@ -8,7 +8,8 @@
  * so with children: work 100%, mid_ab 80%.  The leaves run the same
  * per-iteration body (one multiply-add step of a linear congruential
  * generator); only their iteration counts differ.  Work is done in short
- * rounds (tens of microseconds) so a sampling timer cannot alias with them.
+ * rounds of one-unit calls in a shuffled order, so a sampling timer cannot
+ * alias with them (see shuffle_round).
  *
  * usage: ratio [CPU-SECONDS]   run for about that much CPU time (default 2)
  *        ratio --design        print the design percentages and exit
@@ -47,11 +48,12 @@ __attribute__((noinline)) uint64_t leaf_a(uint64_t x, long n) { LEAF_BODY(n, 144
 __attribute__((noinline)) uint64_t leaf_b(uint64_t x, long n) { LEAF_BODY(n, 1442695040888963409ULL); return x; }
 __attribute__((noinline)) uint64_t leaf_c(uint64_t x, long n) { LEAF_BODY(n, 1442695040888963411ULL); return x; }
 
-__attribute__((noinline)) uint64_t mid_ab(uint64_t x)
+/* One unit of leaf_a's or leaf_b's work, reached through mid_ab. */
+__attribute__((noinline)) uint64_t mid_ab(uint64_t x, int which_a)
 {
-	x = leaf_a(x, UNITS_A * ITERS_PER_UNIT);
-	x = leaf_b(x, UNITS_B * ITERS_PER_UNIT);
-	return x;
+	if (which_a)
+		return leaf_a(x, ITERS_PER_UNIT);
+	return leaf_b(x, ITERS_PER_UNIT);
 }
 
 static double cpu_seconds(void)
@@ -61,16 +63,42 @@ static double cpu_seconds(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* A round is UNITS_A + UNITS_B + UNITS_C one-unit calls in a random
+ * order.  A periodic sampling timer lands at some phase of the round; with
+ * the order shuffled, the unit at any phase is a fair draw from the round's
+ * units, so the expected shares are exactly the design's even when the
+ * timer's period is close to a multiple of the round's length. */
+static void shuffle_round(char *units, uint64_t *rng)
+{
+	int n = 0;
+	for (int i = 0; i < UNITS_A; i++) units[n++] = 'a';
+	for (int i = 0; i < UNITS_B; i++) units[n++] = 'b';
+	for (int i = 0; i < UNITS_C; i++) units[n++] = 'c';
+	for (int i = n - 1; i > 0; i--) {
+		*rng = *rng * 6364136223846793005ULL + 1442695040888963407ULL;
+		int j = (int)((*rng >> 33) % (uint64_t)(i + 1));
+		char t = units[i];
+		units[i] = units[j];
+		units[j] = t;
+	}
+}
+
 /* Runs whole rounds until `seconds` of CPU time are spent; returns rounds. */
 __attribute__((noinline)) long work(double seconds)
 {
-	uint64_t x = 1;
+	uint64_t x = 1, rng = 12345;
 	long rounds = 0;
+	char units[UNITS_A + UNITS_B + UNITS_C];
 	double end = cpu_seconds() + seconds;
 	do {
 		for (int r = 0; r < ROUNDS_PER_CLOCK_CHECK; r++) {
-			x = mid_ab(x);
-			x = leaf_c(x, UNITS_C * ITERS_PER_UNIT);
+			shuffle_round(units, &rng);
+			for (int u = 0; u < UNITS_A + UNITS_B + UNITS_C; u++) {
+				if (units[u] == 'c')
+					x = leaf_c(x, ITERS_PER_UNIT);
+				else
+					x = mid_ab(x, units[u] == 'a');
+			}
 		}
 		rounds += ROUNDS_PER_CLOCK_CHECK;
 	} while (cpu_seconds() < end);
