@@ -86,6 +86,15 @@ void cmd_warn(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 }
 
+int cmd_bad_option(const char *cmd, int opt, const char *text)
+{
+	if (opt == ':')
+		cmd_error(cmd, "option '%s' needs a value (see 'ember %s --help')", text, cmd);
+	else
+		cmd_error(cmd, "unknown option '%s' (see 'ember %s --help')", text, cmd);
+	return EXIT_USAGE;
+}
+
 /* ---- Memory ------------------------------------------------------------ */
 
 static void out_of_memory(size_t n)

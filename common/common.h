@@ -41,6 +41,10 @@ enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 /* For commands only: print "ember CMD: message" to stderr. */
 void cmd_error(const char *cmd, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void cmd_warn(const char *cmd, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* For getopt_long loops run with opterr = 0 and ':' leading the short
+ * options: prints that option `text` needs a value (opt == ':') or is
+ * unknown, pointing at 'ember CMD --help'.  Returns EXIT_USAGE. */
+int cmd_bad_option(const char *cmd, int opt, const char *text);
 
 /* --- Memory: these abort on exhaustion, as nothing sane can follow. ---- */
 void *xmalloc(size_t n);

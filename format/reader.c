@@ -286,6 +286,28 @@ static bool decode_regs(struct cursor *c, int nregs, u64 *abi, const u64 **regs)
 	return true;
 }
 
+/* The fields samples and sample_id trailers share, in the kernel's order:
+ * TID, TIME, (ADDR: samples only), ID, STREAM_ID, CPU. */
+static bool take_id_fields(struct cursor *c, u64 t, struct pd_sample *s, bool with_addr)
+{
+	if ((t & PERF_SAMPLE_TID) && !take_pair32(c, &s->pid, &s->tid))
+		return false;
+	if ((t & PERF_SAMPLE_TIME) && !take_u64(c, &s->time))
+		return false;
+	if (with_addr && (t & PERF_SAMPLE_ADDR) && !take_u64(c, &s->addr))
+		return false;
+	if ((t & PERF_SAMPLE_ID) && !take_u64(c, &s->id))
+		return false;
+	if ((t & PERF_SAMPLE_STREAM_ID) && !take_u64(c, &s->stream_id))
+		return false;
+	if (t & PERF_SAMPLE_CPU) {
+		u32 res;
+		if (!take_pair32(c, &s->cpu, &res))
+			return false;
+	}
+	return true;
+}
+
 /* Decodes the body of a SAMPLE record by its attr's sample_type. */
 static bool decode_sample(const struct pd_attr *pa, const u8 *rec, size_t size,
 			  struct pd_sample *s)
@@ -299,21 +321,8 @@ static bool decode_sample(const struct pd_attr *pa, const u8 *rec, size_t size,
 		return false;
 	if ((t & PERF_SAMPLE_IP) && !take_u64(&c, &s->ip))
 		return false;
-	if ((t & PERF_SAMPLE_TID) && !take_pair32(&c, &s->pid, &s->tid))
+	if (!take_id_fields(&c, t, s, true))
 		return false;
-	if ((t & PERF_SAMPLE_TIME) && !take_u64(&c, &s->time))
-		return false;
-	if ((t & PERF_SAMPLE_ADDR) && !take_u64(&c, &s->addr))
-		return false;
-	if ((t & PERF_SAMPLE_ID) && !take_u64(&c, &s->id))
-		return false;
-	if ((t & PERF_SAMPLE_STREAM_ID) && !take_u64(&c, &s->stream_id))
-		return false;
-	if (t & PERF_SAMPLE_CPU) {
-		u32 res;
-		if (!take_pair32(&c, &s->cpu, &res))
-			return false;
-	}
 	if ((t & PERF_SAMPLE_PERIOD) && !take_u64(&c, &s->period))
 		return false;
 	if ((t & PERF_SAMPLE_READ) && !skip_read_format(&c, a->read_format))
@@ -388,19 +397,8 @@ static bool decode_id_trailer(const struct pd_attr *pa, const u8 *rec, size_t si
 		return false;
 	struct cursor c = { rec + size - n, rec + size };
 	u64 t = pa->attr.sample_type, v;
-	if ((t & PERF_SAMPLE_TID) && !take_pair32(&c, &s->pid, &s->tid))
+	if (!take_id_fields(&c, t, s, false))
 		return false;
-	if ((t & PERF_SAMPLE_TIME) && !take_u64(&c, &s->time))
-		return false;
-	if ((t & PERF_SAMPLE_ID) && !take_u64(&c, &s->id))
-		return false;
-	if ((t & PERF_SAMPLE_STREAM_ID) && !take_u64(&c, &s->stream_id))
-		return false;
-	if (t & PERF_SAMPLE_CPU) {
-		u32 res;
-		if (!take_pair32(&c, &s->cpu, &res))
-			return false;
-	}
 	if ((t & PERF_SAMPLE_IDENTIFIER) && !take_u64(&c, &v))
 		return false;
 	return true;

@@ -54,14 +54,8 @@ static int parse_args(struct collapse_opts *c, struct rp_opts *rp, int argc, cha
 		case 'h':
 			fputs(usage_text, stdout);
 			return EXIT_OK;
-		case ':':
-			cmd_error("collapse", "option '%s' needs a value (see 'ember collapse --help')",
-				  argv[optind - 1]);
-			return EXIT_USAGE;
 		default:
-			cmd_error("collapse", "unknown option '%s' (see 'ember collapse --help')",
-				  argv[optind - 1]);
-			return EXIT_USAGE;
+			return cmd_bad_option("collapse", opt, argv[optind - 1]);
 		}
 	}
 	if (optind < argc) {

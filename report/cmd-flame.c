@@ -162,9 +162,7 @@ static int parse_args(struct flame_args *a, int argc, char **argv)
 			fputs(usage_text, stdout);
 			return EXIT_OK;
 		}
-		cmd_error("flame", opt == ':' ? "option '%s' needs a value (see 'ember flame --help')"
-			  : "unknown option '%s' (see 'ember flame --help')", argv[optind - 1]);
-		return EXIT_USAGE;
+		return cmd_bad_option("flame", opt, argv[optind - 1]);
 	}
 	if (optind < argc) {
 		cmd_error("flame", "unexpected argument '%s' (to filter by pid or tid write "

@@ -101,14 +101,8 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 		case 'h':
 			fputs(usage_text, stdout);
 			return EXIT_OK;
-		case ':':
-			cmd_error("report", "option '%s' needs a value (see 'ember report --help')",
-				  argv[optind - 1]);
-			return EXIT_USAGE;
 		default:
-			cmd_error("report", "unknown option '%s' (see 'ember report --help')",
-				  argv[optind - 1]);
-			return EXIT_USAGE;
+			return cmd_bad_option("report", opt, argv[optind - 1]);
 		}
 	}
 	if (optind < argc) {
@@ -122,26 +116,6 @@ bad:
 	return EXIT_USAGE;
 }
 
-/* Children by default when the file has callchains, as perf does. */
-static bool has_callchains(struct pd_reader *r)
-{
-	for (size_t i = 0; i < pd_reader_nattrs(r); i++)
-		if (pd_reader_attr(r, i)->attr.sample_type & PERF_SAMPLE_CALLCHAIN)
-			return true;
-	return false;
-}
-
-static void warn_summary(const struct rp_summary *sum, const char *input)
-{
-	if (sum->truncated)
-		cmd_warn("report", "%s was not closed cleanly; reporting what it holds", input);
-	if (sum->sym_mismatches)
-		cmd_warn("report", "%llu files' build-ids no longer match the recording; "
-			 "their samples show as unknown", (unsigned long long)sum->sym_mismatches);
-	if (sum->input_error)
-		cmd_error("report", "%s: %s (the report covers what came before)", input,
-			  sum->error);
-}
 
 int cmd_report(int argc, char **argv)
 {
@@ -164,7 +138,7 @@ int cmd_report(int argc, char **argv)
 		rp_opts_free(&a.rp);
 		return EXIT_RUNTIME;
 	}
-	bool chains = has_callchains(rp_reader(rp));
+	bool chains = rp_has_callchains(rp);
 	a.hist.children = a.children < 0 ? chains : a.children;
 	/* As perf: call trees shown when recorded, callers first with
 	 * children, callees first without. */
@@ -179,7 +153,7 @@ int cmd_report(int argc, char **argv)
 		hist_print(h, stdout, sum);
 	else
 		cmd_error("report", "%s", err_msg());
-	warn_summary(sum, a.rp.input);
+	rp_warn_summary("report", sum, a.rp.input);
 	int status = rc < 0 || sum->input_error ? EXIT_RUNTIME : EXIT_OK;
 	hist_free(h);
 	rp_close(rp);

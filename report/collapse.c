@@ -336,27 +336,13 @@ int collapse_parse_opt(struct collapse_opts *c, struct rp_opts *rp, int opt, con
 	}
 }
 
-static bool has_callchains(struct pd_reader *r)
-{
-	for (size_t i = 0; i < pd_reader_nattrs(r); i++)
-		if (pd_reader_attr(r, i)->attr.sample_type & PERF_SAMPLE_CALLCHAIN)
-			return true;
-	return false;
-}
-
 static void warn_summary(const char *cmd, const struct collapse *c,
 			 const struct rp_summary *sum, const char *input)
 {
-	if (sum->truncated)
-		cmd_warn(cmd, "%s was not closed cleanly; folding what it holds", input);
 	if (c->skipped)
 		cmd_warn(cmd, "folded only %s samples; %llu samples of other events left out",
 			 c->event, (unsigned long long)c->skipped);
-	if (sum->sym_mismatches)
-		cmd_warn(cmd, "%llu files' build-ids no longer match the recording; "
-			 "their frames show as unknown", (unsigned long long)sum->sym_mismatches);
-	if (sum->input_error)
-		cmd_error(cmd, "%s: %s (the stacks cover what came before)", input, sum->error);
+	rp_warn_summary(cmd, sum, input);
 }
 
 int collapse_replay(const char *cmd, struct rp_opts *rp, const struct collapse_opts *o,
@@ -367,7 +353,7 @@ int collapse_replay(const char *cmd, struct rp_opts *rp, const struct collapse_o
 		cmd_error(cmd, "%s", err_msg());
 		return EXIT_RUNTIME;
 	}
-	if (!has_callchains(rp_reader(r)))
+	if (!rp_has_callchains(r))
 		cmd_warn(cmd, "%s has no callchains (record with -g); stacks are one frame deep",
 			 rp->input);
 	rp_set_callchains(r, true);

@@ -86,3 +86,14 @@ void rp_progress_if_tty(struct rp_opts *o)
 	if (isatty(2))
 		o->progress = progress_stderr;
 }
+
+void rp_warn_summary(const char *cmd, const struct rp_summary *sum, const char *input)
+{
+	if (sum->truncated)
+		cmd_warn(cmd, "%s was not closed cleanly; showing what it holds", input);
+	if (sum->sym_mismatches)
+		cmd_warn(cmd, "%llu files' build-ids no longer match the recording; "
+			 "their frames show as unknown", (unsigned long long)sum->sym_mismatches);
+	if (sum->input_error)
+		cmd_error(cmd, "%s: %s (the output covers what came before)", input, sum->error);
+}

@@ -485,6 +485,14 @@ void rp_resolve(struct replay *rp, struct rp_frame *f)
 	resolve_frame(rp, NULL, f);   /* kernel frames need no thread */
 }
 
+bool rp_has_callchains(struct replay *rp)
+{
+	for (size_t i = 0; i < pd_reader_nattrs(rp->reader); i++)
+		if (pd_reader_attr(rp->reader, i)->attr.sample_type & PERF_SAMPLE_CALLCHAIN)
+			return true;
+	return false;
+}
+
 void rp_set_callchains(struct replay *rp, bool on)
 {
 	rp->opts.callchains = on;

@@ -104,6 +104,8 @@ struct replay;
 
 /* Opens the input; NULL with err_set(). */
 struct replay *rp_open(const struct rp_opts *opts);
+/* Whether any event of the recording has callchains. */
+bool rp_has_callchains(struct replay *rp);
 /* Whether to resolve whole callchains (known only once the attrs are). */
 void rp_set_callchains(struct replay *rp, bool on);
 /* The reader, for attrs and header facts. */
@@ -135,6 +137,10 @@ void rp_opts_free(struct rp_opts *o);
 /* A progress line on stderr, for commands to hand to rp_opts.progress when
  * stderr is a terminal: rp_progress_if_tty(&opts). */
 void rp_progress_if_tty(struct rp_opts *o);
+
+/* The warnings every analysis owes its user after a replay: a file not
+ * closed cleanly, untrusted files, an input error (printed by commands). */
+void rp_warn_summary(const char *cmd, const struct rp_summary *sum, const char *input);
 
 /* getopt_long codes for the shared options. */
 enum {

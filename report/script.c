@@ -229,14 +229,8 @@ static int parse_args(struct rp_opts *o, unsigned *fields, int argc, char **argv
 		case 'h':
 			fputs(usage_text, stdout);
 			return EXIT_OK;
-		case ':':
-			cmd_error("script", "option '%s' needs a value (see 'ember script --help')",
-				  argv[optind - 1]);
-			return EXIT_USAGE;
 		default:
-			cmd_error("script", "unknown option '%s' (see 'ember script --help')",
-				  argv[optind - 1]);
-			return EXIT_USAGE;
+			return cmd_bad_option("script", opt, argv[optind - 1]);
 		}
 	}
 	if (optind < argc) {
@@ -250,13 +244,6 @@ bad:
 	return EXIT_USAGE;
 }
 
-static bool has_callchains(struct pd_reader *r)
-{
-	for (size_t i = 0; i < pd_reader_nattrs(r); i++)
-		if (pd_reader_attr(r, i)->attr.sample_type & PERF_SAMPLE_CALLCHAIN)
-			return true;
-	return false;
-}
 
 static void load_trace(struct script *sc)
 {
@@ -285,7 +272,7 @@ int cmd_script(int argc, char **argv)
 		return EXIT_RUNTIME;
 	}
 	sc.reader = rp_reader(rp);
-	rp_set_callchains(rp, has_callchains(sc.reader));
+	rp_set_callchains(rp, rp_has_callchains(rp));
 	load_trace(&sc);
 	struct rp_sink sink = { .ctx = &sc, .sample = script_sample, .finish = script_finish };
 	rc = rp_run(rp, &sink);
@@ -293,10 +280,7 @@ int cmd_script(int argc, char **argv)
 	const struct rp_summary *sum = rp_summary(rp);
 	if (rc < 0)
 		cmd_error("script", "%s", err_msg());
-	if (sum->truncated)
-		cmd_warn("script", "%s was not closed cleanly; showing what it holds", o.input);
-	if (sum->input_error)
-		cmd_error("script", "%s: %s (the lines above came before)", o.input, sum->error);
+	rp_warn_summary("script", sum, o.input);
 	int status = rc < 0 || sum->input_error ? EXIT_RUNTIME : EXIT_OK;
 	pd_trace_free(sc.trace);
 	sb_free(&sc.line);

@@ -29,6 +29,19 @@ script_agrees() {
 	fi
 }
 
+# layout_agrees NAME FILE: perf script's default layout, tracepoint fields
+# and all, line for line.
+layout_agrees() {
+	local name=$1 file=$2 why
+	"$EMBER" script -i "$file" >"$TMP/$name.layout" 2>&1
+	perf script -i "$file" >"$TMP/$name.layout-perf" 2>/dev/null
+	if why=$($CMP script "$TMP/$name.layout" "$TMP/$name.layout-perf"); then
+		pass "$name: default script layout with fields ($why)"
+	else
+		fail "$name: default script layout with fields" "$why"
+	fi
+}
+
 # design_agrees NAME REPORT-ARGS SPEC: ember's percentages of the
 # known-ratio workload against its design (within 3 points).
 design_agrees() {

@@ -25,13 +25,7 @@ script_agrees ember-system-wide "$TMP/all.data"
 if ensure_tracefs; then
 	rec -e sched:sched_switch -a -g -o "$TMP/sched.data" -- sleep 0.5
 	report_agrees ember-sched-switch "$TMP/sched.data"
-	"$EMBER" script -i "$TMP/sched.data" >"$TMP/sched.txt" 2>&1
-	perf script -i "$TMP/sched.data" >"$TMP/sched.perf" 2>/dev/null
-	if why=$($CMP script "$TMP/sched.txt" "$TMP/sched.perf"); then
-		pass "ember-sched-switch: default script layout with fields ($why)"
-	else
-		fail "ember-sched-switch: default script layout with fields" "$why"
-	fi
+	layout_agrees ember-sched-switch "$TMP/sched.data"
 else
 	skip ember-sched-switch "tracefs cannot be mounted"
 fi

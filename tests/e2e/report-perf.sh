@@ -26,13 +26,7 @@ if ensure_tracefs; then
 	perf record -q -B -o "$TMP/sched.data" -e sched:sched_switch -a -g -- sleep 0.5 >/dev/null 2>&1
 	report_agrees perf-sched-switch "$TMP/sched.data"
 	script_agrees perf-sched-switch "$TMP/sched.data"
-	"$EMBER" script -i "$TMP/sched.data" >"$TMP/sched.txt" 2>&1
-	perf script -i "$TMP/sched.data" >"$TMP/sched.perf" 2>/dev/null
-	if why=$($CMP script "$TMP/sched.txt" "$TMP/sched.perf"); then
-		pass "perf-sched-switch: default script layout with fields ($why)"
-	else
-		fail "perf-sched-switch: default script layout with fields" "$why"
-	fi
+	layout_agrees perf-sched-switch "$TMP/sched.data"
 else
 	skip perf-sched-switch "tracefs cannot be mounted"
 fi
