@@ -1,43 +1,77 @@
 #!/usr/bin/env bash
-# bench/report.sh - ember report/script beside perf report/script on the
-# same recording of at least 500k samples with callchains: wall time and
-# peak memory (max RSS) of each, and the ratios.  Not a test.
+# bench/report.sh - the reporter beside perf on one recording of at least
+# 500k samples with callchains, in one run: wall time and peak memory of
+# `ember report --stdio` vs `perf report --stdio`, `ember script` vs
+# `perf script`, and `ember flame` (data file to SVG) vs `perf script >
+# /dev/null`.  Not a test: it prints a table and the ratios.
 #
-#   EMBER=./ember WORKLOADS=build/workloads bench/report.sh [FILE]
-# Without FILE it records one with perf (-a -g, both CPUs busy, ~30 s) and
-# keeps it in /tmp/ember-bench-report.data for later runs.
+#   EMBER=./ember bench/report.sh [FILE]
+# Without FILE it records one with perf: -a -g at 10 kHz per CPU for about
+# 30 s while the machine compiles ember (a busy machine with deep stacks),
+# kept in /tmp/ember-bench-compile.data for later runs.
 set -u
-: "${EMBER:=./ember}" "${WORKLOADS:=build/workloads}"
-file=${1:-/tmp/ember-bench-report.data}
+: "${EMBER:=./ember}"
+top=$(cd "$(dirname "$0")/.." && pwd)
+file=${1:-/tmp/ember-bench-compile.data}
+tmp=$(mktemp -d /tmp/ember-bench.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+# A compile loop over a copy of this tree: cc1, as, ld and make.
+compile_loop() {
+	local src=$tmp/src
+	mkdir -p "$src"
+	(cd "$top" && git ls-files -z | xargs -0 cp --parents -t "$src")
+	local end=$((SECONDS + $1))
+	while [ $SECONDS -lt $end ]; do
+		make -C "$src" -s -B -j2 BUILD="$tmp/build" ember >/dev/null 2>&1
+	done
+}
 
 if [ ! -s "$file" ]; then
-	echo "recording $file with perf (about 30 s)..." >&2
-	"$WORKLOADS/spin" 2 32 >/dev/null &
-	perf record -q -o "$file" -c 100000 -a -g -- sleep 30 >/dev/null 2>&1
-	wait
+	echo "recording $file with perf while compiling (about 30 s)..." >&2
+	compile_loop 32 &
+	loop=$!
+	sleep 1
+	perf record -q -B -o "$file" -c 100000 -a -g -- sleep 30 >/dev/null 2>&1
+	wait $loop
 fi
-samples=$(perf report -i "$file" --stdio 2>/dev/null | awk '/^# Samples:/ { print $3; exit }')
+samples=$(perf report -i "$file" --stats 2>/dev/null |
+	awk '$1 == "SAMPLE" && $2 == "events:" { print $3; exit }')
 echo "file: $file ($(du -h "$file" | cut -f1), $samples samples)"
 
-# measure NAME CMD...: prints "seconds max_rss_kib" of one run, output discarded.
-measure() {
-	/usr/bin/time -f "%e %M" -o /tmp/ember-bench.time "$@" >/dev/null 2>&1
-	cat /tmp/ember-bench.time
+# run NAME CMD...: one run, output discarded; sets SECS and RSS_MB.
+run() {
+	/usr/bin/time -o "$tmp/time" -f "%e %M" "$@" >/dev/null 2>"$tmp/err"
+	read -r SECS rss_kb < <(tail -1 "$tmp/time")
+	RSS_MB=$(awk -v k="$rss_kb" 'BEGIN { printf "%.1f", k / 1024 }')
 }
 
-printf "%-28s %10s %12s\n" "command" "seconds" "max RSS MiB"
-row() {
-	local name=$1; shift
-	read -r secs rss < <(measure "$@")
-	printf "%-28s %10.2f %12.1f\n" "$name" "$secs" "$(echo "$rss / 1024" | bc -l)"
-	eval "${name//[^a-z]/_}_s=$secs; ${name//[^a-z]/_}_m=$rss"
+# Each command runs three times; the best time counts (the page cache is
+# warm for everyone after the first).
+best() {
+	local name=$1 key=$2 b="" m=""; shift 2
+	for i in 1 2 3; do
+		run "$@"
+		if [ -z "$b" ] || awk -v a="$SECS" -v b="$b" 'BEGIN { exit !(a < b) }'; then
+			b=$SECS; m=$RSS_MB
+		fi
+	done
+	printf "%-34s %8.2f s %9.1f MB\n" "$name" "$b" "$m"
+	eval "T_$key=$b; M_$key=$m"
 }
-row "perf report --stdio" perf report -i "$file" --stdio
-row "ember report --stdio" "$EMBER" report -i "$file" --stdio
-row "perf script" perf script -i "$file"
-row "ember script" "$EMBER" script -i "$file"
 
-ratio() { echo "scale=2; $1 / $2" | bc -l; }
+printf "%-34s %10s %12s\n" "command" "wall" "peak RSS"
+best "perf report --stdio" perf_report perf report -i "$file" --stdio
+best "ember report --stdio" ember_report "$EMBER" report -i "$file" --stdio
+best "perf script" perf_script perf script -i "$file"
+best "ember script" ember_script "$EMBER" script -i "$file"
+best "ember flame (data file to SVG)" ember_flame "$EMBER" flame -i "$file" -o "$tmp/f.svg"
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a / b }'; }
 echo
-echo "report: ember is $(ratio "$perf_report___stdio_s" "$ember_report___stdio_s")x faster, peak memory $(ratio "$ember_report___stdio_m" "$perf_report___stdio_m") of perf's"
-echo "script: ember is $(ratio "$perf_script_s" "$ember_script_s")x faster, peak memory $(ratio "$ember_script_m" "$perf_script_m") of perf's"
+echo "report: ember $(ratio "$T_perf_report" "$T_ember_report")x faster than perf report;" \
+	"peak memory $(ratio "$M_ember_report" "$M_perf_report") of perf's"
+echo "script: ember $(ratio "$T_perf_script" "$T_ember_script")x faster than perf script;" \
+	"peak memory $(ratio "$M_ember_script" "$M_perf_script") of perf's"
+echo "flame:  the whole ember pipeline takes $(ratio "$T_ember_flame" "$T_perf_script") of" \
+	"perf script's time alone; peak memory $(ratio "$M_ember_flame" "$M_perf_script") of perf script's"

@@ -30,6 +30,7 @@ struct call_node {
 	u64 addr;
 	bool kernel;
 	u64 period;
+	u64 parent;                      /* parent_key() of where it hangs */
 	int first_child, next_sibling;   /* indexes into nodes, -1 = none */
 };
 
@@ -37,7 +38,8 @@ struct entry {
 	struct hist_key k;
 	u64 self, children, samples;
 	u64 seen;                  /* last sample that counted its children */
-	int tree;                  /* root call_node, -1 = none */
+	int tree;                  /* first root call_node, -1 = none */
+	u32 id;                    /* unique among all entries */
 	bool tree_wanted;          /* its tree will be printed */
 };
 
@@ -49,9 +51,22 @@ struct table {
 	bool used;
 };
 
+/* Which entry a resolved frame of one thread key and event lands in:
+ * remembered, so the entry of a frame is one lookup, not a key built from
+ * interned names and looked up each time a stack holds it. */
+struct frame_entry {
+	const struct sym_dso *dso;
+	const struct sym *sym;
+	u64 offset;                /* when there is no symbol */
+	u32 thread_id, table;
+	bool kernel;
+	size_t entry;              /* index into its table's entries */
+};
+
 /* One unique stack of one thread key and event, with its samples. */
 struct stack {
 	struct hist_key thread;    /* comm/pid/tid/cpu part only */
+	u32 thread_id;             /* the same, as a small number */
 	size_t table;
 	size_t first;              /* frames[first .. first + nframes) */
 	u32 nframes;
@@ -67,7 +82,14 @@ struct hist {
 	struct rp_frame scratch[RP_MAX_FRAMES];
 	VEC(struct stack) stacks;
 	VEC(struct rp_frame) frames;
+	VEC(u32) frame_entry_of;   /* per frame of frames: its entry (pass 1) */
 	struct u64map stack_index; /* stack hash -> index + 1 (probing) */
+	struct u64map child_index; /* (parent, frame) hash -> node index */
+	u32 next_entry_id;
+	VEC(struct hist_key) thread_keys;     /* thread_id -> key */
+	struct u64map thread_index;           /* key hash -> thread_id + 1 */
+	VEC(struct frame_entry) frame_entries;
+	struct u64map frame_index; /* frame_entry_hash -> frame_entries + 1 */
 	struct pd_reader *reader;
 	VEC(struct table) tables;  /* one per attr */
 	VEC(struct call_node) nodes;
@@ -208,13 +230,13 @@ static bool key_equal(const struct hist_key *a, const struct hist_key *b)
 	       a->addr == b->addr && a->kernel == b->kernel;
 }
 
-static struct entry *find_entry(struct table *t, const struct hist_key *k)
+static struct entry *find_entry(struct hist *h, struct table *t, const struct hist_key *k)
 {
 	for (u64 hash = key_hash(k);; hash++) {
 		bool created;
 		u64 *slot = u64map_slot(&t->index, hash, &created);
 		if (created) {
-			struct entry e = { .k = *k, .tree = -1 };
+			struct entry e = { .k = *k, .tree = -1, .id = h->next_entry_id++ };
 			VEC_PUSH(&t->entries, e);
 			*slot = t->entries.n;
 			return &t->entries.v[t->entries.n - 1];
@@ -241,11 +263,11 @@ static u64 sort_value(const struct hist *h, const struct entry *e)
 
 /* ---- call trees ----------------------------------------------------------- */
 
-static int node_new(struct hist *h, const struct rp_frame *f)
+static int node_new(struct hist *h, const struct rp_frame *f, u64 parent)
 {
 	struct call_node n = {
 		.dso = f->dso, .sym = f->sym, .addr = f->sym ? 0 : f->offset,
-		.kernel = f->kernel, .first_child = -1, .next_sibling = -1,
+		.kernel = f->kernel, .parent = parent, .first_child = -1, .next_sibling = -1,
 	};
 	VEC_PUSH(&h->nodes, n);
 	return (int)h->nodes.n - 1;
@@ -257,24 +279,43 @@ static bool node_is(const struct call_node *n, const struct rp_frame *f)
 	       (f->sym || n->addr == f->offset);
 }
 
-/* The list a new child of parent (-1: the entry's root) goes into.  Taken
+/* Where a node hangs: under another node (its index), or at the top of an
+ * entry's tree (the entry's id with the high bit set). */
+static u64 parent_key(const struct entry *e, int parent)
+{
+	return parent < 0 ? (1ull << 63) | e->id : (u64)parent;
+}
+
+/* The list a new child of parent (-1: the entry's top) goes into.  Taken
  * afresh after each node_new: adding a node may move the nodes array. */
 static int *child_list(struct hist *h, struct entry *e, int parent)
 {
 	return parent < 0 ? &e->tree : &h->nodes.v[parent].first_child;
 }
 
-/* The child of parent matching f, created when missing. */
+/* The child of parent matching f, created when missing.  Found through a
+ * hash of (parent, frame): a node can have thousands of children (every
+ * function a compiler's main loop calls), too many to walk each time. */
 static int node_child(struct hist *h, struct entry *e, int parent, const struct rp_frame *f)
 {
-	for (int i = *child_list(h, e, parent); i >= 0; i = h->nodes.v[i].next_sibling)
-		if (node_is(&h->nodes.v[i], f))
-			return i;
-	int n = node_new(h, f);
-	int *first = child_list(h, e, parent);
-	h->nodes.v[n].next_sibling = *first;
-	*first = n;
-	return n;
+	u64 pk = parent_key(e, parent);
+	u64 key = hash_u64(pk ^ hash_u64((u64)(uintptr_t)f->sym ^ ((u64)(uintptr_t)f->dso << 4) ^
+					 (f->sym ? 0 : f->offset) ^ f->kernel));
+	for (;; key++) {
+		bool created;
+		u64 *slot = u64map_slot(&h->child_index, key, &created);
+		if (created) {
+			int n = node_new(h, f, pk);
+			*slot = (u64)n;
+			int *first = child_list(h, e, parent);
+			h->nodes.v[n].next_sibling = *first;
+			*first = n;
+			return n;
+		}
+		const struct call_node *c = &h->nodes.v[*slot];
+		if (c->parent == pk && node_is(c, f))
+			return (int)*slot;
+	}
 }
 
 /* Adds the chain frames[from..to) (stepping by dir) under the entry. */
@@ -309,53 +350,89 @@ static struct table *table_at(struct hist *h, size_t i)
 	return &h->tables.v[i];
 }
 
-/* Children: every distinct entry along the chain gets the period once
- * (pass 1), or its tree gets the chain (pass 2, wanted entries only). */
-static void add_children(struct hist *h, struct table *t, const struct hist_key *thread,
-			 const struct rp_frame *frames, int nframes, u64 period, bool trees)
+/* A small number for a thread key, so frame_entry() can hash it. */
+static u32 thread_id(struct hist *h, const struct hist_key *thread)
 {
-	h->sample_seq++;
-	for (int i = 0; i < nframes; i++) {
-		struct hist_key k = make_key(h, thread, &frames[i]);
-		struct entry *e = find_entry(t, &k);
-		if (e->seen == h->sample_seq)
-			continue;
-		e->seen = h->sample_seq;
-		if (!trees) {
-			e->children += period;
-			continue;
+	for (u64 hash = key_hash(thread);; hash++) {
+		bool created;
+		u64 *slot = u64map_slot(&h->thread_index, hash, &created);
+		if (created) {
+			VEC_PUSH(&h->thread_keys, *thread);
+			*slot = h->thread_keys.n;
+			return (u32)(h->thread_keys.n - 1);
 		}
-		if (!e->tree_wanted)
-			continue;
-		/* As perf: with children, an entry's tree is what it calls,
-		 * and the sampled function's own tree is the whole chain. */
-		if (h->o.graph == HG_CALLER)
-			tree_add(h, e, frames, i ? i : nframes - 1, -1, -1, period);
-		else
-			tree_add(h, e, frames, i, nframes, 1, period);
+		if (key_equal(&h->thread_keys.v[*slot - 1], thread))
+			return (u32)(*slot - 1);
 	}
 }
 
-/* Pass 1 over one unique stack (all its samples at once): self and
- * children periods.  Kernel frames were left unresolved while samples
- * streamed in (kallsyms loaded meanwhile): they get their names here,
- * once per unique stack. */
+static bool frame_entry_is(const struct frame_entry *fe, const struct stack *st,
+			   const struct rp_frame *f)
+{
+	return fe->thread_id == st->thread_id && fe->table == st->table && fe->dso == f->dso &&
+	       fe->sym == f->sym && fe->kernel == f->kernel && (f->sym || fe->offset == f->offset);
+}
+
+/* The entry frame f of stack st belongs to. */
+static struct entry *frame_entry(struct hist *h, struct table *t, const struct stack *st,
+				 const struct rp_frame *f)
+{
+	u64 hash = hash_u64(((u64)st->thread_id << 32 | st->table) ^
+			    hash_u64((u64)(uintptr_t)f->sym ^ ((u64)(uintptr_t)f->dso << 4) ^
+				     (f->sym ? 0 : f->offset) ^ f->kernel));
+	for (;; hash++) {
+		bool created;
+		u64 *slot = u64map_slot(&h->frame_index, hash, &created);
+		if (!created) {
+			const struct frame_entry *fe = &h->frame_entries.v[*slot - 1];
+			if (frame_entry_is(fe, st, f))
+				return &t->entries.v[fe->entry];
+			continue;
+		}
+		struct hist_key k = make_key(h, &st->thread, f);
+		struct entry *e = find_entry(h, t, &k);
+		struct frame_entry fe = {
+			.dso = f->dso, .sym = f->sym, .offset = f->sym ? 0 : f->offset,
+			.thread_id = st->thread_id, .table = (u32)st->table, .kernel = f->kernel,
+			.entry = (size_t)(e - t->entries.v),
+		};
+		VEC_PUSH(&h->frame_entries, fe);
+		*slot = h->frame_entries.n;
+		return e;
+	}
+}
+
+/* Pass 1 over one unique stack (all its samples at once): the entry of
+ * each frame (kept for pass 2), self and children periods, every distinct
+ * entry along the chain counted once.  Kernel frames were left unresolved
+ * while samples streamed in (kallsyms loaded meanwhile): they get their
+ * names here, once per unique stack. */
 static void sum_stack(struct hist *h, const struct stack *st)
 {
 	struct table *t = table_at(h, st->table);
 	int n = (int)st->nframes;
 	struct rp_frame *frames = h->frames.v + st->first;
-	for (int i = 0; i < n; i++)
+	u32 *entries = h->frame_entry_of.v + st->first;
+	for (int i = 0; i < n; i++) {
 		rp_resolve(h->rp, &frames[i]);
+		entries[i] = (u32)(frame_entry(h, t, st, &frames[i]) - t->entries.v);
+	}
 	t->used = true;
 	t->total += st->period;
 	t->samples += st->samples;
-	struct hist_key k = make_key(h, &st->thread, &frames[0]);
-	struct entry *leaf = find_entry(t, &k);
+	struct entry *leaf = &t->entries.v[entries[0]];
 	leaf->self += st->period;
 	leaf->samples += st->samples;
-	if (h->o.children)
-		add_children(h, t, &st->thread, frames, n, st->period, false);
+	if (!h->o.children)
+		return;
+	h->sample_seq++;
+	for (int i = 0; i < n; i++) {
+		struct entry *e = &t->entries.v[entries[i]];
+		if (e->seen != h->sample_seq) {
+			e->seen = h->sample_seq;
+			e->children += st->period;
+		}
+	}
 }
 
 /* Pass 2: call trees, only for the entries whose trees will show. */
@@ -364,18 +441,30 @@ static void tree_stack(struct hist *h, const struct stack *st)
 	struct table *t = table_at(h, st->table);
 	int n = (int)st->nframes;
 	const struct rp_frame *frames = h->frames.v + st->first;
-	if (h->o.children) {
-		add_children(h, t, &st->thread, frames, n, st->period, true);
+	const u32 *entries = h->frame_entry_of.v + st->first;
+	if (!h->o.children) {
+		struct entry *leaf = &t->entries.v[entries[0]];
+		if (!leaf->tree_wanted)
+			return;
+		if (h->o.graph == HG_CALLEE)
+			tree_add(h, leaf, frames, 0, n, 1, st->period);
+		else
+			tree_add(h, leaf, frames, n - 1, -1, -1, st->period);
 		return;
 	}
-	struct hist_key k = make_key(h, &st->thread, &frames[0]);
-	struct entry *leaf = find_entry(t, &k);
-	if (!leaf->tree_wanted)
-		return;
-	if (h->o.graph == HG_CALLEE)
-		tree_add(h, leaf, frames, 0, n, 1, st->period);
-	else
-		tree_add(h, leaf, frames, n - 1, -1, -1, st->period);
+	h->sample_seq++;
+	for (int i = 0; i < n; i++) {
+		struct entry *e = &t->entries.v[entries[i]];
+		if (e->seen == h->sample_seq || !e->tree_wanted)
+			continue;
+		e->seen = h->sample_seq;
+		/* As perf: with children, an entry's tree is what it calls,
+		 * and the sampled function's own tree is the whole chain. */
+		if (h->o.graph == HG_CALLER)
+			tree_add(h, e, frames, i ? i : n - 1, -1, -1, st->period);
+		else
+			tree_add(h, e, frames, i, n, 1, st->period);
+	}
 }
 
 /* What makes two frames the same for every key and tree: the resolved
@@ -409,7 +498,8 @@ static struct stack *find_stack(struct hist *h, const struct hist_key *thread, s
 		bool created;
 		u64 *slot = u64map_slot(&h->stack_index, hash, &created);
 		if (created) {
-			struct stack st = { .thread = *thread, .table = table,
+			struct stack st = { .thread = *thread, .thread_id = thread_id(h, thread),
+					    .table = table,
 					    .first = h->frames.n, .nframes = (u32)n };
 			VEC_GROW(&h->frames, h->frames.n + (size_t)n);
 			memcpy(h->frames.v + h->frames.n, frames, (size_t)n * sizeof(*frames));
@@ -456,6 +546,7 @@ static void choose_trees(struct hist *h)
 static int hist_on_finish(void *ctx)
 {
 	struct hist *h = ctx;
+	VEC_GROW(&h->frame_entry_of, h->frames.n);
 	for (size_t i = 0; i < h->stacks.n; i++)
 		sum_stack(h, &h->stacks.v[i]);
 	if (h->o.graph == HG_NONE)
@@ -480,6 +571,9 @@ struct hist *hist_new(const struct hist_opts *o, struct replay *rp)
 	h->reader = rp_reader(rp);
 	u64map_init(&h->strings);
 	u64map_init(&h->stack_index);
+	u64map_init(&h->child_index);
+	u64map_init(&h->thread_index);
+	u64map_init(&h->frame_index);
 	u64map_init(&h->by_pointer);
 	return h;
 }
@@ -496,7 +590,13 @@ void hist_free(struct hist *h)
 	VEC_FREE(&h->nodes);
 	VEC_FREE(&h->stacks);
 	VEC_FREE(&h->frames);
+	VEC_FREE(&h->frame_entry_of);
 	u64map_free(&h->stack_index);
+	u64map_free(&h->child_index);
+	u64map_free(&h->thread_index);
+	u64map_free(&h->frame_index);
+	VEC_FREE(&h->thread_keys);
+	VEC_FREE(&h->frame_entries);
 	for (size_t i = 0; i < h->string_list.n; i++)
 		free(h->string_list.v[i]);
 	VEC_FREE(&h->string_list);
