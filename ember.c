@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common/common.h"
+#include "pmc/pmc.h"
 #include "record/record.h"
 #include "report/report.h"
 
@@ -19,6 +20,8 @@ static const struct command commands[] = {
 	{ "script", cmd_script, "print one line per sample, like perf script" },
 	{ "collapse", cmd_collapse, "fold stacks into lines, like stackcollapse-perf.pl" },
 	{ "flame", cmd_flame, "write an interactive SVG flame graph" },
+	{ "stat", cmd_stat, "count events with derived metrics, like perf stat" },
+	{ "list", cmd_list, "list the events and metric sets this machine offers" },
 };
 
 static void usage(FILE *out)
