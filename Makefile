@@ -11,7 +11,7 @@ CC      ?= cc
 MODULES := common format pmc record symbols unwind report flamegraph
 
 # pkg-config name -> Debian package that provides it.
-PKGS    := libelf:libelf-dev libdw:libdw-dev libunwind:libunwind-dev \
+PKGS    := libelf:libelf-dev libdw:libdw-dev libunwind:libunwind-dev libunwind-generic:libunwind-dev \
            numa:libnuma-dev zlib:zlib1g-dev libtraceevent:libtraceevent-dev
 PKGNAMES := $(foreach p,$(PKGS),$(firstword $(subst :, ,$(p))))
 
@@ -116,8 +116,11 @@ demo: $(EMBER_BIN) $(WORKLOAD_BINS)
 	./$(EMBER_BIN) flame -i demo.data -o demo-flame.svg --title "ember demo: CPU flame graph"
 	@echo "flame graph written to demo-flame.svg: open it in a browser"
 
+# Each script prints ember beside perf measured in the same run.
+BENCHES := record report unwind stat offcpu
 bench: $(EMBER_BIN) $(WORKLOAD_BINS)
-	EMBER=$(abspath $(EMBER_BIN)) WORKLOADS=$(abspath $(BUILD)/workloads) bench/record.sh
+	@for b in $(BENCHES); do echo "== bench/$$b.sh"; \
+	  EMBER=$(abspath $(EMBER_BIN)) WORKLOADS=$(abspath $(BUILD)/workloads) bench/$$b.sh; done
 
 clean:
 	rm -rf build build-asan ember

@@ -22,6 +22,8 @@ static const struct command commands[] = {
 	{ "flame", cmd_flame, "write an interactive SVG flame graph" },
 	{ "stat", cmd_stat, "count events with derived metrics, like perf stat" },
 	{ "list", cmd_list, "list the events and metric sets this machine offers" },
+	{ "offcpu", cmd_offcpu, "time blocked off-CPU, by stack, like offcputime" },
+	{ "sched", cmd_sched, "wakeup-to-run latency histograms, like runqlat" },
 };
 
 static void usage(FILE *out)

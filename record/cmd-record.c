@@ -45,10 +45,15 @@ static const char usage_text[] =
 "  -m, --mmap-pages N     ring pages per CPU, a power of two (or 512K, 4M)\n"
 "      --duration SECS    stop after SECS seconds\n"
 "      --switch-events    record context switches\n"
+"      --off-cpu          record where threads block: sched_switch with call\n"
+"                         chains (-g unless --call-graph), sched_wakeup(_new)\n"
+"                         and switch events; with -F or -c also CPU samples\n"
+"      --no-leaf-fix      with -g, no user-stack snapshot for repairing the\n"
+"                         caller of a frameless leaf function\n"
 "  -q, --quiet            no summary line\n"
 "  -h, --help             this help\n";
 
-enum { OPT_FILTER = 256, OPT_CALL_GRAPH, OPT_DURATION, OPT_SWITCH };
+enum { OPT_FILTER = 256, OPT_CALL_GRAPH, OPT_DURATION, OPT_SWITCH, OPT_OFF_CPU, OPT_NO_LEAF_FIX };
 
 static const struct option long_opts[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -64,6 +69,8 @@ static const struct option long_opts[] = {
 	{ "mmap-pages", required_argument, NULL, 'm' },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "switch-events", no_argument, NULL, OPT_SWITCH },
+	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
+	{ "no-leaf-fix", no_argument, NULL, OPT_NO_LEAF_FIX },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
@@ -209,6 +216,8 @@ static int parse_one(struct cli *cl, int c, char **argv)
 	case 'm': return parse_pages(o, optarg);
 	case OPT_DURATION: return parse_duration(o, optarg);
 	case OPT_SWITCH: o->switch_events = true; return 0;
+	case OPT_OFF_CPU: o->off_cpu = true; return 0;
+	case OPT_NO_LEAF_FIX: o->no_leaf_fix = true; return 0;
 	case 'q': cl->quiet = true; return 0;
 	case 'h': cl->help = true; return 0;
 	default: return unknown_option(argv, c);
@@ -254,6 +263,26 @@ static int add_default_event(struct cli *cl)
 		cmd_error(CMD, "%s", err_msg());
 		return -1;
 	}
+	return 0;
+}
+
+/* --off-cpu: the scheduler's view (who switched out, with what stack and
+ * state; who woke whom) plus switch records, which carry the switch-ins a
+ * per-task recording cannot see through sched_switch.  CPU samples join
+ * only when -F or -c asks for them (the default event comes first). */
+static int add_off_cpu_events(struct cli *cl)
+{
+	struct rec_opts *o = &cl->o;
+	if (o->events.n == 0 && (o->freq || o->period) && add_default_event(cl) < 0)
+		return -1;
+	if (pmc_parse(&o->events, "sched:sched_switch,sched:sched_wakeup,"
+		      "sched:sched_wakeup_new") < 0) {
+		cmd_error(CMD, "--off-cpu: %s", err_msg());
+		return -1;
+	}
+	o->switch_events = true;
+	if (o->callgraph == REC_CG_NONE)
+		o->callgraph = REC_CG_FP;
 	return 0;
 }
 
@@ -371,6 +400,8 @@ int cmd_record(int argc, char **argv)
 		rc = EXIT_OK;
 		goto out;
 	}
+	if (cl.o.off_cpu && add_off_cpu_events(&cl) < 0)
+		goto out;
 	if (cl.o.events.n == 0 && add_default_event(&cl) < 0)
 		goto out;
 	rc = record(&cl);

@@ -44,6 +44,12 @@ static bool is_tracepoint(const struct rec_evsel *e)
 static void config_period(struct rec_session *s, struct rec_evsel *e)
 {
 	const struct rec_opts *o = s->o;
+	/* --off-cpu needs every switch and wakeup, even beside -F or -c. */
+	if (is_tracepoint(e) && o->off_cpu) {
+		e->attr.sample_period = 1;
+		e->attr.freq = 0;
+		return;
+	}
 	if (o->period || (is_tracepoint(e) && !o->freq)) {
 		e->attr.sample_period = o->period ? o->period : 1;
 		e->attr.freq = 0;
@@ -79,6 +85,13 @@ static void config_sample_type(struct rec_session *s, struct rec_evsel *e)
 		a->sample_stack_user = s->o->stack_bytes ? s->o->stack_bytes
 							 : REC_DEFAULT_STACK;
 		a->exclude_callchain_user = 1;
+	} else if (s->o->callgraph == REC_CG_FP && !s->o->no_leaf_fix && !is_tracepoint(e)) {
+		/* Leaf-frame repair: a few hundred bytes from the user sp let
+		 * the report find a frameless leaf's return address with its
+		 * CFI.  No REGS_USER: with both, perf would unwind the copy
+		 * as a dwarf stack and append its frames to the chain. */
+		a->sample_type |= PERF_SAMPLE_STACK_USER;
+		a->sample_stack_user = REC_LEAF_STACK;
 	}
 }
 

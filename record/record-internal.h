@@ -20,6 +20,9 @@
 #define REC_X86_64_REGS_USER 0xff0fffULL
 
 enum rec_callgraph { REC_CG_NONE, REC_CG_FP, REC_CG_DWARF };
+/* The user-stack snapshot -g takes for leaf-frame repair: enough for a
+ * leaf's saved registers and small locals above its return address. */
+#define REC_LEAF_STACK 512
 
 /* Everything the command line decides; filled by cmd-record.c. */
 struct rec_opts {
@@ -28,6 +31,7 @@ struct rec_opts {
 	u64 period;                /* -c */
 	enum rec_callgraph callgraph;
 	u32 stack_bytes;           /* --call-graph dwarf,BYTES */
+	bool no_leaf_fix;          /* -g without the leaf-repair snapshot */
 	bool system_wide;          /* -a */
 	int *cpus;                 /* -C, NULL for every online CPU */
 	int ncpus;
@@ -39,6 +43,7 @@ struct rec_opts {
 	u32 mmap_pages;            /* data pages per ring, a power of two */
 	double duration;           /* seconds, 0 for none */
 	bool switch_events;
+	bool off_cpu;              /* --off-cpu: sched tracepoints, every hit */
 	char **command;            /* NULL-terminated, or NULL */
 	int self_argc;             /* ember's own command line, for the */
 	char **self_argv;          /* cmdline feature */

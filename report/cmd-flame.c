@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report/collapse.h"
+#include "report/offcpu.h"
 #include "report/report.h"
 
 static const char usage_text[] =
@@ -22,6 +23,10 @@ static const char usage_text[] =
 	"  -i, --input FILE       data file (default ember.data; - for stdin)\n"
 	"      --folded FILE      folded stacks (\"a;b;c 42\" lines, from ember collapse or\n"
 	"                         any stackcollapse tool); - for stdin\n"
+	"      --wall             wall-clock time from an 'ember record --off-cpu -F HZ'\n"
+	"                         file: CPU samples (by period) and off-CPU intervals\n"
+	"                         in microseconds, off-CPU frames in aqua, so each\n"
+	"                         thread's total is its wall time (--tid: per thread)\n"
 	"      --diff BEFORE AFTER  differential graph: widths from AFTER, red where a\n"
 	"                         frame's share grew, blue where it shrank, deeper for\n"
 	"                         larger changes; each a data file or folded text\n"
@@ -54,7 +59,7 @@ static const char usage_text[] =
 enum {
 	OPT_FOLDED = 0x2000, OPT_DIFF, OPT_TITLE, OPT_SUBTITLE, OPT_WIDTH, OPT_HEIGHT,
 	OPT_MINWIDTH, OPT_COUNTNAME, OPT_COLORS, OPT_HASH, OPT_INVERTED, OPT_REVERSE,
-	OPT_NEGATE,
+	OPT_NEGATE, OPT_WALL,
 };
 
 struct flame_args {
@@ -64,6 +69,7 @@ struct flame_args {
 	struct flame_tree_opts tree;
 	const char *folded, *before, *after, *output;
 	bool countname_set;
+	bool wall, colors_set;
 };
 
 /* The graph's own options.  1 handled, 0 not, -1 err_set. */
@@ -77,7 +83,7 @@ static int parse_graph_opt(struct flame_args *a, int opt, const char *arg)
 	case OPT_INVERTED: a->svg.inverted = true; return 1;
 	case OPT_REVERSE: a->tree.reverse = true; return 1;
 	case OPT_NEGATE: a->svg.negate = true; return 1;
-	case OPT_COLORS: return flame_palette_parse(arg, &a->svg.palette) < 0 ? -1 : 1;
+	case OPT_COLORS: a->colors_set = true; return flame_palette_parse(arg, &a->svg.palette) < 0 ? -1 : 1;
 	case OPT_MINWIDTH:
 		return flame_minwidth_parse(arg, &a->svg.minwidth, &a->svg.minwidth_percent) < 0 ? -1 : 1;
 	case OPT_WIDTH:
@@ -120,6 +126,7 @@ static int parse_one(struct flame_args *a, int opt, int argc, char **argv)
 	switch (opt) {
 	case OPT_FOLDED: a->folded = optarg; return 1;
 	case OPT_DIFF: return take_diff(a, argc, argv);
+	case OPT_WALL: a->wall = true; return 1;
 	case 'o': a->output = optarg; return 1;
 	default: return 0;
 	}
@@ -145,6 +152,7 @@ static int parse_args(struct flame_args *a, int argc, char **argv)
 		{ "inverted", no_argument, NULL, OPT_INVERTED },
 		{ "reverse", no_argument, NULL, OPT_REVERSE },
 		{ "negate", no_argument, NULL, OPT_NEGATE },
+		{ "wall", no_argument, NULL, OPT_WALL },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -167,6 +175,10 @@ static int parse_args(struct flame_args *a, int argc, char **argv)
 	if (optind < argc) {
 		cmd_error("flame", "unexpected argument '%s' (to filter by pid or tid write "
 			  "--pid=LIST; see 'ember flame --help')", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (a->wall && (a->folded || a->before)) {
+		cmd_error("flame", "--wall reads a data file (-i): not with --folded or --diff");
 		return EXIT_USAGE;
 	}
 	if (a->folded && a->before) {
@@ -228,6 +240,8 @@ static int load(struct flame_args *a, struct flame_tree *t, const char *path, bo
 	if (folded)
 		return load_folded(t, path, side);
 	a->rp.input = path;
+	if (a->wall)
+		return offcpu_wall_replay("flame", &a->rp, a->c.tid ? "tid" : a->c.pid ? "pid" : NULL, t);
 	return collapse_replay("flame", &a->rp, &a->c, t, side);
 }
 
@@ -275,6 +289,17 @@ static int write_svg(struct flame_args *a, struct flame_tree *t)
 	return EXIT_OK;
 }
 
+/* Time, not samples; on-CPU warm and off-CPU aqua unless told otherwise. */
+static void wall_defaults(struct flame_args *a)
+{
+	if (!a->countname_set)
+		a->svg.countname = "us";
+	if (!a->colors_set)
+		a->svg.palette = FLAME_PAL_ANNOTATE;
+	if (!a->svg.title)
+		a->svg.title = "Wall-Clock Time Flame Graph";
+}
+
 int cmd_flame(int argc, char **argv)
 {
 	struct flame_args a = { .output = "flame.svg" };
@@ -291,6 +316,8 @@ int cmd_flame(int argc, char **argv)
 	}
 	if (a.c.weight_period && !a.countname_set)
 		a.svg.countname = "weight";
+	if (a.wall)
+		wall_defaults(&a);
 	struct flame_tree *t = flame_tree_new(&a.tree);
 	rc = load_all(&a, t);
 	enum flame_side shown = a.before && a.svg.negate ? FLAME_BEFORE : FLAME_AFTER;

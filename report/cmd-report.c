@@ -24,7 +24,10 @@ static const char usage_text[] =
 	"      --comm LIST, --pid LIST, --tid LIST, --cpu LIST\n"
 	"                         only samples of these\n"
 	"      --time START,END   only samples in this time range (seconds)\n"
-	"      --no-demangle      show C++/Rust symbols as recorded\n";
+	"      --no-demangle      show C++/Rust symbols as recorded\n"
+	"      --unwinder NAME    DWARF unwinder for --call-graph dwarf files:\n"
+	"                         libdw (default) or libunwind\n"
+	"      --no-leaf-fix      keep -g chains as recorded (no frameless-leaf repair)\n";
 
 enum { OPT_CHILDREN = 0x2000, OPT_NO_CHILDREN, OPT_PERCENT_LIMIT, OPT_STDIO };
 
@@ -117,11 +120,28 @@ bad:
 }
 
 
+/* How user stacks were recovered, as comment lines after the table. */
+static void print_unwind_summary(const struct rp_opts *o, const struct rp_summary *sum)
+{
+	const struct unw_stats *u = &sum->unwind;
+	if (u->samples)
+		printf("#\n# dwarf unwinding (%s): %llu user stacks, %llu frames, "
+		       "%llu cut short by the stack copy\n",
+		       unw_backend_name(o->unwinder_set ? o->unwinder : UNW_BACKEND_DEFAULT),
+		       (unsigned long long)u->samples, (unsigned long long)u->frames,
+		       (unsigned long long)u->cut);
+	if (u->leaf_checked)
+		printf("#\n# leaf-fix: %llu of %llu frame-pointer chains had their leaf's "
+		       "caller restored (--no-leaf-fix shows them as recorded)\n",
+		       (unsigned long long)u->leaf_repaired, (unsigned long long)u->leaf_checked);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_args a = { .children = -1 };
 	a.rp.input = "ember.data";
 	a.rp.sym.demangle = true;
+	a.rp.leaf_fix = true;      /* -g chains with a frameless leaf's caller */
 	hist_parse_sort(&a.hist, "comm,dso,sym");
 	int rc = parse_args(&a, argc, argv);
 	if (rc >= 0) {
@@ -149,8 +169,10 @@ int cmd_report(int argc, char **argv)
 	struct rp_sink sink = hist_sink(h);
 	rc = rp_run(rp, &sink);
 	const struct rp_summary *sum = rp_summary(rp);
-	if (rc == 0)
+	if (rc == 0) {
 		hist_print(h, stdout, sum);
+		print_unwind_summary(&a.rp, sum);
+	}
 	else
 		cmd_error("report", "%s", err_msg());
 	rp_warn_summary("report", sum, a.rp.input);

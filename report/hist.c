@@ -420,7 +420,12 @@ static void sum_stack(struct hist *h, const struct stack *st)
 	t->used = true;
 	t->total += st->period;
 	t->samples += st->samples;
-	struct entry *leaf = &t->entries.v[entries[0]];
+	/* Self time is the sampled function's, as perf counts it, not that of
+	 * a function inlined into it (those get children time only). */
+	int self = 0;
+	while (self < n - 1 && frames[self].inline_scope)
+		self++;
+	struct entry *leaf = &t->entries.v[entries[self]];
 	leaf->self += st->period;
 	leaf->samples += st->samples;
 	if (!h->o.children)
@@ -613,37 +618,75 @@ static const char *dso_name(struct sym_dso *d)
 }
 
 /* "[.] name", "[k] name", or the address when no symbol is known. */
-static void format_symbol(char *buf, size_t cap, const struct sym *sym, bool kernel, u64 addr)
+/* Digits of v in decimal. */
+static size_t dec_len(u64 v)
 {
-	if (sym)
-		snprintf(buf, cap, "[%c] %s", kernel ? 'k' : '.', sym->name);
-	else
-		snprintf(buf, cap, "[%c] %#018llx", kernel ? 'k' : '.', (unsigned long long)addr);
+	size_t n = 1;
+	while (v >= 10) {
+		v /= 10;
+		n++;
+	}
+	return n;
 }
 
-static void format_key(const struct entry *e, enum hist_key_kind k, char *buf, size_t cap)
+/* Appends one key's text: what perf shows in that column. */
+static void put_key(struct strbuf *sb, const struct entry *e, enum hist_key_kind k)
 {
+	const char *comm = e->k.comm ? e->k.comm : "";
 	switch (k) {
 	case HK_COMM:
-		snprintf(buf, cap, "%s", e->k.comm ? e->k.comm : "");
+		sb_puts(sb, comm);
 		break;
 	case HK_PID:
-		snprintf(buf, cap, "%u:%s", e->k.pid, e->k.comm ? e->k.comm : "");
-		break;
 	case HK_TID:
-		snprintf(buf, cap, "%u:%s", e->k.tid, e->k.comm ? e->k.comm : "");
+		sb_add_dec(sb, k == HK_PID ? e->k.pid : e->k.tid, 0, ' ');
+		sb_add(sb, ":", 1);
+		sb_puts(sb, comm);
 		break;
 	case HK_CPU:
-		snprintf(buf, cap, "%03u", e->k.cpu);
+		sb_add_dec(sb, e->k.cpu, 3, '0');
 		break;
 	case HK_DSO:
-		snprintf(buf, cap, "%s", dso_name(e->k.dso));
+		sb_puts(sb, dso_name(e->k.dso));
 		break;
 	case HK_SYM:
-		format_symbol(buf, cap, e->k.sym, e->k.kernel, e->k.addr);
+		sb_add(sb, e->k.kernel ? "[k] " : "[.] ", 4);
+		if (e->k.sym) {
+			sb_puts(sb, e->k.sym->name);
+		} else {
+			/* As printf's %#.16llx, which perf uses: no 0x on zero. */
+			if (e->k.addr)
+				sb_add(sb, "0x", 2);
+			size_t at = sb->len;
+			sb_add_hex(sb, e->k.addr, 16);
+			for (size_t i = at; i < sb->len && sb->s[i] == ' '; i++)
+				sb->s[i] = '0';
+		}
 		break;
 	default:
-		buf[0] = '\0';
+		break;
+	}
+}
+
+/* The width put_key() gives, without building the text. */
+static size_t key_len(const struct entry *e, enum hist_key_kind k)
+{
+	size_t comm = e->k.comm ? strlen(e->k.comm) : 0;
+	switch (k) {
+	case HK_COMM:
+		return comm;
+	case HK_PID:
+		return dec_len(e->k.pid) + 1 + comm;
+	case HK_TID:
+		return dec_len(e->k.tid) + 1 + comm;
+	case HK_CPU:
+		return MAX(dec_len(e->k.cpu), 3);
+	case HK_DSO:
+		return strlen(dso_name(e->k.dso));
+	case HK_SYM:
+		return 4 + (e->k.sym ? strlen(e->k.sym->name) : e->k.addr ? 18 : 16);
+	default:
+		return 0;
 	}
 }
 
@@ -795,13 +838,10 @@ static void print_table(struct hist *h, FILE *out, struct table *t, const char *
 
 	/* Column widths: the widest of title and values. */
 	size_t width[HK_MAX];
-	char buf[512];
 	for (int k = 0; k < h->o.nkeys; k++) {
 		width[k] = strlen(key_titles[h->o.keys[k]]);
-		for (size_t i = 0; i < n; i++) {
-			format_key(rows[i], h->o.keys[k], buf, sizeof(buf));
-			width[k] = MAX(width[k], strlen(buf));
-		}
+		for (size_t i = 0; i < n; i++)
+			width[k] = MAX(width[k], key_len(rows[i], h->o.keys[k]));
 	}
 	fprintf(out, h->o.children ? "# Children      Self" : "# Overhead");
 	for (int k = 0; k < h->o.nkeys; k++)
@@ -813,20 +853,27 @@ static void print_table(struct hist *h, FILE *out, struct table *t, const char *
 			fputc('.', out);
 	}
 	fprintf(out, "\n#\n");
-	struct strbuf indent = {0};
+	struct strbuf indent = {0}, line = {0};
 	for (size_t i = 0; i < n; i++) {
 		const struct entry *e = rows[i];
-		if (h->o.children)
-			fprintf(out, "  %7.2f%%  %7.2f%%", pct(e->children, t->total),
-				pct(e->self, t->total));
-		else
-			fprintf(out, "  %7.2f%%", pct(e->self, t->total));
-		for (int k = 0; k < h->o.nkeys; k++) {
-			format_key(e, h->o.keys[k], buf, sizeof(buf));
-			bool last = k + 1 == h->o.nkeys;
-			fprintf(out, "  %-*s", last ? 0 : (int)width[k], buf);
+		char num[32];
+		sb_reset(&line);
+		if (h->o.children) {
+			snprintf(num, sizeof(num), "  %7.2f%%", pct(e->children, t->total));
+			sb_puts(&line, num);
 		}
-		fputc('\n', out);
+		snprintf(num, sizeof(num), "  %7.2f%%", pct(e->self, t->total));
+		sb_puts(&line, num);
+		for (int k = 0; k < h->o.nkeys; k++) {
+			size_t at = line.len;
+			sb_add(&line, "  ", 2);
+			put_key(&line, e, h->o.keys[k]);
+			if (k + 1 < h->o.nkeys)  /* the last column is not padded */
+				for (size_t w = line.len - at - 2; w < width[k]; w++)
+					sb_add(&line, " ", 1);
+		}
+		sb_add(&line, "\n", 1);
+		fwrite(line.s, 1, line.len, out);
 		if (h->o.graph != HG_NONE && e->tree >= 0) {
 			sb_reset(&indent);
 			sb_puts(&indent, "            ");
@@ -834,6 +881,7 @@ static void print_table(struct hist *h, FILE *out, struct table *t, const char *
 				   t->total, &indent);
 		}
 	}
+	sb_free(&line);
 	sb_free(&indent);
 	free(rows);
 	fprintf(out, "\n");

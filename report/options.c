@@ -56,6 +56,17 @@ int rp_parse_filter_opt(struct rp_opts *o, int opt, const char *arg)
 	case RP_OPT_NO_DEMANGLE:
 		o->sym.demangle = false;
 		return 1;
+	case RP_OPT_UNWINDER:
+		o->unwinder_set = true;
+		return unw_parse_backend(arg, &o->unwinder) < 0 ? -1 : 1;
+	case RP_OPT_LEAF_FIX:
+	case RP_OPT_NO_LEAF_FIX:
+		o->leaf_fix = opt == RP_OPT_LEAF_FIX;
+		return 1;
+	case RP_OPT_INLINE:
+	case RP_OPT_NO_INLINE:
+		o->no_inline = opt == RP_OPT_NO_INLINE;
+		return 1;
 	default:
 		return 0;
 	}

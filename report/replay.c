@@ -29,8 +29,10 @@ struct replay {
 	VEC(struct rp_maps *) all_maps;
 	u64 next_generation;
 	struct cached_frame *cache;
+	struct unw_dwarf *unw;     /* made when a sample carries a stack copy */
 	struct unw_frame raw[RP_MAX_FRAMES];
 	struct rp_frame frames[RP_MAX_FRAMES];
+	struct rp_frame expanded[RP_MAX_FRAMES];   /* with inline frames */
 	struct rp_summary summary;
 };
 
@@ -351,6 +353,103 @@ static bool sample_wanted(const struct rp_filter *f, const struct pd_sample *s,
 	return true;
 }
 
+/* ---- user stacks ---------------------------------------------------------- */
+
+/* What the unwinder asks of a sample: the thread whose maps to search. */
+struct unw_lookup {
+	struct replay *rp;
+	struct rp_thread *t;
+};
+
+static int unw_find_map(void *ctx, u64 addr, struct unw_map *out)
+{
+	struct unw_lookup *l = ctx;
+	struct rp_map *m = maps_find(l->t->maps, addr);
+	/* Pseudo-files have no tables, except the vdso (unwind/ reads ours). */
+	if (!m || !m->path[0] || (m->path[0] == '[' && strcmp(m->path, "[vdso]")))
+		return -1;
+	struct sym_dso *d = map_dso(l->rp, m, l->t->pid);
+	if (!d || !sym_dso_trusted(d))
+		return -1;   /* not the file recorded: its tables would lie */
+	*out = (struct unw_map){ m->start, m->end, m->pgoff, m->path, d };
+	return 0;
+}
+
+static struct unw_dwarf *unwinder(struct replay *rp)
+{
+	if (!rp->unw)
+		rp->unw = unw_dwarf_new(rp->opts.unwinder_set ? rp->opts.unwinder
+							      : UNW_BACKEND_DEFAULT);
+	return rp->unw;
+}
+
+/* The frames of a sample with callchains: kernel ones from the kernel,
+ * user ones unwound from the stack copy (--call-graph dwarf), or walked
+ * by frame pointers with the leaf's caller restored from the snapshot. */
+static int chain_frames(struct replay *rp, const struct pd_event *ev, struct rp_thread *t,
+			bool *dropped, bool *unwound)
+{
+	const struct pd_sample *s = &ev->s;
+	u64 valid = MIN(s->stack_dyn_size, s->stack_size);
+	bool has_stack = s->stack && valid >= 8;
+	bool has_regs = s->user_abi && s->user_regs && ev->attr &&
+			(ev->attr->attr.sample_type & PERF_SAMPLE_REGS_USER);
+	if (!has_stack || (!has_regs && !rp->opts.leaf_fix) || !unwinder(rp))
+		return unw_sample_frames(s, ev->misc, rp->raw, RP_MAX_FRAMES, dropped);
+	struct unw_lookup l = { rp, t };
+	struct unw_user in = {
+		.regs = has_regs ? s->user_regs : NULL,
+		.regs_mask = has_regs ? ev->attr->attr.sample_regs_user : 0,
+		.stack = s->stack, .stack_size = valid,
+		.pid = t->pid, .tid = t->tid,
+		.space = t->maps, .generation = t->maps->generation,
+		.find_map = unw_find_map, .find_ctx = &l,
+	};
+	*unwound = has_regs;
+	if (has_regs)
+		return unw_dwarf_sample_frames(rp->unw, s, ev->misc, &in, rp->raw,
+					       RP_MAX_FRAMES, dropped);
+	int n = unw_sample_frames(s, ev->misc, rp->raw, RP_MAX_FRAMES, dropped);
+	return *dropped ? n : unw_leaf_fix(rp->unw, &in, rp->raw, n, RP_MAX_FRAMES);
+}
+
+/* The marker ending a stack the copy could not hold. */
+static const struct sym cut_sym = { .name = RP_CUT_NAME };
+
+/* The frames with each user frame's inlined functions before it, as
+ * perf shows them; returns the new count (frames in rp->expanded). */
+static int expand_inlines(struct replay *rp, int n)
+{
+	const struct sym *syms[64];
+	int out = 0;
+	bool leaf = true;
+	for (int i = 0; i < n && out < RP_MAX_FRAMES; i++) {
+		const struct rp_frame *f = &rp->frames[i];
+		int k = 0;
+		/* The sampled function keeps its symbol's name (perf's self
+		 * entry); callers may show under their DWARF name. */
+		if (!f->kernel && f->dso && f->sym)
+			k = sym_inline_frames(rp->syms, f->dso, f->addr, f->sym, !leaf, syms,
+					      (int)MIN(ARRAY_SIZE(syms), (size_t)(RP_MAX_FRAMES - out)));
+		if (!f->kernel)
+			leaf = false;
+		if (k == 0) {
+			rp->expanded[out++] = *f;
+			continue;
+		}
+		for (int j = 0; j < k; j++) {
+			rp->expanded[out] = *f;
+			rp->expanded[out].sym = syms[j];
+			/* The last is the machine frame's function, maybe
+			 * under its DWARF name: it keeps the self time. */
+			rp->expanded[out].inlined = syms[j] != f->sym;
+			rp->expanded[out].inline_scope = j < k - 1;
+			out++;
+		}
+	}
+	return out;
+}
+
 static int on_sample(struct replay *rp, const struct pd_event *ev, struct rp_sink *sink)
 {
 	struct rp_thread *t = thread_get(rp, ev->s.pid, ev->s.tid);
@@ -359,9 +458,9 @@ static int on_sample(struct replay *rp, const struct pd_event *ev, struct rp_sin
 		return 0;
 	rp->summary.samples_shown++;
 	int n;
-	bool dropped = false;
+	bool dropped = false, unwound = false;
 	if (rp->opts.callchains) {
-		n = unw_sample_frames(&ev->s, ev->misc, rp->raw, RP_MAX_FRAMES, &dropped);
+		n = chain_frames(rp, ev, t, &dropped, &unwound);
 	} else {
 		struct pd_sample leaf = ev->s;
 		leaf.nr_callchain = 0;
@@ -371,8 +470,13 @@ static int on_sample(struct replay *rp, const struct pd_event *ev, struct rp_sin
 		struct rp_frame *f = &rp->frames[i];
 		f->ip = rp->raw[i].ip;
 		f->kernel = rp->raw[i].kernel;
+		f->inlined = f->inline_scope = false;
 		f->pending = f->kernel && rp->opts.defer_kernel;
-		if (f->pending) {
+		if (rp->raw[i].cut) {
+			f->addr = f->offset = f->ip;
+			f->dso = NULL;
+			f->sym = &cut_sym;
+		} else if (f->pending) {
 			f->addr = f->offset = f->ip;
 			f->dso = NULL;
 			f->sym = NULL;
@@ -380,9 +484,16 @@ static int on_sample(struct replay *rp, const struct pd_event *ev, struct rp_sin
 			resolve_frame(rp, t, f);
 		}
 	}
+	const struct rp_frame *frames = rp->frames;
+	/* Inline frames for unwound stacks, where perf shows them too (it
+	 * shows none in frame-pointer chains). */
+	if (!rp->opts.no_inline && unwound && !dropped) {
+		n = expand_inlines(rp, n);
+		frames = rp->expanded;
+	}
 	struct rp_sample s = {
 		.ev = ev, .s = &ev->s, .attr = ev->attr, .thread = t,
-		.frames = rp->frames, .nframes = n, .chain_dropped = dropped,
+		.frames = frames, .nframes = n, .chain_dropped = dropped,
 	};
 	return sink->sample ? sink->sample(sink->ctx, &s) : 0;
 }
@@ -452,6 +563,8 @@ int rp_run(struct replay *rp, struct rp_sink *sink)
 	}
 	rp->summary.truncated = pd_reader_stats(rp->reader)->truncated;
 	rp->summary.sym_mismatches = sym_ctx_stats(rp->syms)->build_id_mismatches;
+	if (rp->unw)
+		rp->summary.unwind = *unw_dwarf_stats(rp->unw);
 	if (sink->finish && sink->finish(sink->ctx) < 0)
 		return -1;
 	return 0;
@@ -525,6 +638,7 @@ void rp_close(struct replay *rp)
 	VEC_FREE(&rp->all_threads);
 	u64map_free(&rp->threads);
 	free(rp->cache);
+	unw_dwarf_free(rp->unw);
 	sym_ctx_free(rp->syms);
 	pd_reader_close(rp->reader);
 	free(rp);

@@ -47,6 +47,11 @@ struct rp_frame {
 	const struct sym *sym;
 	bool kernel;
 	bool pending;              /* kernel frame left for rp_resolve() */
+	bool inlined;              /* sym is a "NAME (inlined)" symbol (perf
+				      names no file for those) */
+	bool inline_scope;         /* ... and a function inlined at ip, not
+				      the machine frame's own function (self
+				      time goes to the latter, as in perf) */
 };
 
 struct rp_sample {
@@ -89,6 +94,13 @@ struct rp_opts {
 	bool defer_kernel;
 	struct sym_opts sym;
 	struct rp_filter filter;
+	/* User stacks: the DWARF unwinder for --call-graph dwarf files, and
+	 * whether a frameless leaf's caller is restored in -g chains (report
+	 * does by default; views compared line by line with perf's do not). */
+	enum unw_backend unwinder;   /* UNW_BACKEND_DEFAULT unless set */
+	bool unwinder_set;
+	bool leaf_fix;
+	bool no_inline;              /* one frame per machine frame */
 };
 
 /* What the replay saw, for headers and warnings. */
@@ -98,6 +110,7 @@ struct rp_summary {
 	bool input_error;           /* the input ended with an error */
 	char error[512];
 	u64 sym_mismatches;
+	struct unw_stats unwind;    /* DWARF unwinding and leaf repair */
 };
 
 struct replay;
@@ -119,6 +132,9 @@ void rp_close(struct replay *rp);
 
 /* Resolves a frame the replay left pending (see rp_opts.defer_kernel). */
 void rp_resolve(struct replay *rp, struct rp_frame *f);
+
+/* The name a frame marked cut (the stack copy ended) shows. */
+#define RP_CUT_NAME "[stack copy ended]"
 
 /* Display helpers shared by the analyses. */
 const char *rp_frame_dso(const struct rp_frame *f);   /* "[unknown]" when none */
@@ -145,7 +161,8 @@ void rp_warn_summary(const char *cmd, const struct rp_summary *sum, const char *
 /* getopt_long codes for the shared options. */
 enum {
 	RP_OPT_COMM = 0x1000, RP_OPT_PID, RP_OPT_TID, RP_OPT_CPU, RP_OPT_TIME,
-	RP_OPT_NO_DEMANGLE,
+	RP_OPT_NO_DEMANGLE, RP_OPT_UNWINDER, RP_OPT_LEAF_FIX, RP_OPT_NO_LEAF_FIX, RP_OPT_INLINE,
+	RP_OPT_NO_INLINE,
 };
 #define RP_FILTER_LONGOPTS                                                   \
 	{ "input", required_argument, NULL, 'i' },                           \
@@ -154,6 +171,11 @@ enum {
 	{ "tid", required_argument, NULL, RP_OPT_TID },                      \
 	{ "cpu", required_argument, NULL, RP_OPT_CPU },                      \
 	{ "time", required_argument, NULL, RP_OPT_TIME },                    \
-	{ "no-demangle", no_argument, NULL, RP_OPT_NO_DEMANGLE }
+	{ "no-demangle", no_argument, NULL, RP_OPT_NO_DEMANGLE },             \
+	{ "unwinder", required_argument, NULL, RP_OPT_UNWINDER },            \
+	{ "leaf-fix", no_argument, NULL, RP_OPT_LEAF_FIX },                  \
+	{ "no-leaf-fix", no_argument, NULL, RP_OPT_NO_LEAF_FIX },            \
+	{ "inline", no_argument, NULL, RP_OPT_INLINE },                      \
+	{ "no-inline", no_argument, NULL, RP_OPT_NO_INLINE }
 
 #endif

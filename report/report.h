@@ -7,5 +7,7 @@ int cmd_report(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 int cmd_collapse(int argc, char **argv);
 int cmd_flame(int argc, char **argv);
+int cmd_offcpu(int argc, char **argv);
+int cmd_sched(int argc, char **argv);
 
 #endif

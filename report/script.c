@@ -97,7 +97,7 @@ static void put_frame_text(struct script *sc, const struct rp_frame *f)
 			sb_puts(l, "[unknown]");
 		}
 	}
-	if (sc->fields & F_DSO) {
+	if ((sc->fields & F_DSO) && !f->inlined) {   /* perf names no file for those */
 		sb_add(l, " (", 2);
 		sb_puts(l, f->dso ? sym_dso_path(f->dso) : "[unknown]");
 		sb_add(l, ")", 1);
@@ -160,7 +160,9 @@ static int script_sample(void *ctx, const struct rp_sample *s)
 	if (!s->attr)
 		return 0;
 	bool tracepoint = s->attr->attr.type == PERF_TYPE_TRACEPOINT;
-	bool chain = s->s->nr_callchain > 0 && (sc->fields & F_IP);
+	/* A dwarf sample taken in user mode has no kernel chain, only the
+	 * stack copy its user frames are unwound from. */
+	bool chain = (s->s->nr_callchain > 0 || s->s->stack_size > 0) && (sc->fields & F_IP);
 	struct strbuf *l = &sc->line;
 	put_header(sc, s, chain);
 	if ((sc->fields & F_PERIOD) && !tracepoint && has_period(s->attr)) {

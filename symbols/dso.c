@@ -24,6 +24,7 @@ struct sym_ctx *sym_ctx_new(const struct sym_opts *opts)
 static void dso_free(struct sym_dso *d)
 {
 	symtab_free(&d->tab);
+	sym_dwarf_free(d->dwarf);
 	free(d->loads);
 	free(d->sym_file);
 	free(d->path);

@@ -108,6 +108,8 @@ struct sym_dso {
 	size_t build_id_size;
 	u64 hkey;
 	struct sym_dso *hnext;    /* next dso in the same hash bucket */
+	struct sym_dwarf *dwarf;  /* inline.c: DWARF, looked for on first use */
+	bool dwarf_tried;
 };
 
 struct sym_ctx {
@@ -129,6 +131,10 @@ struct sym_dso *dso_new(struct sym_ctx *c, enum dso_kind kind, const char *path)
 /* kernel.c: loads kallsyms and modules into c->kernel and c->modules
  * (finishing a sym_prefetch_kernel when one runs). */
 void kernel_load(struct sym_ctx *c);
+/* inline.c */
+struct sym_dwarf;
+void sym_dwarf_free(struct sym_dwarf *dw);
+
 /* jit.c: a dso of the perf map file at path; NULL when unreadable. */
 struct sym_dso *jit_load(struct sym_ctx *c, const char *path);
 /* find.c: locates and loads the symbols of a file dso. */

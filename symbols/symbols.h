@@ -100,4 +100,19 @@ bool sym_dso_trusted(const struct sym_dso *d);
 /* How many symbols the dso has. */
 size_t sym_dso_count(const struct sym_dso *d);
 
+/* ---- Inline frames and source lines (libdw) ---------------------------- */
+
+/* The source frames at file address addr of d whose symbol is base, as
+ * perf shows them: the functions inlined there, innermost first, named
+ * "NAME (inlined)", then base itself, or with rename, the function's
+ * DWARF name with "(inlined)" when base is an alias of it.  The symbols
+ * are owned by d.  Returns how many (at most max); 0 when there is
+ * nothing to add (no DWARF, or no inlining there): base stands alone. */
+int sym_inline_frames(struct sym_ctx *c, struct sym_dso *d, u64 file_addr,
+		      const struct sym *base, bool rename, const struct sym **out, int max);
+
+/* "file:line" of file address addr into buf; -1 when the DWARF does not
+ * say. */
+int sym_srcline(struct sym_ctx *c, struct sym_dso *d, u64 file_addr, char *buf, size_t cap);
+
 #endif

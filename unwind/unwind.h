@@ -1,6 +1,7 @@
 /* unwind.h - a sample -> its frames (addresses, leaf first).  Kernel frames
  * come from the callchain the kernel unwound (ORC here), user frames from
- * the frame-pointer chain the kernel copied; names come later (symbols/). */
+ * the frame-pointer chain or, for --call-graph dwarf, from unwinding the
+ * copied user stack with CFI (libunwind or libdw); names come later. */
 #ifndef EMBER_UNWIND_H
 #define EMBER_UNWIND_H
 
@@ -10,6 +11,7 @@
 struct unw_frame {
 	u64 ip;
 	bool kernel;     /* kernel (or module) address */
+	bool cut;        /* marker: the stack copy ended before the stack did */
 };
 
 /* Fills out[] with the frames of sample s (leaf first) and returns how
@@ -20,5 +22,76 @@ struct unw_frame {
  * sampled ip is kept, and *dropped (when not NULL) says so. */
 int unw_sample_frames(const struct pd_sample *s, u16 misc, struct unw_frame *out, int max,
 		      bool *dropped);
+
+/* ---- DWARF unwinding of user stack copies -------------------------------- */
+
+/* Where an address is mapped, as the unwinder needs it.  The caller (the
+ * replay) answers from its per-process maps; key identifies the file
+ * (same key, same file) so its unwind tables load once. */
+struct unw_map {
+	u64 start, end, pgoff;
+	const char *path;
+	const void *key;
+};
+/* Returns 0 and fills *m, or -1 when addr is in no file mapping. */
+typedef int (*unw_find_map_fn)(void *ctx, u64 addr, struct unw_map *m);
+
+/* One sample's user state and its address space. */
+struct unw_user {
+	const u64 *regs;          /* the sample's user regs, in mask bit order */
+	u64 regs_mask;            /* attr.sample_regs_user */
+	const u8 *stack;          /* the copy, starting at the user sp */
+	u64 stack_size;           /* valid bytes (stack_dyn_size) */
+	u32 pid, tid;
+	const void *space;        /* identity of the address space ... */
+	u64 generation;           /* ... and of its current layout */
+	unw_find_map_fn find_map;
+	void *find_ctx;
+};
+
+enum unw_backend { UNW_BACKEND_LIBUNWIND, UNW_BACKEND_LIBDW };
+#define UNW_BACKEND_DEFAULT UNW_BACKEND_LIBDW
+
+/* "libunwind" or "libdw" -> *b; -1 with err_set() otherwise. */
+int unw_parse_backend(const char *name, enum unw_backend *b);
+const char *unw_backend_name(enum unw_backend b);
+
+/* What an unwinder did, for reports, tests and benchmarks. */
+struct unw_stats {
+	u64 samples;              /* user stacks unwound */
+	u64 frames;               /* user frames produced */
+	u64 cut;                  /* stopped at the end of the copy */
+	u64 files;                /* files whose tables were loaded */
+	u64 leaf_checked;         /* -g chains examined for a lost caller */
+	u64 leaf_repaired;        /* ... and given it back */
+};
+
+struct unw_dwarf;
+struct unw_dwarf *unw_dwarf_new(enum unw_backend b);
+void unw_dwarf_free(struct unw_dwarf *u);
+const struct unw_stats *unw_dwarf_stats(const struct unw_dwarf *u);
+
+/* The user frames of one sample, leaf first, into out (at most max);
+ * callers' addresses are return addresses minus one, as perf gives them
+ * (they name the call's line).  A walk stopped by the end of the copy
+ * ends with a frame marked cut.  Reads never leave the copy or the
+ * mapped files.  Returns the count (0 when nothing could be unwound). */
+int unw_dwarf_user(struct unw_dwarf *u, const struct unw_user *in, struct unw_frame *out,
+		   int max);
+
+/* A sample of --call-graph dwarf: the kernel frames of its callchain, then
+ * its user frames unwound from in (when in->regs is not NULL). */
+int unw_dwarf_sample_frames(struct unw_dwarf *u, const struct pd_sample *s, u16 misc,
+			    const struct unw_user *in, struct unw_frame *out, int max,
+			    bool *dropped);
+
+/* Leaf-frame repair of a frame-pointer chain (frames from
+ * unw_sample_frames): a frameless leaf leaves its caller out of the
+ * chain.  in carries the small stack snapshot (regs may be NULL: the copy
+ * starts at the user sp).  When the leaf's CFI finds its return address
+ * in the copy and the chain lacks it, it is inserted after the leaf.
+ * Returns the new count (n when nothing changed). */
+int unw_leaf_fix(struct unw_dwarf *u, const struct unw_user *in, struct unw_frame *frames,
+		 int n, int max);
 
 #endif

@@ -1,0 +1,330 @@
+/* cmd-offcpu.c - `ember offcpu`: where threads blocked and for how long, by
+ * stack (like offcputime), optionally joined with their wakers (like
+ * offwaketime), as a table, folded stacks or a flame graph. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/offcpu.h"
+#include "report/report.h"
+
+#define CMD "offcpu"
+
+static const char usage_text[] =
+	"usage: ember offcpu [-i FILE] [--folded | --flame OUT.svg | --threads] [options]\n"
+	"\n"
+	"Off-CPU time from a recording made with 'ember record --off-cpu': each\n"
+	"interval runs from a thread's switch-out (the stack and state then) to its\n"
+	"next switch-in, summed per unique stack.  States: S sleeping, D\n"
+	"uninterruptible, R preempted (runnable), I idle, T stopped.\n"
+	"\n"
+	"  -i, --input FILE       data file (default ember.data; - for stdin)\n"
+	"      --folded           folded stacks, microseconds as counts\n"
+	"      --flame FILE       an off-CPU flame graph (SVG, blue palette)\n"
+	"      --title TEXT       its title (default \"Off-CPU Time Flame Graph\")\n"
+	"      --threads          per thread: wall, on-CPU, off-CPU time (ms)\n"
+	"      --wakers           join each stack with its waker's (sched_wakeup)\n"
+	"      --min-us N         only intervals of at least N microseconds\n"
+	"      --max-us N         only intervals of at most N microseconds\n"
+	"      --state LETTERS    only these states, e.g. S or SD\n"
+	"  -p, --pid LIST         only these processes\n"
+	"      --tid LIST         only these threads\n"
+	"      --comm LIST        only these command names\n"
+	"      --time START,END   only intervals beginning in this time (s)\n"
+	"      --user-stacks-only, --kernel-stacks-only\n"
+	"      --no-demangle\n"
+	"\n"
+	"Intervals still open at the end are counted to the end and marked open;\n"
+	"those begun before the recording are left out and counted.  A missing\n"
+	"switch-in (perf_events can lose events on idle CPUs) closes the interval\n"
+	"at the thread's next sign of running; such intervals are marked repaired\n"
+	"and counted.\n";
+
+enum {
+	OPT_FOLDED = 0x4000, OPT_FLAME, OPT_TITLE, OPT_THREADS, OPT_WAKERS, OPT_MIN_US,
+	OPT_MAX_US, OPT_STATE, OPT_USER_ONLY, OPT_KERNEL_ONLY,
+};
+
+enum view { VIEW_TABLE, VIEW_FOLDED, VIEW_FLAME, VIEW_THREADS };
+
+struct args {
+	struct rp_opts rp;
+	struct offcpu_opts oc;
+	enum view view;
+	const char *flame_out, *title;
+};
+
+static int parse_us(const char *opt, const char *arg, u64 *ns)
+{
+	u64 us;
+	if (parse_u64(arg, &us) < 0 || us > UINT64_MAX / 1000) {
+		err_set("bad %s '%s' (microseconds, e.g. 1000)", opt, arg);
+		return -1;
+	}
+	*ns = us * 1000;
+	return 1;
+}
+
+static int parse_state(struct args *a, const char *arg)
+{
+	if (!*arg || strspn(arg, "RSDTtXZPI") != strlen(arg)) {
+		err_set("bad --state '%s' (letters of R S D T t X Z P I, e.g. SD)", arg);
+		return -1;
+	}
+	a->oc.states = arg;
+	return 1;
+}
+
+static int set_view(struct args *a, enum view v)
+{
+	if (a->view != VIEW_TABLE && a->view != v) {
+		err_set("--folded, --flame and --threads exclude each other: pick one");
+		return -1;
+	}
+	a->view = v;
+	return 1;
+}
+
+/* 1 handled, 0 not ours, -1 err_set. */
+static int parse_one(struct args *a, int opt, const char *arg)
+{
+	switch (opt) {
+	case OPT_FOLDED: return set_view(a, VIEW_FOLDED);
+	case OPT_THREADS: return set_view(a, VIEW_THREADS);
+	case OPT_FLAME: a->flame_out = arg; return set_view(a, VIEW_FLAME);
+	case OPT_TITLE: a->title = arg; return 1;
+	case OPT_WAKERS: a->oc.wakers = true; return 1;
+	case OPT_MIN_US: return parse_us("--min-us", arg, &a->oc.min_ns);
+	case OPT_MAX_US: return parse_us("--max-us", arg, &a->oc.max_ns);
+	case OPT_STATE: return parse_state(a, arg);
+	case OPT_USER_ONLY: a->oc.user_only = true; return 1;
+	case OPT_KERNEL_ONLY: a->oc.kernel_only = true; return 1;
+	case 'p': return rp_parse_filter_opt(&a->rp, RP_OPT_PID, arg);
+	default: return rp_parse_filter_opt(&a->rp, opt, arg);
+	}
+}
+
+static int check_args(struct args *a, int argc, char **argv)
+{
+	if (optind < argc) {
+		cmd_error(CMD, "unexpected argument '%s' (see 'ember offcpu --help')", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (a->oc.user_only && a->oc.kernel_only) {
+		cmd_error(CMD, "--user-stacks-only and --kernel-stacks-only: pick one");
+		return EXIT_USAGE;
+	}
+	if (a->oc.max_ns && a->oc.max_ns < a->oc.min_ns) {
+		cmd_error(CMD, "--max-us is below --min-us: nothing could be shown");
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* -1 to go on, or the exit status to stop with. */
+static int parse_args(struct args *a, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		RP_FILTER_LONGOPTS,
+		{ "folded", no_argument, NULL, OPT_FOLDED },
+		{ "flame", required_argument, NULL, OPT_FLAME },
+		{ "title", required_argument, NULL, OPT_TITLE },
+		{ "threads", no_argument, NULL, OPT_THREADS },
+		{ "wakers", no_argument, NULL, OPT_WAKERS },
+		{ "min-us", required_argument, NULL, OPT_MIN_US },
+		{ "max-us", required_argument, NULL, OPT_MAX_US },
+		{ "state", required_argument, NULL, OPT_STATE },
+		{ "user-stacks-only", no_argument, NULL, OPT_USER_ONLY },
+		{ "kernel-stacks-only", no_argument, NULL, OPT_KERNEL_ONLY },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int opt;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":i:p:h", longopts, NULL)) != -1) {
+		if (opt == 'h') {
+			fputs(usage_text, stdout);
+			return EXIT_OK;
+		}
+		int rc = opt == ':' || opt == '?' ? 0 : parse_one(a, opt, optarg);
+		if (rc < 0) {
+			cmd_error(CMD, "%s", err_msg());
+			return EXIT_USAGE;
+		}
+		if (!rc)
+			return cmd_bad_option(CMD, opt, argv[optind - 1]);
+	}
+	return check_args(a, argc, argv);
+}
+
+/* ---- the run ------------------------------------------------------------- */
+
+static bool has_switch_records(struct pd_reader *r)
+{
+	for (size_t i = 0; i < pd_reader_nattrs(r); i++)
+		if (pd_reader_attr(r, i)->attr.context_switch)
+			return true;
+	return false;
+}
+
+static int check_recording(const char *cmd, const char *input, const struct sched_tp *tp,
+			   struct pd_reader *r, const struct offcpu_opts *o)
+{
+	if (!tp->have[SCHED_SWITCH] && !has_switch_records(r)) {
+		cmd_error(cmd, "%s has no sched:sched_switch events: record with "
+			  "'ember record --off-cpu'", input);
+		return EXIT_RUNTIME;
+	}
+	if (!tp->have[SCHED_SWITCH])
+		cmd_warn(cmd, "%s has switch records but no sched:sched_switch: intervals "
+			 "have no stacks (record with --off-cpu)", input);
+	if (o->wakers && !tp->have[SCHED_WAKEUP])
+		cmd_warn(cmd, "%s has no sched:sched_wakeup events: no wakers to show", input);
+	return EXIT_OK;
+}
+
+static void warn_summary(const char *cmd, const char *input, const struct rp_summary *sum)
+{
+	if (sum->truncated)
+		cmd_warn(cmd, "%s was not closed cleanly; showing what it holds", input);
+	if (sum->lost)
+		cmd_warn(cmd, "%llu events were lost while recording: some intervals may be "
+			 "repaired or missing (use a larger -m)", (unsigned long long)sum->lost);
+	if (sum->input_error)
+		cmd_error(cmd, "%s: %s (the figures cover what came before)", input, sum->error);
+}
+
+int offcpu_run(const char *cmd, const struct rp_opts *rp, struct offcpu_opts *o,
+	       struct sched_tp *tp, struct offcpu **oc, struct replay **r)
+{
+	/* One thread's switch-out is another's switch-in: the replay sees
+	 * everything and the filters apply to intervals. */
+	struct rp_opts all = *rp;
+	memset(&all.filter, 0, sizeof(all.filter));
+	o->filter = &rp->filter;
+	*r = rp_open(&all);
+	if (!*r) {
+		cmd_error(cmd, "%s", err_msg());
+		return EXIT_RUNTIME;
+	}
+	if (sched_tp_init(tp, rp_reader(*r)) < 0) {
+		cmd_error(cmd, "%s: tracing data: %s", rp->input, err_msg());
+		return EXIT_RUNTIME;
+	}
+	int rc = check_recording(cmd, rp->input, tp, rp_reader(*r), o);
+	if (rc != EXIT_OK)
+		return rc;
+	rp_set_callchains(*r, true);
+	*oc = offcpu_new(o, tp);
+	struct rp_sink sink = offcpu_sink(*oc);
+	if (rp_run(*r, &sink) < 0) {
+		cmd_error(cmd, "%s", err_msg());
+		return EXIT_RUNTIME;
+	}
+	const struct rp_summary *sum = rp_summary(*r);
+	warn_summary(cmd, rp->input, sum);
+	return sum->input_error ? EXIT_RUNTIME : EXIT_OK;
+}
+
+static int write_flame(const struct args *a, struct flame_tree *t)
+{
+	struct flame_svg_opts svg;
+	flame_svg_opts_default(&svg);
+	svg.palette = FLAME_PAL_IO;
+	svg.title = a->title ? a->title : "Off-CPU Time Flame Graph";
+	svg.countname = "us";
+	FILE *out = fopen(a->flame_out, "w");
+	if (!out) {
+		cmd_error(CMD, "cannot create %s: %s", a->flame_out, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	int rc = flame_write_svg(t, &svg, out);
+	if (fclose(out) != 0 && rc == 0) {
+		err_set_errno("closing the SVG");
+		rc = -1;
+	}
+	if (rc < 0) {
+		cmd_error(CMD, "%s: %s", a->flame_out, err_msg());
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
+static int show_folded(const struct args *a, const struct offcpu *oc)
+{
+	struct flame_tree *t = flame_tree_new(NULL);
+	int rc = offcpu_fold(oc, t, FLAME_USER, NULL) < 0 ? EXIT_RUNTIME : EXIT_OK;
+	if (rc != EXIT_OK)
+		cmd_error(CMD, "%s", err_msg());
+	else if (a->view == VIEW_FLAME && !flame_tree_total(t, FLAME_AFTER)) {
+		cmd_error(CMD, "no off-CPU time to draw (check the filters)");
+		rc = EXIT_RUNTIME;
+	} else if (a->view == VIEW_FLAME) {
+		rc = write_flame(a, t);
+	} else if (flame_write_folded(t, stdout) < 0) {
+		cmd_error(CMD, "%s", err_msg());
+		rc = EXIT_RUNTIME;
+	}
+	flame_tree_free(t);
+	return rc;
+}
+
+/* Folded text and graphs have no room for the footer: say it on stderr. */
+static void note_repairs(const struct offcpu *oc)
+{
+	const struct oc_stats *st = offcpu_stats(oc);
+	if (st->repaired || st->open || st->begun_before)
+		cmd_warn(CMD, "%llu intervals repaired (switch-in missing), %llu open at the "
+			 "end, %llu begun before the recording (left out)",
+			 (unsigned long long)st->repaired, (unsigned long long)st->open,
+			 (unsigned long long)st->begun_before);
+}
+
+static int show(const struct args *a, const struct offcpu *oc)
+{
+	switch (a->view) {
+	case VIEW_TABLE:
+		if (offcpu_print_table(oc, stdout) < 0)
+			break;
+		return EXIT_OK;
+	case VIEW_THREADS:
+		if (offcpu_print_threads(oc, stdout) < 0)
+			break;
+		note_repairs(oc);
+		return EXIT_OK;
+	default:
+		note_repairs(oc);
+		return show_folded(a, oc);
+	}
+	cmd_error(CMD, "%s", err_msg());
+	return EXIT_RUNTIME;
+}
+
+int cmd_offcpu(int argc, char **argv)
+{
+	struct args a = { .rp = { .input = "ember.data", .sym.demangle = true } };
+	int rc = parse_args(&a, argc, argv);
+	if (rc >= 0) {
+		rp_opts_free(&a.rp);
+		return rc;
+	}
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	rp_progress_if_tty(&a.rp);
+	struct sched_tp tp = { 0 };
+	struct offcpu *oc = NULL;
+	struct replay *r = NULL;
+	rc = offcpu_run(CMD, &a.rp, &a.oc, &tp, &oc, &r);
+	if (oc && (rc == EXIT_OK || offcpu_naggs(oc))) {
+		int src = show(&a, oc);
+		if (rc == EXIT_OK)
+			rc = src;
+	}
+	fflush(stdout);
+	offcpu_free(oc);
+	rp_close(r);
+	sched_tp_free(&tp);
+	rp_opts_free(&a.rp);
+	return rc;
+}

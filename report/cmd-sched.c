@@ -1,0 +1,143 @@
+/* cmd-sched.c - `ember sched lat`: wakeup-to-run latency from a recording
+ * with sched_switch and sched_wakeup (e.g. 'ember record --off-cpu -a'),
+ * as log2 histograms like runqlat's. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+#include "report/sched.h"
+
+#define CMD "sched"
+
+static const char usage_text[] =
+	"usage: ember sched lat [-i FILE] [--per-comm | --per-pid] [filters]\n"
+	"\n"
+	"Wakeup-to-run latency: from each sched_wakeup or sched_wakeup_new to the\n"
+	"woken thread's next switch-in, as a log2 histogram of microseconds, with\n"
+	"the longest wait and what ran on that CPU meanwhile.  Record with\n"
+	"'ember record --off-cpu -a' to see every wakeup and switch.\n"
+	"\n"
+	"  -i, --input FILE   data file (default ember.data; - for stdin)\n"
+	"      --per-comm     a histogram per command name\n"
+	"      --per-pid      a histogram per process\n"
+	"  -p, --pid LIST, --tid LIST, --comm LIST   only wakeups of these\n"
+	"      --no-demangle\n";
+
+enum { OPT_PER_COMM = 0x5000, OPT_PER_PID };
+
+/* -1 to go on, or the exit status to stop with. */
+static int parse_args(struct rp_opts *rp, struct schedlat_opts *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		RP_FILTER_LONGOPTS,
+		{ "per-comm", no_argument, NULL, OPT_PER_COMM },
+		{ "per-pid", no_argument, NULL, OPT_PER_PID },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int opt;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":i:p:h", longopts, NULL)) != -1) {
+		int rc = 1;
+		if (opt == 'h') {
+			fputs(usage_text, stdout);
+			return EXIT_OK;
+		} else if (opt == OPT_PER_COMM) {
+			o->per_comm = true;
+		} else if (opt == OPT_PER_PID) {
+			o->per_pid = true;
+		} else if (opt != ':' && opt != '?') {
+			rc = rp_parse_filter_opt(rp, opt == 'p' ? RP_OPT_PID : opt, optarg);
+		} else {
+			rc = 0;
+		}
+		if (rc < 0) {
+			cmd_error(CMD, "%s", err_msg());
+			return EXIT_USAGE;
+		}
+		if (!rc)
+			return cmd_bad_option(CMD, opt, argv[optind - 1]);
+	}
+	if (optind < argc) {
+		cmd_error(CMD, "unexpected argument '%s' (see 'ember sched lat --help')", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (o->per_comm && o->per_pid) {
+		cmd_error(CMD, "--per-comm and --per-pid: pick one");
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+static int check_recording(const struct sched_tp *tp, const char *input)
+{
+	if (!tp->have[SCHED_WAKEUP] && !tp->have[SCHED_WAKEUP_NEW]) {
+		cmd_error(CMD, "%s has no sched:sched_wakeup events: record with "
+			  "'ember record --off-cpu -a'", input);
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
+static int run(struct rp_opts *rp, struct schedlat_opts *o)
+{
+	struct rp_opts all = *rp;
+	memset(&all.filter, 0, sizeof(all.filter));   /* filters apply to the woken */
+	o->filter = &rp->filter;
+	struct replay *r = rp_open(&all);
+	if (!r) {
+		cmd_error(CMD, "%s", err_msg());
+		return EXIT_RUNTIME;
+	}
+	struct sched_tp tp;
+	struct schedlat *sl = NULL;
+	int rc = EXIT_RUNTIME;
+	if (sched_tp_init(&tp, rp_reader(r)) < 0)
+		cmd_error(CMD, "%s: tracing data: %s", rp->input, err_msg());
+	else if ((rc = check_recording(&tp, rp->input)) == EXIT_OK) {
+		sl = schedlat_new(o, &tp);
+		struct rp_sink sink = schedlat_sink(sl);
+		if (rp_run(r, &sink) < 0) {
+			cmd_error(CMD, "%s", err_msg());
+			rc = EXIT_RUNTIME;
+		} else if (schedlat_print(sl, stdout) < 0) {
+			cmd_error(CMD, "%s", err_msg());
+			rc = EXIT_RUNTIME;
+		}
+		const struct rp_summary *sum = rp_summary(r);
+		if (sum->lost)
+			cmd_warn(CMD, "%llu events were lost while recording: some wakeups or "
+				 "switches are missing", (unsigned long long)sum->lost);
+		if (sum->input_error) {
+			cmd_error(CMD, "%s: %s (the figures cover what came before)", rp->input,
+				  sum->error);
+			rc = EXIT_RUNTIME;
+		}
+	}
+	schedlat_free(sl);
+	sched_tp_free(&tp);
+	rp_close(r);
+	return rc;
+}
+
+int cmd_sched(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		fputs(usage_text, argc < 2 ? stderr : stdout);
+		return argc < 2 ? EXIT_USAGE : EXIT_OK;
+	}
+	if (strcmp(argv[1], "lat")) {
+		cmd_error(CMD, "unknown subcommand '%s': the one there is is 'lat'", argv[1]);
+		return EXIT_USAGE;
+	}
+	struct rp_opts rp = { .input = "ember.data", .sym.demangle = true };
+	struct schedlat_opts o = { 0 };
+	int rc = parse_args(&rp, &o, argc - 1, argv + 1);
+	if (rc < 0)
+		rc = run(&rp, &o);
+	fflush(stdout);
+	rp_opts_free(&rp);
+	return rc;
+}

@@ -1,0 +1,473 @@
+/* offcpu.c - the off-CPU sink: follows each thread's switches (sched_switch
+ * samples and switch records), turns switch-out -> switch-in into an
+ * interval charged to the switch-out stack, and repairs what a lossy
+ * recording leaves out (a missing switch-in closes at the thread's next
+ * sign of running, and is counted). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/offcpu.h"
+
+enum { T_UNKNOWN, T_ON, T_OFF, T_DEAD };
+
+struct oc_stack {
+	u32 first, n;
+	u32 pid;
+	u64 hash;
+	u32 next;
+};
+
+struct offcpu {
+	struct offcpu_opts o;
+	const struct sched_tp *tp;
+	VEC(struct oc_thread) threads;
+	struct u64map thread_index;        /* tid -> index + 1 */
+	VEC(struct rp_frame) frames;       /* interned stacks' frames */
+	VEC(struct oc_stack) stacks;
+	struct u64map stack_index;         /* hash -> first stack index + 1 */
+	VEC(struct oc_agg) aggs;
+	struct u64map agg_index;           /* hash -> first agg index + 1 */
+	struct oc_stats st;
+};
+
+/* ---- threads ------------------------------------------------------------- */
+
+static bool real_tid(u32 tid)
+{
+	return tid != 0 && tid != (u32)-1;   /* not the idle task, not "none" */
+}
+
+static struct oc_thread *thread_get(struct offcpu *oc, u32 tid, u64 now)
+{
+	bool created;
+	u64 *slot = u64map_slot(&oc->thread_index, tid, &created);
+	if (!created)
+		return &oc->threads.v[*slot - 1];
+	struct oc_thread t = { .pid = tid, .tid = tid, .state = T_UNKNOWN, .since = now,
+			       .start = now, .stack = OC_NONE, .waker_stack = OC_NONE };
+	VEC_PUSH(&oc->threads, t);
+	*slot = oc->threads.n;
+	return &oc->threads.v[oc->threads.n - 1];
+}
+
+static void thread_saw(struct oc_thread *t, const struct rp_thread *rt)
+{
+	if (rt && rt->tid == t->tid) {
+		t->rt = rt;
+		t->pid = rt->pid;
+	}
+}
+
+const char *offcpu_comm(const struct oc_thread *t)
+{
+	return t->rt ? t->rt->comm : "[unknown]";
+}
+
+/* ---- stacks and aggregates ---------------------------------------------- */
+
+static bool frame_kept(const struct offcpu *oc, const struct rp_frame *f)
+{
+	return !(oc->o.user_only && f->kernel) && !(oc->o.kernel_only && !f->kernel);
+}
+
+static u64 stack_hash(const struct offcpu *oc, const struct rp_frame *f, int n, u32 pid)
+{
+	u64 h = hash_u64(pid + 1);
+	for (int i = 0; i < n; i++)
+		if (frame_kept(oc, &f[i]))
+			h = hash_u64(h ^ f[i].ip ^ (u64)f[i].kernel << 63);
+	return h;
+}
+
+static bool stack_equal(const struct offcpu *oc, const struct oc_stack *st,
+			const struct rp_frame *f, int n, u32 pid)
+{
+	if (st->pid != pid)
+		return false;
+	u32 j = 0;
+	for (int i = 0; i < n; i++) {
+		if (!frame_kept(oc, &f[i]))
+			continue;
+		if (j >= st->n)
+			return false;
+		const struct rp_frame *g = &oc->frames.v[st->first + j++];
+		if (g->ip != f[i].ip || g->kernel != f[i].kernel)
+			return false;
+	}
+	return j == st->n;
+}
+
+/* The id of a stack (per process: the same address means the same code
+ * only within one address space), stored once. */
+static u32 stack_intern(struct offcpu *oc, const struct rp_frame *f, int n, u32 pid)
+{
+	u64 h = stack_hash(oc, f, n, pid);
+	u64 *head = u64map_get(&oc->stack_index, h);
+	for (u32 i = head ? (u32)*head - 1 : OC_NONE; i != OC_NONE; i = oc->stacks.v[i].next)
+		if (stack_equal(oc, &oc->stacks.v[i], f, n, pid))
+			return i;
+	struct oc_stack st = { .first = (u32)oc->frames.n, .pid = pid, .hash = h,
+			       .next = head ? (u32)*head - 1 : OC_NONE };
+	for (int i = 0; i < n; i++)
+		if (frame_kept(oc, &f[i]))
+			VEC_PUSH(&oc->frames, f[i]);
+	st.n = (u32)(oc->frames.n - st.first);
+	VEC_PUSH(&oc->stacks, st);
+	*u64map_slot(&oc->stack_index, h, NULL) = oc->stacks.n;
+	return (u32)(oc->stacks.n - 1);
+}
+
+static u64 agg_hash(const struct oc_thread *t, bool wakers)
+{
+	u64 h = hash_u64(((u64)t->tid << 32) ^ (u64)(u8)t->reason ^ ((u64)t->stack << 8));
+	if (wakers && t->woken)
+		h = hash_u64(h ^ ((u64)t->waker_stack << 32) ^ t->waker_tid);
+	return h;
+}
+
+static bool agg_matches(const struct oc_agg *a, const struct oc_thread *t, bool wakers)
+{
+	bool woken = wakers && t->woken;
+	return a->tid == t->tid && a->state == t->reason && a->stack == t->stack &&
+	       a->waker_stack == (woken ? t->waker_stack : OC_NONE) &&
+	       a->waker_tid == (woken ? t->waker_tid : 0);
+}
+
+static struct oc_agg *agg_get(struct offcpu *oc, const struct oc_thread *t)
+{
+	u64 h = agg_hash(t, oc->o.wakers);
+	u64 *head = u64map_get(&oc->agg_index, h);
+	for (u32 i = head ? (u32)*head - 1 : OC_NONE; i != OC_NONE; i = oc->aggs.v[i].next)
+		if (agg_matches(&oc->aggs.v[i], t, oc->o.wakers))
+			return &oc->aggs.v[i];
+	bool woken = oc->o.wakers && t->woken;
+	struct oc_agg a = { .pid = t->pid, .tid = t->tid, .state = t->reason, .stack = t->stack,
+			    .waker_stack = woken ? t->waker_stack : OC_NONE,
+			    .waker_pid = woken ? t->waker_pid : 0,
+			    .waker_tid = woken ? t->waker_tid : 0,
+			    .hash = h, .next = head ? (u32)*head - 1 : OC_NONE };
+	snprintf(a.comm, sizeof(a.comm), "%s", offcpu_comm(t));
+	if (woken)
+		snprintf(a.waker_comm, sizeof(a.waker_comm), "%s",
+			 t->waker_rt ? t->waker_rt->comm : t->waker_tid ? "[unknown]" : "swapper");
+	VEC_PUSH(&oc->aggs, a);
+	*u64map_slot(&oc->agg_index, h, NULL) = oc->aggs.n;
+	return &oc->aggs.v[oc->aggs.n - 1];
+}
+
+/* ---- intervals ----------------------------------------------------------- */
+
+static bool interval_shown(const struct offcpu *oc, const struct oc_thread *t, u64 dur)
+{
+	const struct offcpu_opts *o = &oc->o;
+	const struct rp_filter *f = o->filter;
+	if (dur < o->min_ns || (o->max_ns && dur > o->max_ns))
+		return false;
+	if (o->states && !strchr(o->states, t->reason))
+		return false;
+	if (f && (t->since < f->time_start || (f->time_end && t->since > f->time_end)))
+		return false;
+	return true;
+}
+
+/* Whether t is one of the threads asked about (--pid, --tid, --comm):
+ * only their intervals are shown and counted. */
+static bool thread_asked(const struct offcpu *oc, const struct oc_thread *t)
+{
+	return sched_filter_match(oc->o.filter, t->pid, t->tid, offcpu_comm(t));
+}
+
+/* Ends t's off-CPU interval at now; marks say how it ended. */
+static void interval_close(struct offcpu *oc, struct oc_thread *t, u64 now, bool repaired,
+			   bool open)
+{
+	u64 dur = now > t->since ? now - t->since : 0;
+	t->off_ns += dur;
+	t->intervals++;
+	t->repaired += repaired;
+	t->open += open;
+	bool asked = thread_asked(oc, t);
+	if (asked) {
+		oc->st.intervals++;
+		oc->st.repaired += repaired;
+		oc->st.open += open;
+	}
+	if (asked && interval_shown(oc, t, dur)) {
+		struct oc_agg *a = agg_get(oc, t);
+		a->total_ns += dur;
+		a->count++;
+		a->repaired += repaired;
+		a->open += open;
+		oc->st.shown++;
+		oc->st.shown_ns += dur;
+	}
+	t->state = T_ON;
+	t->since = now;
+	t->woken = false;
+}
+
+static void interval_open(struct offcpu *oc, struct oc_thread *t, u64 now, u32 stack, char reason)
+{
+	if (t->state == T_ON)
+		t->on_ns += now > t->since ? now - t->since : 0;
+	if (reason == 'X' || reason == 'Z') {
+		/* Its last switch: a dead thread is not waiting for anything. */
+		t->state = T_DEAD;
+		t->end = now;
+		t->exited = true;
+		return;
+	}
+	t->state = T_OFF;
+	t->since = now;
+	t->stack = stack;
+	t->reason = reason;
+	t->woken = false;
+}
+
+/* Something showed t running at now. */
+static void saw_running(struct offcpu *oc, struct oc_thread *t, u64 now)
+{
+	if (t->state == T_OFF)
+		interval_close(oc, t, now, true, false);   /* its switch-in was lost */
+	else if (t->state == T_UNKNOWN) {
+		t->state = T_ON;
+		t->since = now;
+	}
+}
+
+static void switched_in(struct offcpu *oc, u32 tid, u64 now)
+{
+	if (!real_tid(tid))
+		return;
+	struct oc_thread *t = thread_get(oc, tid, now);
+	if (t->state == T_OFF) {
+		interval_close(oc, t, now, false, false);
+	} else if (t->state == T_UNKNOWN) {
+		/* Off since before the recording: its stack and start are
+		 * unknown, so it is counted, not charged. */
+		t->begun_before++;
+		t->state = T_ON;
+		t->since = now;
+	}
+}
+
+static void switched_out(struct offcpu *oc, struct oc_thread *t, u64 now, u32 stack, char reason)
+{
+	if (t->state == T_OFF)
+		interval_close(oc, t, now, true, false);   /* ran since, unseen */
+	interval_open(oc, t, now, stack, reason);
+}
+
+/* ---- the sink ------------------------------------------------------------ */
+
+void offcpu_note_time(struct offcpu *oc, u64 t)
+{
+	if (!oc->st.first_time || t < oc->st.first_time)
+		oc->st.first_time = t;
+	if (t > oc->st.last_time)
+		oc->st.last_time = t;
+}
+
+void offcpu_feed_switch_out(struct offcpu *oc, u32 tid, u32 pid, u64 now,
+			    const struct rp_frame *f, int n, char state)
+{
+	if (!real_tid(tid))
+		return;
+	u32 stack = stack_intern(oc, f, n, pid);
+	struct oc_thread *t = thread_get(oc, tid, now);
+	t->pid = pid;
+	switched_out(oc, t, now, stack, state);
+}
+
+void offcpu_feed_switch_in(struct offcpu *oc, u32 tid, u64 now)
+{
+	switched_in(oc, tid, now);
+}
+
+void offcpu_feed_running(struct offcpu *oc, u32 tid, u64 now)
+{
+	if (real_tid(tid))
+		saw_running(oc, thread_get(oc, tid, now), now);
+}
+
+static void on_switch(struct offcpu *oc, const struct rp_sample *s, const struct sched_ev *e)
+{
+	u64 now = s->s->time;
+	oc->st.switches++;
+	if (real_tid(e->prev_pid)) {
+		struct oc_thread *t = thread_get(oc, e->prev_pid, now);
+		thread_saw(t, s->thread);
+		u32 pid = s->thread && s->thread->tid == e->prev_pid ? s->thread->pid : t->pid;
+		offcpu_feed_switch_out(oc, e->prev_pid, pid, now, s->frames, s->nframes,
+				       e->prev_state);
+	}
+	switched_in(oc, e->next_pid, now);
+}
+
+static void on_wakeup(struct offcpu *oc, const struct rp_sample *s, const struct sched_ev *e)
+{
+	u64 now = s->s->time;
+	oc->st.wakeups++;
+	if (e->kind != SCHED_WAKEUP || !oc->o.wakers || !real_tid(e->target))
+		return;
+	struct oc_thread *t = thread_get(oc, e->target, now);
+	if (t->state != T_OFF)
+		return;
+	/* The last waker before the switch-in is the one that counts. */
+	u32 waker = real_tid(s->s->tid) ? s->s->tid : 0;
+	u32 pid = s->thread ? s->thread->pid : waker;
+	u32 stack = stack_intern(oc, s->frames, s->nframes, pid);
+	t = thread_get(oc, e->target, now);       /* the vector may have moved */
+	t->woken = true;
+	t->waker_stack = stack;
+	t->waker_tid = waker;
+	t->waker_pid = waker ? pid : 0;
+	t->waker_rt = waker ? s->thread : NULL;
+}
+
+static int oc_sample(void *ctx, const struct rp_sample *s)
+{
+	struct offcpu *oc = ctx;
+	struct sched_ev e;
+	enum sched_kind k = sched_tp_decode(oc->tp, s->attr, s->s, &e);
+	offcpu_note_time(oc, s->s->time);
+	if (k == SCHED_SWITCH) {
+		on_switch(oc, s, &e);
+		return 0;
+	}
+	if (real_tid(s->s->tid)) {
+		struct oc_thread *t = thread_get(oc, s->s->tid, s->s->time);
+		thread_saw(t, s->thread);
+		saw_running(oc, t, s->s->time);
+	}
+	if (k != SCHED_OTHER) {
+		on_wakeup(oc, s, &e);
+		return 0;
+	}
+	return oc->o.on_cpu ? oc->o.on_cpu(oc->o.on_cpu_ctx, s) : 0;
+}
+
+/* A switch record: a switch-in, or a switch-out whose sched_switch sample
+ * is missing (then the interval has no stack). */
+static void on_switch_record(struct offcpu *oc, const struct pd_event *ev,
+			     const struct rp_thread *rt)
+{
+	u32 tid;
+	bool out, preempt;
+	if (!sched_switch_record(ev, &tid, &out, &preempt) || !real_tid(tid))
+		return;
+	if (!out) {
+		switched_in(oc, tid, ev->s.time);
+		return;
+	}
+	struct oc_thread *t = thread_get(oc, tid, ev->s.time);
+	thread_saw(t, rt);
+	if (t->state == T_ON || t->state == T_UNKNOWN) {
+		oc->st.no_stack++;
+		interval_open(oc, t, ev->s.time, OC_NONE, preempt ? 'R' : '?');
+	}
+}
+
+static void on_task(struct offcpu *oc, const struct pd_event *ev, const struct rp_thread *rt)
+{
+	u64 now = ev->has_time ? ev->s.time : oc->st.last_time;
+	if (!real_tid(ev->u.task.tid))
+		return;
+	struct oc_thread *t = thread_get(oc, ev->u.task.tid, now);
+	t->pid = ev->u.task.pid;
+	if (ev->type == PERF_RECORD_FORK) {
+		/* Born now and about to run: no earlier life to account. */
+		*t = (struct oc_thread){ .pid = ev->u.task.pid, .tid = ev->u.task.tid,
+					 .state = T_ON, .since = now, .start = now,
+					 .forked = true, .stack = OC_NONE,
+					 .waker_stack = OC_NONE };
+		return;
+	}
+	t->exited = true;
+	if (!t->end)
+		t->end = now;
+}
+
+static int oc_event(void *ctx, const struct pd_event *ev, const struct rp_thread *rt)
+{
+	struct offcpu *oc = ctx;
+	if (ev->has_time)
+		offcpu_note_time(oc, ev->s.time);
+	if (ev->type == PERF_RECORD_FORK || ev->type == PERF_RECORD_EXIT)
+		on_task(oc, ev, rt);
+	else
+		on_switch_record(oc, ev, rt);
+	return 0;
+}
+
+/* Intervals still open are counted to the end of the recording. */
+static int oc_finish(void *ctx)
+{
+	struct offcpu *oc = ctx;
+	u64 end = oc->st.last_time;
+	for (size_t i = 0; i < oc->threads.n; i++) {
+		struct oc_thread *t = &oc->threads.v[i];
+		if (t->state == T_OFF)
+			interval_close(oc, t, end, false, true);
+		if (t->state == T_ON && !t->exited)
+			t->on_ns += end > t->since ? end - t->since : 0;
+		if (!t->end)
+			t->end = end;
+		/* Threads that were there at the start live from the start. */
+		if (!t->forked)
+			t->start = oc->st.first_time;
+		/* Only threads the recording followed count: a per-task
+		 * recording sees other threads only as they are switched in. */
+		if (t->rt && thread_asked(oc, t))
+			oc->st.begun_before += t->begun_before;
+	}
+	return 0;
+}
+
+struct rp_sink offcpu_sink(struct offcpu *oc)
+{
+	return (struct rp_sink){ .ctx = oc, .sample = oc_sample, .event = oc_event,
+				 .finish = oc_finish };
+}
+
+struct offcpu *offcpu_new(const struct offcpu_opts *o, const struct sched_tp *tp)
+{
+	struct offcpu *oc = xcalloc(1, sizeof(*oc));
+	oc->o = *o;
+	oc->tp = tp;
+	u64map_init(&oc->thread_index);
+	u64map_init(&oc->stack_index);
+	u64map_init(&oc->agg_index);
+	return oc;
+}
+
+void offcpu_free(struct offcpu *oc)
+{
+	if (!oc)
+		return;
+	VEC_FREE(&oc->threads);
+	VEC_FREE(&oc->frames);
+	VEC_FREE(&oc->stacks);
+	VEC_FREE(&oc->aggs);
+	u64map_free(&oc->thread_index);
+	u64map_free(&oc->stack_index);
+	u64map_free(&oc->agg_index);
+	free(oc);
+}
+
+size_t offcpu_naggs(const struct offcpu *oc) { return oc->aggs.n; }
+const struct oc_agg *offcpu_agg(const struct offcpu *oc, size_t i) { return &oc->aggs.v[i]; }
+size_t offcpu_nthreads(const struct offcpu *oc) { return oc->threads.n; }
+const struct oc_thread *offcpu_thread(const struct offcpu *oc, size_t i) { return &oc->threads.v[i]; }
+const struct oc_stats *offcpu_stats(const struct offcpu *oc) { return &oc->st; }
+const struct rp_filter *oc_filter(const struct offcpu *oc) { return oc->o.filter; }
+
+const struct rp_frame *offcpu_stack(const struct offcpu *oc, u32 stack, u32 *n)
+{
+	if (stack == OC_NONE || stack >= oc->stacks.n) {
+		*n = 0;
+		return NULL;
+	}
+	*n = oc->stacks.v[stack].n;
+	return oc->frames.v + oc->stacks.v[stack].first;
+}

@@ -1,0 +1,120 @@
+/* offcpu.h - (internal to report/) off-CPU intervals: from a thread's
+ * switch-out (its stack and state then) to its next switch-in, summed per
+ * unique stack, with the repairs a lossy recording needs. */
+#ifndef EMBER_REPORT_OFFCPU_H
+#define EMBER_REPORT_OFFCPU_H
+
+#include <stdio.h>
+
+#include "flamegraph/flamegraph.h"
+#include "report/sched.h"
+
+#define OC_NONE UINT32_MAX
+
+struct offcpu_opts {
+	bool wakers;                /* join each stack with its waker's */
+	bool user_only, kernel_only;
+	u64 min_ns, max_ns;         /* per interval; max_ns 0 = no limit */
+	const char *states;         /* state letters kept ("SD"); NULL = all */
+	const struct rp_filter *filter;   /* pid, tid, comm, time */
+	/* Every sample that is not a scheduler tracepoint (flame --wall
+	 * folds the CPU samples); NULL to ignore them. */
+	int (*on_cpu)(void *ctx, const struct rp_sample *s);
+	void *on_cpu_ctx;
+};
+
+/* Off-CPU time of one (thread, state, stack[, waker]) key. */
+struct oc_agg {
+	u32 pid, tid;
+	char comm[64];
+	char state;
+	u32 stack;                  /* OC_NONE: the switch-out had no stack */
+	u32 waker_stack;            /* OC_NONE: no waker seen (or no --wakers) */
+	u32 waker_pid, waker_tid;
+	char waker_comm[64];
+	u64 total_ns;
+	u32 count, open, repaired;
+	u64 hash;
+	u32 next;                   /* chain of keys with the same hash */
+};
+
+/* One thread's life within the recording (offcpu --threads). */
+struct oc_thread {
+	u32 pid, tid;
+	const struct rp_thread *rt; /* the replay's thread (comm), or NULL */
+	u8 state;
+	char reason;                /* state letter of the open interval */
+	bool forked, exited, woken;
+	u64 since;                  /* time of the last transition */
+	u32 stack;
+	u32 waker_stack, waker_pid, waker_tid;
+	const struct rp_thread *waker_rt;
+	u64 start, end;
+	u64 on_ns, off_ns;
+	u32 intervals, open, repaired, begun_before;
+};
+
+struct oc_stats {
+	u64 intervals, shown, open, repaired, begun_before, no_stack;
+	u64 first_time, last_time;
+	u64 shown_ns;
+	u64 switches, wakeups;
+};
+
+struct offcpu;
+
+struct offcpu *offcpu_new(const struct offcpu_opts *o, const struct sched_tp *tp);
+void offcpu_free(struct offcpu *oc);
+struct rp_sink offcpu_sink(struct offcpu *oc);
+
+/* What the sink does per event, for tests that build a history by hand:
+ * a switch-out with its stack (leaf first) and state letter, a switch-in,
+ * a sign of running (any sample of the thread), the time of any event. */
+void offcpu_feed_switch_out(struct offcpu *oc, u32 tid, u32 pid, u64 now,
+			    const struct rp_frame *f, int n, char state);
+void offcpu_feed_switch_in(struct offcpu *oc, u32 tid, u64 now);
+void offcpu_feed_running(struct offcpu *oc, u32 tid, u64 now);
+void offcpu_note_time(struct offcpu *oc, u64 t);
+
+size_t offcpu_naggs(const struct offcpu *oc);
+const struct oc_agg *offcpu_agg(const struct offcpu *oc, size_t i);
+/* The frames of an interned stack, leaf first. */
+const struct rp_frame *offcpu_stack(const struct offcpu *oc, u32 stack, u32 *n);
+size_t offcpu_nthreads(const struct offcpu *oc);
+const struct oc_thread *offcpu_thread(const struct offcpu *oc, size_t i);
+const struct oc_stats *offcpu_stats(const struct offcpu *oc);
+const char *offcpu_comm(const struct oc_thread *t);
+const struct rp_filter *oc_filter(const struct offcpu *oc);
+
+/* offcpu-print.c: the views.  Each returns 0, or -1 with err_set(). */
+int offcpu_print_table(const struct offcpu *oc, FILE *out);
+int offcpu_print_threads(const struct offcpu *oc, FILE *out);
+/* Adds every shown stack (microseconds) to tree; kind is given to frames
+ * (FLAME_USER, or another kind to colour them apart). */
+int offcpu_fold(const struct offcpu *oc, struct flame_tree *tree, enum flame_kind kind,
+		const char *thread_fmt);
+/* A frame's folded name: the symbol without arguments, "[file]" when
+ * only the file is known, "[unknown]" otherwise. */
+void offcpu_frame_name(const struct rp_frame *f, struct strbuf *sb);
+/* The per-thread root frame of a folded stack: "comm", "comm-PID" or
+ * "comm-PID/TID" for thread_fmt NULL, "pid" or "tid". */
+void offcpu_thread_frame(struct strbuf *sb, const char *comm, u32 pid, u32 tid,
+			 const char *thread_fmt);
+
+#endif
+
+/* cmd-offcpu.c: replays rp->input through an offcpu sink (the shared
+ * filters in rp->filter are applied to intervals, not to the replay).
+ * Prints its own errors and warnings as "ember CMD: ..."; returns an exit
+ * status.  On EXIT_OK (or a partial input) *oc and *r are set: free both
+ * (the frames' names live in the replay). */
+int offcpu_run(const char *cmd, const struct rp_opts *rp, struct offcpu_opts *o,
+	       struct sched_tp *tp, struct offcpu **oc, struct replay **r);
+
+/* offcpu-wall.c: CPU samples (cpu-clock or task-clock, weighted by their
+ * period) and off-CPU intervals folded into one tree, in microseconds, so
+ * each thread's total is its wall time.  On-CPU frames are FLAME_USER,
+ * off-CPU frames FLAME_INLINED (the annotate palette colours them apart).
+ * Prints as "ember CMD: ..."; returns an exit status. */
+int offcpu_wall_replay(const char *cmd, const struct rp_opts *rp, const char *thread_fmt,
+		       struct flame_tree *tree);

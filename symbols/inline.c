@@ -1,0 +1,260 @@
+/* inline.c - inline frames and source lines of a file address through
+ * libdw: the functions inlined there (innermost first) and file:line.
+ * The DWARF is the file's own or its separate debug file's; results are
+ * cached per address, as a profile asks for the same few thousand. */
+#include "symbols/symbols-internal.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A dso's DWARF and what was asked of it. */
+struct sym_dwarf {
+	int fd;
+	Dwarf *dwarf;
+	struct u64map frames;        /* addr -> (first << 16 | count) + 1 */
+	VEC(const struct sym *) flat;
+	struct u64map names;         /* name hash -> index + 1 in owned */
+	VEC(struct sym *) owned;     /* the "NAME (inlined)" symbols */
+};
+
+static bool open_dwarf(struct sym_dwarf *dw, const char *path)
+{
+	if (!path)
+		return false;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	Dwarf *d = dwarf_begin(fd, DWARF_C_READ);
+	if (!d) {
+		close(fd);
+		return false;
+	}
+	dw->fd = fd;
+	dw->dwarf = d;
+	return true;
+}
+
+/* The file's DWARF: where its symbols came from, the file, then the
+ * build-id debug directory.  Looked for once. */
+static struct sym_dwarf *dso_dwarf(struct sym_ctx *c, struct sym_dso *d)
+{
+	if (d->dwarf_tried)
+		return d->dwarf;
+	d->dwarf_tried = true;
+	struct sym_dwarf *dw = xcalloc(1, sizeof(*dw));
+	dw->fd = -1;
+	bool ok = open_dwarf(dw, d->sym_file) || open_dwarf(dw, d->path);
+	if (!ok && d->build_id_size) {
+		char hex[2 * SYM_BUILD_ID_MAX + 1];
+		sym_build_id_hex(d->build_id, d->build_id_size, hex);
+		char *p = xasprintf("%s/.build-id/%.2s/%s.debug", c->debug_dir, hex, hex + 2);
+		ok = open_dwarf(dw, p);
+		free(p);
+	}
+	u64map_init(&dw->frames);
+	u64map_init(&dw->names);
+	d->dwarf = dw;
+	if (!ok) {
+		sym_dwarf_free(dw);
+		d->dwarf = NULL;
+	}
+	return d->dwarf;
+}
+
+void sym_dwarf_free(struct sym_dwarf *dw)
+{
+	if (!dw)
+		return;
+	for (size_t i = 0; i < dw->owned.n; i++) {
+		free((char *)dw->owned.v[i]->name);
+		free(dw->owned.v[i]);
+	}
+	VEC_FREE(&dw->owned);
+	VEC_FREE(&dw->flat);
+	u64map_free(&dw->frames);
+	u64map_free(&dw->names);
+	if (dw->dwarf)
+		dwarf_end(dw->dwarf);
+	if (dw->fd >= 0)
+		close(dw->fd);
+	free(dw);
+}
+
+static u64 hash_str(const char *s)
+{
+	u64 h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (u8)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* The symbol "NAME (inlined)", made once per name and dso; it spans its
+ * base symbol so that offsets within it still make sense. */
+static const struct sym *inline_sym(struct sym_dwarf *dw, const char *name,
+				    const struct sym *base)
+{
+	char *full = xasprintf("%s (inlined)", name);
+	bool created;
+	u64 *slot = u64map_slot(&dw->names, hash_str(full), &created);
+	if (!created && !strcmp(dw->owned.v[*slot - 1]->name, full)) {
+		free(full);
+		return dw->owned.v[*slot - 1];
+	}
+	struct sym *s = xcalloc(1, sizeof(*s));
+	s->name = full;
+	if (base) {
+		s->start = base->start;
+		s->size = base->size;
+	}
+	VEC_PUSH(&dw->owned, s);
+	if (created)
+		*slot = dw->owned.n;
+	return s;
+}
+
+/* A C name can be compared with DWARF's; C++ and Rust ones are demangled
+ * with their scopes and arguments, which DWARF names lack. */
+static bool plain_name(const char *s)
+{
+	return !strchr(s, '(') && !strchr(s, ':') && !strchr(s, '<');
+}
+
+/* A function's name as the symbol table has it: the linkage name when the
+ * source gave it another (glibc's hidden aliases), else DW_AT_name.
+ * Mangled linkage names are left for the source name. */
+static const char *scope_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *link = NULL;
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))
+		link = dwarf_formstring(&attr);
+	if (link && strncmp(link, "_Z", 2) && strncmp(link, "_R", 2))
+		return link;
+	return dwarf_diename(die);
+}
+
+#define MAX_SCOPES 32
+
+/* Adds the function scopes of dies[from..n) to names (innermost first),
+ * up to the subprogram; true when it was reached. */
+static bool add_scopes(Dwarf_Die *dies, int from, int n, const char **names, int *k)
+{
+	for (int i = from; i < n && *k < MAX_SCOPES; i++) {
+		int tag = dwarf_tag(&dies[i]);
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+			continue;
+		const char *name = scope_name(&dies[i]);
+		/* A scope inlined into a function of the same name adds no
+		 * frame a reader could tell apart (perf shows one). */
+		if (name && *k > 0 && !strcmp(names[*k - 1], name))
+			(*k)--;
+		if (name)
+			names[(*k)++] = name;
+		if (tag == DW_TAG_subprogram)
+			return true;
+	}
+	return false;
+}
+
+/* The named function scopes at addr, innermost first, up to and with the
+ * subprogram; *subprogram says whether one was found (the last).  At an
+ * inlined instance, dwarf_getscopes goes on with the inlined function's
+ * own definition: the functions it was inlined into are the instance's
+ * parents in the tree, which dwarf_getscopes_die gives. */
+static int function_scopes(struct sym_dwarf *dw, u64 addr, const char **names, bool *subprogram)
+{
+	Dwarf_Die cu, *scopes = NULL, *outer = NULL;
+	int k = 0;
+	*subprogram = false;
+	if (!dwarf_addrdie(dw->dwarf, addr, &cu))
+		return 0;
+	int n = dwarf_getscopes(&cu, addr, &scopes);
+	for (int i = 0; i < n; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag == DW_TAG_subprogram) {
+			*subprogram = add_scopes(scopes, i, i + 1, names, &k);
+			break;
+		}
+		if (tag == DW_TAG_inlined_subroutine) {
+			int m = dwarf_getscopes_die(&scopes[i], &outer);
+			*subprogram = add_scopes(outer, 0, m, names, &k);
+			break;
+		}
+	}
+	free(outer);
+	free(scopes);
+	return k;
+}
+
+/* Appends the frames of addr to flat; returns how many (0: nothing to
+ * change, the base frame stands as it is). */
+static int compute_frames(struct sym_dwarf *dw, u64 addr, const struct sym *base, bool rename)
+{
+	const char *names[MAX_SCOPES];
+	bool subprogram;
+	int k = function_scopes(dw, addr, names, &subprogram);
+	if (k == 0 || (k == 1 && subprogram && (!rename || !strcmp(names[0], base->name))))
+		return 0;
+	size_t first = dw->flat.n;
+	int inlined = subprogram ? k - 1 : k;
+	for (int i = 0; i < inlined; i++)
+		VEC_PUSH(&dw->flat, inline_sym(dw, names[i], base));
+	/* The function itself: an alias (the symbol is not the function's
+	 * name) shows under the function's name, as perf shows it. */
+	bool renamed = rename && plain_name(base->name) && strcmp(names[k - 1], base->name);
+	VEC_PUSH(&dw->flat, renamed ? inline_sym(dw, names[k - 1], base) : base);
+	return (int)(dw->flat.n - first);
+}
+
+int sym_inline_frames(struct sym_ctx *c, struct sym_dso *d, u64 file_addr,
+		      const struct sym *base, bool rename, const struct sym **out, int max)
+{
+	if (!d || d->kind != DSO_FILE || !d->trusted || !base)
+		return 0;
+	struct sym_dwarf *dw = dso_dwarf(c, d);
+	if (!dw)
+		return 0;
+	bool created;
+	/* Cached apart with and without renaming (the low bit is free:
+	 * no two instructions start one byte from a key's partner). */
+	u64 key = file_addr << 1 | rename;
+	u64 *slot = u64map_slot(&dw->frames, key, &created);
+	if (created) {
+		size_t first = dw->flat.n;
+		int count = compute_frames(dw, file_addr, base, rename);
+		slot = u64map_get(&dw->frames, key);   /* may have moved */
+		*slot = ((u64)first << 16 | (u64)count) + 1;
+	}
+	u64 v = *slot - 1;
+	int count = (int)(v & 0xffff);
+	size_t first = (size_t)(v >> 16);
+	if (count > max)
+		count = max;
+	for (int i = 0; i < count; i++)
+		out[i] = dw->flat.v[first + i];
+	return count;
+}
+
+int sym_srcline(struct sym_ctx *c, struct sym_dso *d, u64 file_addr, char *buf, size_t cap)
+{
+	if (!d || d->kind != DSO_FILE || !d->trusted)
+		return -1;
+	struct sym_dwarf *dw = dso_dwarf(c, d);
+	Dwarf_Die cu;
+	if (!dw || !dwarf_addrdie(dw->dwarf, file_addr, &cu))
+		return -1;
+	Dwarf_Line *line = dwarf_getsrc_die(&cu, file_addr);
+	int lineno;
+	const char *file = line ? dwarf_linesrc(line, NULL, NULL) : NULL;
+	if (!file || dwarf_lineno(line, &lineno) != 0)
+		return -1;
+	const char *slash = strrchr(file, '/');
+	snprintf(buf, cap, "%s:%d", slash ? slash + 1 : file, lineno);
+	return 0;
+}

@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# tests/e2e/unwind-dwarf.sh - user stacks without frame pointers: the
+# known-ratio workload built -O2 -fomit-frame-pointer and recorded with
+# --call-graph dwarf unwinds through every function to main with both
+# unwinders, at the design's percentages and perf's; a libc qsort callback
+# unwinds across the library; a copy too small for the stack ends in a
+# marker frame; an inlined function shows as its own "(inlined)" frame.
+set -u
+. "$(dirname "$0")/../e2e-lib.sh"
+. "$(dirname "$0")/../e2e-report-lib.sh"
+SRC=$TOP/tests/workloads
+
+if ! need_root; then skip unwind-dwarf "needs root to record"; exit 0; fi
+
+# -fno-optimize-sibling-calls: a tail call takes its caller off the stack
+# for every unwinder, and the design counts mid_ab as a frame.
+build() {   # build NAME SOURCE CFLAGS...
+	local name=$1 src=$2; shift 2
+	cc -O2 -g "$@" -o "$TMP/$name" "$SRC/$src" 2>"$TMP/$name.cc" ||
+		{ fail "build-$name" "$(head -c 300 "$TMP/$name.cc")"; exit 0; }
+}
+build ratio ratio.c -fomit-frame-pointer -fno-optimize-sibling-calls
+build qsortcb qsortcb.c -fomit-frame-pointer
+build inlined inlined.c -fomit-frame-pointer
+if objdump -d "$TMP/ratio" | grep -A3 '<mid_ab>:' | grep -q 'push.*%rbp'; then
+	fail unwind-build "mid_ab still sets up a frame pointer"; exit 0
+fi
+
+start_spinner 30
+
+record() {   # record TAG ARGS... (after --call-graph dwarf)
+	local tag=$1; shift
+	if ! "$EMBER" record -q --call-graph dwarf -F 999 -o "$TMP/$tag.data" -- "$@" \
+		>"$TMP/$tag.rec" 2>&1; then
+		fail "record-$tag" "$(head -c 300 "$TMP/$tag.rec")"
+		return 1
+	fi
+}
+
+# chains FILE [UNWINDER]: one line per sample, its symbols leaf first.
+chains() {
+	"$EMBER" script -i "$1" ${2:+--unwinder "$2"} -F ip,sym 2>"$TMP/chains.err" |
+		awk 'NF == 0 { if (c != "") print c; c = ""; next }
+		     { sub(/^[ \t]*[0-9a-f]+ /, ""); c = c (c == "" ? "" : " ") $0 }
+		     END { if (c != "") print c }'
+}
+
+# pct FILE SYM: the first percentage of SYM's row in a --stdio report.
+pct() {
+	awk -v s="$2" '$(NF-1) == "[.]" && $NF == s { sub("%", "", $1); print $1; f = 1; exit }
+		END { if (!f) print 0 }' "$1"
+}
+
+# ---- the known-ratio workload ---------------------------------------------
+"$TMP/ratio" --design >"$TMP/design"
+record ratio "$TMP/ratio" 3 || exit 0
+"$EMBER" report -i "$TMP/ratio.data" --stdio --children --sort sym -gnone >"$TMP/r.ember" 2>&1
+perf report -i "$TMP/ratio.data" --stdio --children --sort sym -g none \
+	>"$TMP/r.perf" 2>/dev/null
+for unw in libdw libunwind; do
+	chains "$TMP/ratio.data" $unw >"$TMP/chains.$unw"
+	# Every sample in a leaf must reach main through the design's frames.
+	read -r total good < <(awk '
+		$1 == "leaf_a" || $1 == "leaf_b" { t++; if ($0 ~ /^leaf_[ab] mid_ab work main( |$)/) g++ }
+		$1 == "leaf_c" { t++; if ($0 ~ /^leaf_c work main( |$)/) g++ }
+		END { print t + 0, g + 0 }' "$TMP/chains.$unw")
+	if [ "$total" -gt 500 ] && [ $((good * 100)) -ge $((total * 95)) ]; then
+		pass "ratio-$unw-unwound ($good of $total leaf samples reach main, $((good * 100 / total))%)"
+	else
+		fail "ratio-$unw-unwound" "$good of $total leaf samples reach main through every frame"
+	fi
+	"$EMBER" report -i "$TMP/ratio.data" --unwinder $unw --stdio --children --sort sym \
+		-gnone >"$TMP/r.$unw" 2>&1
+	"$EMBER" report -i "$TMP/ratio.data" --unwinder $unw --stdio --no-children --sort sym \
+		-gnone >"$TMP/s.$unw" 2>&1
+	while read -r kind sym want; do
+		if [ "$kind" = self ]; then got=$(pct "$TMP/s.$unw" "$sym")
+		else got=$(pct "$TMP/r.$unw" "$sym"); fi
+		if within "$got" "$want" 3; then
+			pass "ratio-$unw-design-$kind-$sym (${got}%, design ${want}%)"
+		else
+			fail "ratio-$unw-design-$kind-$sym" "${got}%, design ${want}% (tolerance 3)"
+		fi
+	done <"$TMP/design"
+	for sym in work mid_ab leaf_a leaf_b leaf_c; do
+		got=$(pct "$TMP/r.$unw" $sym) want=$(pct "$TMP/r.perf" $sym)
+		if [ "$want" != 0 ] && within "$got" "$want" 1; then
+			pass "ratio-$unw-perf-children-$sym (${got}%, perf ${want}%)"
+		else
+			fail "ratio-$unw-perf-children-$sym" "${got}%, perf --children ${want}% (tolerance 1)"
+		fi
+	done
+done
+if cmp -s "$TMP/chains.libdw" "$TMP/chains.libunwind"; then
+	pass "ratio-backends-agree (identical chains)"
+else
+	n=$(diff "$TMP/chains.libdw" "$TMP/chains.libunwind" | grep -c '^<')
+	fail ratio-backends-agree "$n samples' chains differ between libdw and libunwind: $(diff "$TMP/chains.libdw" "$TMP/chains.libunwind" | head -4 | head -c 400)"
+fi
+
+# ---- across a shared library: qsort calling back into the executable -------
+record qsortcb "$TMP/qsortcb" 2 || exit 0
+for unw in libdw libunwind; do
+	chains "$TMP/qsortcb.data" $unw >"$TMP/q.$unw"
+	read -r total good < <(awk '$1 == "compare_keys" { t++
+			if ($0 ~ / [^ ]*(qsort|msort)[^ ]* .*sort_all main( |$)/) g++ }
+		END { print t + 0, g + 0 }' "$TMP/q.$unw")
+	if [ "$total" -gt 300 ] && [ $((good * 100)) -ge $((total * 95)) ]; then
+		pass "qsort-$unw-crosses-libc ($good of $total comparator samples reach main through libc)"
+	else
+		fail "qsort-$unw-crosses-libc" "$good of $total comparator samples reach sort_all and main through libc; first: $(grep -m1 '^compare_keys' "$TMP/q.$unw" | head -c 200)"
+	fi
+done
+
+# ---- a copy too small: the walk ends in a marker, not in garbage -----------
+if "$EMBER" record -q --call-graph dwarf,128 -F 999 -o "$TMP/small.data" -- "$TMP/qsortcb" 1 \
+	>"$TMP/small.rec" 2>&1; then
+	chains "$TMP/small.data" >"$TMP/small.chains"
+	read -r total cut bad < <(awk '$1 == "compare_keys" { t++
+			if ($NF == "ended]") c++
+			for (i = 2; i <= NF; i++) if ($i == "[unknown]") b++ }
+		END { print t + 0, c + 0, b + 0 }' "$TMP/small.chains")
+	if [ "$total" -gt 100 ] && [ $((cut * 2)) -ge "$total" ] && [ "$bad" -eq 0 ]; then
+		pass "small-copy-marker ($cut of $total comparator stacks end in the marker, no unknown frames)"
+	else
+		fail small-copy-marker "$cut of $total end in '[stack copy ended]', $bad unknown frames"
+	fi
+else
+	fail small-copy-record "$(head -c 300 "$TMP/small.rec")"
+fi
+
+# ---- inline frames ----------------------------------------------------------
+record inlined "$TMP/inlined" 1 || exit 0
+chains "$TMP/inlined.data" >"$TMP/inl.chains"
+read -r total good < <(awk '$1 == "spin_inner" { t++; if ($0 ~ /^spin_inner \(inlined\) outer_loop main( |$)/) g++ }
+	$1 == "outer_loop" { t++ } END { print t + 0, g + 0 }' "$TMP/inl.chains")
+if [ "$total" -gt 300 ] && [ $((good * 100)) -ge $((total * 90)) ]; then
+	pass "inline-frame ($good of $total samples show spin_inner (inlined) <- outer_loop <- main)"
+else
+	fail inline-frame "$good of $total samples show 'spin_inner (inlined) outer_loop main'; first: $(head -1 "$TMP/inl.chains" | head -c 200)"
+fi
+"$EMBER" report -i "$TMP/inlined.data" --no-inline --stdio --children --sort sym -gnone \
+	>"$TMP/noinl" 2>&1
+if grep -q 'spin_inner' "$TMP/noinl"; then
+	fail no-inline "--no-inline still shows spin_inner"
+else
+	pass "no-inline (no spin_inner frame)"
+fi

@@ -1,0 +1,216 @@
+/* test-unwind.c - unit tests of unwind/: backend names, the register
+ * order of a sample, and both DWARF backends unwinding a copy of this
+ * test's own stack (known by construction: the return addresses the
+ * functions on it saw), including a copy cut short. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/unit/test.h"
+#include "unwind/unwind.h"
+
+/* ---- names and registers ---------------------------------------------------- */
+
+static void test_backend_names(void)
+{
+	enum unw_backend b;
+	CHECK(unw_parse_backend("libdw", &b) == 0 && b == UNW_BACKEND_LIBDW, "libdw");
+	CHECK(unw_parse_backend("libunwind", &b) == 0 && b == UNW_BACKEND_LIBUNWIND, "libunwind");
+	CHECK(unw_parse_backend("frame-pointer", &b) < 0, "a bad name is refused");
+	CHECK(strstr(err_msg(), "frame-pointer") != NULL, "the message names it: %s", err_msg());
+	CHECK(!strcmp(unw_backend_name(UNW_BACKEND_LIBUNWIND), "libunwind"), "name back");
+}
+
+/* ---- a copy of our own stack ----------------------------------------------- */
+
+#define SNAP_BYTES 16384
+
+struct snap {
+	u64 regs[3];               /* perf order for mask BP|SP|IP */
+	u8 stack[SNAP_BYTES];
+	u64 size;
+	u64 stack_end;             /* top of the [stack] mapping */
+	void *ra[3];               /* return addresses seen by capture, level1, level2 */
+};
+#define SNAP_MASK ((1ULL << 6) | (1ULL << 7) | (1ULL << 8))
+
+/* The file mappings of this process, from /proc/self/maps. */
+struct self_map {
+	u64 start, end, pgoff;
+	char *path;
+};
+struct self_maps {
+	struct self_map v[256];
+	int n;
+};
+
+static void read_self_maps(struct self_maps *m, u64 *stack_end)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[1024];
+	m->n = 0;
+	while (f && fgets(line, sizeof(line), f) && m->n < 256) {
+		unsigned long lo, hi, off;
+		char path[512] = "";
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %511s", &lo, &hi, &off, path) < 3)
+			continue;
+		if (!strcmp(path, "[stack]"))
+			*stack_end = hi;
+		if (path[0] != '/')
+			continue;
+		m->v[m->n++] = (struct self_map){ lo, hi, off, xstrdup(path) };
+	}
+	if (f)
+		fclose(f);
+}
+
+static int find_self_map(void *ctx, u64 addr, struct unw_map *out)
+{
+	struct self_maps *m = ctx;
+	for (int i = 0; i < m->n; i++) {
+		if (addr >= m->v[i].start && addr < m->v[i].end) {
+			/* The first mapping of a file stands for the file. */
+			const void *key = m->v[i].path;
+			for (int j = 0; j < i; j++)
+				if (!strcmp(m->v[j].path, m->v[i].path)) {
+					key = m->v[j].path;
+					break;
+				}
+			*out = (struct unw_map){ m->v[i].start, m->v[i].end, m->v[i].pgoff,
+						 m->v[i].path, key };
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Registers and stack bytes at one instruction, as the kernel would take
+ * them.  Not instrumented: it reads stack above its own frame. */
+__attribute__((noipa, no_sanitize_address)) static void capture(struct snap *s)
+{
+	u64 ip, sp, bp;
+	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
+			 : "=r"(ip), "=r"(sp), "=r"(bp));
+	s->ra[0] = __builtin_return_address(0);
+	s->regs[0] = bp;
+	s->regs[1] = sp;
+	s->regs[2] = ip;
+	s->size = MIN((u64)SNAP_BYTES, s->stack_end - sp);
+	for (u64 i = 0; i < s->size; i++)
+		s->stack[i] = ((volatile const u8 *)(uintptr_t)sp)[i];
+}
+
+/* Work after each call keeps it from being a tail call; noipa keeps gcc
+ * from dropping that work when the result goes unused. */
+__attribute__((noipa)) static int level1(struct snap *s)
+{
+	s->ra[1] = __builtin_return_address(0);
+	capture(s);
+	return (int)s->size & 1;
+}
+
+__attribute__((noipa)) static int level2(struct snap *s)
+{
+	s->ra[2] = __builtin_return_address(0);
+	return level1(s) + 1;
+}
+
+static struct unw_user user_of(const struct snap *s, struct self_maps *maps, u64 size)
+{
+	return (struct unw_user){
+		.regs = s->regs, .regs_mask = SNAP_MASK,
+		.stack = s->stack, .stack_size = size,
+		.pid = (u32)getpid(), .tid = (u32)getpid(),
+		.space = maps, .generation = 1,
+		.find_map = find_self_map, .find_ctx = maps,
+	};
+}
+
+static void test_registers(void)
+{
+	/* The full x86_64 set perf records: values are the perf indexes. */
+	u64 mask = 0xff0fffULL, regs[24];
+	int k = 0;
+	for (int bit = 0; bit < 64; bit++)
+		if (mask & (1ULL << bit))
+			regs[k++] = (u64)bit;
+	struct snap *s = xcalloc(1, sizeof(*s));
+	struct self_maps *maps = xcalloc(1, sizeof(*maps));
+	struct unw_user in = user_of(s, maps, 0);
+	in.regs = regs;
+	in.regs_mask = mask;
+	/* Through the public unwinder: a walk with no stack gives the ip. */
+	struct unw_dwarf *u = unw_dwarf_new(UNW_BACKEND_LIBUNWIND);
+	struct unw_frame out[4];
+	int n = unw_dwarf_user(u, &in, out, 4);
+	CHECK(n >= 1 && out[0].ip == 8, "the first frame is the IP register (perf index 8): %d %llu",
+	      n, n ? (unsigned long long)out[0].ip : 0ULL);
+	in.regs_mask = mask & ~(1ULL << 7);    /* no SP: nothing to walk */
+	CHECK(unw_dwarf_user(u, &in, out, 4) == 0, "no sp, no user frames");
+	unw_dwarf_free(u);
+	free(maps);
+	free(s);
+}
+
+static void free_maps(struct self_maps *m)
+{
+	for (int i = 0; i < m->n; i++)
+		free(m->v[i].path);
+}
+
+static void unwind_own_stack(enum unw_backend b)
+{
+	struct snap *s = xcalloc(1, sizeof(*s));
+	struct self_maps *maps = xcalloc(1, sizeof(*maps));
+	read_self_maps(maps, &s->stack_end);
+	CHECK(s->stack_end != 0, "found the [stack] mapping");
+	level2(s);
+	struct unw_dwarf *u = unw_dwarf_new(b);
+	CHECK(u != NULL, "%s: unwinder made", unw_backend_name(b));
+	if (!u)
+		return;
+	struct unw_frame out[64];
+	struct unw_user in = user_of(s, maps, s->size);
+	int n = unw_dwarf_user(u, &in, out, 64);
+	CHECK(n >= 5, "%s: %d frames (capture, level1, level2, the test, main...)",
+	      unw_backend_name(b), n);
+	CHECK(n > 0 && out[0].ip == s->regs[2], "%s: the first frame is the sampled ip",
+	      unw_backend_name(b));
+	for (int i = 0; i < 3 && i + 1 < n; i++)
+		CHECK(out[i + 1].ip + 1 == (u64)(uintptr_t)s->ra[i],
+		      "%s: frame %d is return address %p less one (got %#llx)",
+		      unw_backend_name(b), i + 1, s->ra[i], (unsigned long long)out[i + 1].ip);
+	CHECK(n > 0 && !out[n - 1].cut, "%s: a whole copy ends without the marker",
+	      unw_backend_name(b));
+
+	/* A copy of 24 bytes holds capture's return address but not the
+	 * rest: the same first frames, then the marker, and nothing read
+	 * from outside the copy. */
+	struct unw_frame cut[64];
+	in = user_of(s, maps, 24);
+	int m = unw_dwarf_user(u, &in, cut, 64);
+	CHECK(m >= 2 && m < n && cut[m - 1].cut && cut[m - 1].ip == 0,
+	      "%s: a short copy ends in the marker (%d of %d frames)", unw_backend_name(b), m, n);
+	for (int i = 0; i + 1 < m; i++)
+		CHECK(cut[i].ip == out[i].ip && !cut[i].cut, "%s: frame %d as in the whole copy",
+		      unw_backend_name(b), i);
+	CHECK(unw_dwarf_stats(u)->cut == 1 && unw_dwarf_stats(u)->samples == 2,
+	      "%s: stats count 2 walks, 1 cut", unw_backend_name(b));
+	unw_dwarf_free(u);
+	free_maps(maps);
+	free(maps);
+	free(s);
+}
+
+static void test_libunwind_own_stack(void) { unwind_own_stack(UNW_BACKEND_LIBUNWIND); }
+static void test_libdw_own_stack(void) { unwind_own_stack(UNW_BACKEND_LIBDW); }
+
+int main(void)
+{
+	RUN(test_backend_names);
+	RUN(test_registers);
+	RUN(test_libunwind_own_stack);
+	RUN(test_libdw_own_stack);
+	return test_summary();
+}

@@ -1,0 +1,322 @@
+/* dwarf.c - DWARF unwinding of user stack copies, the part both backends
+ * share: the per-file cache of ELF files and unwind tables, reads from the
+ * stack copy and the mapped files, and joining kernel and user frames. */
+#include "unwind/unwind-internal.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/auxv.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int unw_parse_backend(const char *name, enum unw_backend *b)
+{
+	if (!strcmp(name, "libunwind")) {
+		*b = UNW_BACKEND_LIBUNWIND;
+		return 0;
+	}
+	if (!strcmp(name, "libdw")) {
+		*b = UNW_BACKEND_LIBDW;
+		return 0;
+	}
+	err_set("unknown unwinder '%s' (use libunwind or libdw)", name);
+	return -1;
+}
+
+const char *unw_backend_name(enum unw_backend b)
+{
+	return b == UNW_BACKEND_LIBUNWIND ? "libunwind" : "libdw";
+}
+
+struct unw_dwarf *unw_dwarf_new(enum unw_backend b)
+{
+	struct unw_dwarf *u = xcalloc(1, sizeof(*u));
+	u->backend = b;
+	u->ops = b == UNW_BACKEND_LIBUNWIND ? &unw_libunwind_ops : &unw_libdw_ops;
+	u64map_init(&u->files);
+	elf_version(EV_CURRENT);
+	u->state = u->ops->open(u);
+	if (!u->state) {
+		unw_dwarf_free(u);
+		return NULL;
+	}
+	return u;
+}
+
+static void file_free(struct unw_file *f)
+{
+	if (f->cfi)
+		dwarf_cfi_end(f->cfi);
+	if (f->elf)
+		elf_end(f->elf);
+	if (f->data)
+		munmap((void *)f->data, f->size);
+	if (f->fd >= 0)
+		close(f->fd);
+	VEC_FREE(&f->loads);
+	free(f);
+}
+
+void unw_dwarf_free(struct unw_dwarf *u)
+{
+	if (!u)
+		return;
+	if (u->state)
+		u->ops->close(u->state);
+	for (size_t i = 0; i < u->all_files.n; i++)
+		file_free(u->all_files.v[i]);
+	VEC_FREE(&u->all_files);
+	u64map_free(&u->files);
+	free(u);
+}
+
+const struct unw_stats *unw_dwarf_stats(const struct unw_dwarf *u)
+{
+	return &u->stats;
+}
+
+/* ---- registers ----------------------------------------------------------- */
+
+/* DWARF x86_64 numbering (rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip) to
+ * perf's. */
+static const u8 dwarf_to_perf[UNW_DWARF_NREGS] = {
+	UNW_PERF_AX, UNW_PERF_DX, UNW_PERF_CX, UNW_PERF_BX, UNW_PERF_SI,
+	UNW_PERF_DI, UNW_PERF_BP, UNW_PERF_SP,
+	UNW_PERF_R8, UNW_PERF_R8 + 1, UNW_PERF_R8 + 2, UNW_PERF_R8 + 3,
+	UNW_PERF_R8 + 4, UNW_PERF_R8 + 5, UNW_PERF_R8 + 6, UNW_PERF_R8 + 7,
+	UNW_PERF_IP,
+};
+
+int unw_reg(const struct unw_user *in, int dw, u64 *val)
+{
+	if (!in->regs || dw < 0 || dw >= UNW_DWARF_NREGS)
+		return -1;
+	int bit = dwarf_to_perf[dw];
+	if (!(in->regs_mask & (1ULL << bit)))
+		return -1;
+	/* The regs come in mask bit order: count the set bits below ours. */
+	int idx = __builtin_popcountll(in->regs_mask & ((1ULL << bit) - 1));
+	*val = in->regs[idx];
+	return 0;
+}
+
+/* ---- files --------------------------------------------------------------- */
+
+/* .eh_frame_hdr's search table, in the layout every GNU toolchain writes
+ * (version 1; pc-relative sdata4 eh_frame pointer; udata4 count;
+ * datarel sdata4 entries).  libunwind's remote search wants the table's
+ * address and length, which are in this fixed 12-byte header. */
+#define EH_HDR_SIZE 12
+static void find_search_table(struct unw_file *f, const GElf_Phdr *ph)
+{
+	if (ph->p_offset + EH_HDR_SIZE > f->size)
+		return;
+	const u8 *h = f->data + ph->p_offset;
+	if (h[0] != 1 || h[1] != 0x1b || h[2] != 0x03 || h[3] != 0x3b)
+		return;
+	u32 count;
+	memcpy(&count, h + 8, sizeof(count));
+	f->hdr_vaddr = ph->p_vaddr;
+	f->table_vaddr = ph->p_vaddr + EH_HDR_SIZE;
+	f->fde_count = count;
+}
+
+static int file_read_layout(struct unw_file *f)
+{
+	GElf_Ehdr eh;
+	size_t nph;
+	if (!gelf_getehdr(f->elf, &eh) || elf_getphdrnum(f->elf, &nph) < 0)
+		return -1;
+	f->is_dyn = eh.e_type == ET_DYN;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(f->elf, (int)i, &ph))
+			continue;
+		if (ph.p_type == PT_LOAD && ph.p_offset + ph.p_filesz <= f->size) {
+			struct unw_load l = { ph.p_vaddr, ph.p_offset, ph.p_filesz };
+			VEC_PUSH(&f->loads, l);
+		} else if (ph.p_type == PT_GNU_EH_FRAME) {
+			find_search_table(f, &ph);
+		}
+	}
+	return f->loads.n ? 0 : -1;
+}
+
+/* The vdso is the same for every process of a kernel, and has no file:
+ * ours, copied into a memory file, stands in for the recorded one (the
+ * caller checked the build-ids). */
+static int own_vdso_fd(void)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR), lo = 0, hi = 0;
+	FILE *maps = base ? fopen("/proc/self/maps", "re") : NULL;
+	char line[512];
+	while (maps && fgets(line, sizeof(line), maps))
+		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo == base)
+			break;
+	if (maps)
+		fclose(maps);
+	if (!base || lo != base || hi <= lo)
+		return -1;
+	int fd = memfd_create("ember-vdso", MFD_CLOEXEC);
+	if (fd >= 0 && write(fd, (const void *)lo, hi - lo) != (ssize_t)(hi - lo)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+static struct unw_file *file_load(const struct unw_map *m)
+{
+	struct unw_file *f = xcalloc(1, sizeof(*f));
+	f->key = m->key;
+	f->fd = !strcmp(m->path, "[vdso]") ? own_vdso_fd() : open(m->path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (f->fd < 0 || fstat(f->fd, &st) < 0 || st.st_size < 64)
+		return f;
+	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, f->fd, 0);
+	if (p == MAP_FAILED)
+		return f;
+	f->data = p;
+	f->size = (size_t)st.st_size;
+	f->elf = elf_memory((char *)p, f->size);
+	if (f->elf && elf_kind(f->elf) == ELF_K_ELF && file_read_layout(f) == 0)
+		return f;
+	if (f->elf)
+		elf_end(f->elf);
+	f->elf = NULL;
+	return f;
+}
+
+struct unw_file *unw_file_get(struct unw_dwarf *u, const struct unw_map *m)
+{
+	bool created;
+	u64 *slot = u64map_slot(&u->files, (u64)(uintptr_t)m->key, &created);
+	if (created) {
+		struct unw_file *f = file_load(m);
+		VEC_PUSH(&u->all_files, f);
+		*slot = u->all_files.n;
+		if (f->elf)
+			u->stats.files++;
+	}
+	struct unw_file *f = u->all_files.v[*slot - 1];
+	return f->elf ? f : NULL;
+}
+
+/* The segment holding file offset off (mappings start page-aligned). */
+static const struct unw_load *load_at_offset(const struct unw_file *f, u64 off)
+{
+	for (size_t i = 0; i < f->loads.n; i++) {
+		const struct unw_load *l = &f->loads.v[i];
+		if ((l->offset & ~0xfffULL) <= off && off < l->offset + l->filesz)
+			return l;
+	}
+	return f->loads.n ? &f->loads.v[0] : NULL;
+}
+
+u64 unw_file_bias(const struct unw_file *f, const struct unw_map *m)
+{
+	if (!f->is_dyn)
+		return 0;
+	const struct unw_load *l = load_at_offset(f, m->pgoff);
+	return m->start + l->offset - l->vaddr - m->pgoff;
+}
+
+Dwarf_CFI *unw_file_cfi(struct unw_file *f)
+{
+	if (!f->cfi_tried) {
+		f->cfi_tried = true;
+		f->cfi = dwarf_getcfi_elf(f->elf);
+	}
+	return f->cfi;
+}
+
+/* 8 bytes at ELF address vaddr of the file, when the file holds them. */
+static int file_read(const struct unw_file *f, u64 vaddr, u64 *val)
+{
+	for (size_t i = 0; i < f->loads.n; i++) {
+		const struct unw_load *l = &f->loads.v[i];
+		if (vaddr >= l->vaddr && vaddr + 8 <= l->vaddr + l->filesz) {
+			memcpy(val, f->data + l->offset + (vaddr - l->vaddr), 8);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* ---- memory -------------------------------------------------------------- */
+
+/* How far above sp an address still counts as the stack: a read there
+ * beyond the copy means the copy was too small, not a bad address. */
+#define STACK_REACH (8ull << 20)
+
+int unw_read_word(struct unw_walk *w, u64 addr, u64 *val)
+{
+	const struct unw_user *in = w->in;
+	u64 off = addr - w->sp;
+	if (addr >= w->sp && off + 8 <= in->stack_size && off < in->stack_size) {
+		memcpy(val, in->stack + off, 8);
+		return 0;
+	}
+	if (w->cur && file_read(w->cur, addr - w->cur_bias, val) == 0)
+		return 0;
+	struct unw_map m;
+	if (in->find_map && in->find_map(in->find_ctx, addr, &m) == 0) {
+		struct unw_file *f = unw_file_get(w->u, &m);
+		if (f && file_read(f, addr - unw_file_bias(f, &m), val) == 0)
+			return 0;
+	}
+	if (addr >= w->sp && off < STACK_REACH)
+		w->hit_end = true;
+	return -1;
+}
+
+/* ---- walking ------------------------------------------------------------- */
+
+int unw_dwarf_user(struct unw_dwarf *u, const struct unw_user *in, struct unw_frame *out,
+		   int max)
+{
+	struct unw_walk w = { .u = u, .in = in };
+	u64 ip;
+	if (max < 1 || unw_reg(in, 7, &w.sp) < 0 || unw_reg(in, 16, &ip) < 0)
+		return 0;
+	if (max > UNW_MAX_PCS)
+		max = UNW_MAX_PCS;
+	int n = u->ops->walk(u->state, &w, u->pcs, max);
+	if (n < 1) {
+		u->pcs[0] = ip;     /* the sampled ip at least */
+		n = 1;
+	}
+	for (int i = 0; i < n; i++) {
+		/* A caller's pc is a return address: one less names the call. */
+		out[i].ip = i ? u->pcs[i] - 1 : u->pcs[i];
+		out[i].kernel = false;
+		out[i].cut = false;
+	}
+	u->stats.samples++;
+	u->stats.frames += (u64)n;
+	if (w.hit_end && n < max) {
+		out[n].ip = 0;
+		out[n].kernel = false;
+		out[n].cut = true;
+		n++;
+		u->stats.cut++;
+	}
+	return n;
+}
+
+int unw_dwarf_sample_frames(struct unw_dwarf *u, const struct pd_sample *s, u16 misc,
+			    const struct unw_user *in, struct unw_frame *out, int max,
+			    bool *dropped)
+{
+	int n = unw_sample_frames(s, misc, out, max, dropped);
+	if (!in->regs || (dropped && *dropped))
+		return n;
+	int k = 0;
+	while (k < n && out[k].kernel)
+		k++;
+	int user = unw_dwarf_user(u, in, out + k, max - k);
+	return user > 0 ? k + user : n;
+}

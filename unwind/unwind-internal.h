@@ -1,0 +1,88 @@
+/* unwind-internal.h - (private to unwind/) what the DWARF unwinder's files
+ * share: the per-file cache of unwind tables, reads from the stack copy
+ * and the mapped files, and the two backends' entry points. */
+#ifndef EMBER_UNWIND_INTERNAL_H
+#define EMBER_UNWIND_INTERNAL_H
+
+#include <elfutils/libdw.h>
+#include <gelf.h>
+
+#include "unwind/unwind.h"
+
+/* A PT_LOAD segment: where file bytes appear in the ELF address space. */
+struct unw_load {
+	u64 vaddr, offset, filesz;
+};
+
+/* One ELF file, opened once: its bytes (mmap'd), its segments, where its
+ * .eh_frame_hdr search table is, and libdw's CFI for it (made on use). */
+struct unw_file {
+	const void *key;
+	int fd;
+	const u8 *data;
+	size_t size;
+	Elf *elf;
+	bool is_dyn;                  /* ET_DYN: placed by a load bias */
+	VEC(struct unw_load) loads;
+	u64 hdr_vaddr, table_vaddr;   /* .eh_frame_hdr and its table */
+	u64 fde_count;                /* 0: no usable search table */
+	Dwarf_CFI *cfi;               /* .eh_frame through libdw (leaf fix) */
+	bool cfi_tried;
+};
+
+/* The sample being unwound, as the backends' callbacks see it. */
+struct unw_walk {
+	struct unw_dwarf *u;
+	const struct unw_user *in;
+	u64 sp;                       /* the user sp: the copy starts here */
+	bool hit_end;                 /* a read went past the end of the copy */
+	struct unw_file *cur;         /* the file being searched, tried first */
+	u64 cur_bias;
+};
+
+#define UNW_MAX_PCS 512
+
+struct unw_backend_ops {
+	void *(*open)(struct unw_dwarf *u);
+	void (*close)(void *state);
+	/* Fills pcs (leaf first, raw: return addresses as found) and returns
+	 * how many (0 when not even the first frame could be read). */
+	int (*walk)(void *state, struct unw_walk *w, u64 *pcs, int max);
+};
+extern const struct unw_backend_ops unw_libunwind_ops;
+extern const struct unw_backend_ops unw_libdw_ops;
+
+/* The unwinder: one backend, the files it loaded, what it did. */
+struct unw_dwarf {
+	enum unw_backend backend;
+	const struct unw_backend_ops *ops;
+	void *state;
+	struct u64map files;          /* file key -> index + 1 in all_files */
+	VEC(struct unw_file *) all_files;
+	struct unw_stats stats;
+	u64 pcs[UNW_MAX_PCS];
+};
+
+/* perf's x86_64 register numbers (asm/perf_regs.h), used in the mask. */
+enum {
+	UNW_PERF_AX, UNW_PERF_BX, UNW_PERF_CX, UNW_PERF_DX, UNW_PERF_SI,
+	UNW_PERF_DI, UNW_PERF_BP, UNW_PERF_SP, UNW_PERF_IP, UNW_PERF_FLAGS,
+	UNW_PERF_R8 = 16,
+};
+#define UNW_DWARF_NREGS 17            /* DWARF x86_64: 0..15 GPRs, 16 = RIP */
+
+/* The value of DWARF register dw (0..16) in the sample; -1 if absent. */
+int unw_reg(const struct unw_user *in, int dw, u64 *val);
+
+/* Reads 8 bytes at addr of the sampled process: from the stack copy, or
+ * from the file mapped there.  -1 when it is neither. */
+int unw_read_word(struct unw_walk *w, u64 addr, u64 *val);
+
+/* The file behind a mapping, loaded once per key; NULL when unusable. */
+struct unw_file *unw_file_get(struct unw_dwarf *u, const struct unw_map *m);
+/* The load bias of a file placed by mapping m (0 for ET_EXEC). */
+u64 unw_file_bias(const struct unw_file *f, const struct unw_map *m);
+/* libdw's CFI for the file (its .eh_frame), or NULL. */
+Dwarf_CFI *unw_file_cfi(struct unw_file *f);
+
+#endif
