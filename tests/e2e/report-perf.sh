@@ -8,9 +8,8 @@ if ! have_perf; then
 	exit 0
 fi
 
-start_spinner 4
-
-perf record -q -B -o "$TMP/ratio.data" -F 999 -g -- "$WORKLOADS/ratio" 2 >/dev/null 2>&1
+# The known-ratio run samples one task: no spinner (steadier shares).
+perf record -q -B -o "$TMP/ratio.data" -F 1999 -g -- "$WORKLOADS/ratio" 2 >/dev/null 2>&1
 report_agrees perf-ratio "$TMP/ratio.data"
 script_agrees perf-ratio "$TMP/ratio.data" comm,pid,tid,time,event,ip,sym
 
@@ -18,6 +17,7 @@ script_agrees perf-ratio "$TMP/ratio.data" comm,pid,tid,time,event,ip,sym
 design_agrees perf-ratio "$TMP/ratio.data" --no-children leaf_a=50,leaf_b=30,leaf_c=20
 design_agrees perf-ratio "$TMP/ratio.data" --children work=100,mid_ab=80,leaf_a=50
 
+start_spinner 4
 perf record -q -B -o "$TMP/all.data" -F 999 -a -g -- sleep 1 >/dev/null 2>&1
 report_agrees perf-system-wide "$TMP/all.data"
 script_agrees perf-system-wide "$TMP/all.data"
