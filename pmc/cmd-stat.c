@@ -145,14 +145,10 @@ static int parse_event(struct cli *cl, const char *arg)
 	return 0;
 }
 
+/* The option error line; -1 so the caller stops with a usage error. */
 static int unknown_option(char **argv, int c)
 {
-	if (c == ':')
-		cmd_error(CMD, "%s: needs a value: see 'ember stat --help'",
-			  argv[optind - 1]);
-	else
-		cmd_error(CMD, "unknown option '%s': see 'ember stat --help'",
-			  argv[optind - 1]);
+	cmd_bad_option("stat", c, argv[optind - 1]);
 	return -1;
 }
 

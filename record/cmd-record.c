@@ -189,14 +189,10 @@ static int parse_list(int c, const char *arg, struct rec_opts *o)
 	return rc;
 }
 
+/* The option error line; -1 so the caller stops with a usage error. */
 static int unknown_option(char **argv, int c)
 {
-	if (c == ':')
-		cmd_error(CMD, "%s: needs a value: see 'ember record --help'",
-			  argv[optind - 1]);
-	else
-		cmd_error(CMD, "unknown option '%s': see 'ember record --help'",
-			  argv[optind - 1]);
+	cmd_bad_option("record", c, argv[optind - 1]);
 	return -1;
 }
 

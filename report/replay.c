@@ -317,7 +317,7 @@ static void resolve_frame(struct replay *rp, struct rp_thread *t, struct rp_fram
 
 /* ---- filters and the loop ----------------------------------------------- */
 
-static bool in_list(const pid_t *v, int n, u32 x)
+bool rp_id_listed(const pid_t *v, int n, u32 x)
 {
 	for (int i = 0; i < n; i++)
 		if ((u32)v[i] == x)
@@ -325,7 +325,7 @@ static bool in_list(const pid_t *v, int n, u32 x)
 	return false;
 }
 
-static bool comm_listed(const char *list, const char *comm)
+bool rp_comm_listed(const char *list, const char *comm)
 {
 	size_t len = strlen(comm);
 	for (const char *p = list; *p;) {
@@ -340,15 +340,15 @@ static bool comm_listed(const char *list, const char *comm)
 static bool sample_wanted(const struct rp_filter *f, const struct pd_sample *s,
 			  const struct rp_thread *t)
 {
-	if (f->npids && !in_list(f->pids, f->npids, s->pid))
+	if (f->npids && !rp_id_listed(f->pids, f->npids, s->pid))
 		return false;
-	if (f->ntids && !in_list(f->tids, f->ntids, s->tid))
+	if (f->ntids && !rp_id_listed(f->tids, f->ntids, s->tid))
 		return false;
-	if (f->ncpus && !in_list(f->cpus, f->ncpus, s->cpu))
+	if (f->ncpus && !rp_id_listed(f->cpus, f->ncpus, s->cpu))
 		return false;
 	if (s->time < f->time_start || (f->time_end && s->time > f->time_end))
 		return false;
-	if (f->comms && !comm_listed(f->comms, t->comm))
+	if (f->comms && !rp_comm_listed(f->comms, t->comm))
 		return false;
 	return true;
 }

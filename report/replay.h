@@ -130,6 +130,11 @@ int rp_run(struct replay *rp, struct rp_sink *sink);
 const struct rp_summary *rp_summary(struct replay *rp);
 void rp_close(struct replay *rp);
 
+/* Filter helpers for analyses that filter their own way: x among the n
+ * ids of v; comm among the names of a comma list. */
+bool rp_id_listed(const pid_t *v, int n, u32 x);
+bool rp_comm_listed(const char *list, const char *comm);
+
 /* Resolves a frame the replay left pending (see rp_opts.defer_kernel). */
 void rp_resolve(struct replay *rp, struct rp_frame *f);
 

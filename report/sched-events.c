@@ -111,33 +111,13 @@ bool sched_is_clock_event(const struct pd_attr *a)
 		a->attr.config == PERF_COUNT_SW_TASK_CLOCK);
 }
 
-static bool listed(const pid_t *v, int n, u32 x)
-{
-	for (int i = 0; i < n; i++)
-		if ((u32)v[i] == x)
-			return true;
-	return false;
-}
-
-static bool comm_listed(const char *list, const char *comm)
-{
-	size_t len = strlen(comm);
-	for (const char *p = list; *p;) {
-		size_t n = strcspn(p, ",");
-		if (n == len && !strncmp(p, comm, n))
-			return true;
-		p += n + (p[n] == ',');
-	}
-	return false;
-}
-
 bool sched_filter_match(const struct rp_filter *f, u32 pid, u32 tid, const char *comm)
 {
 	if (!f)
 		return true;
-	if (f->npids && !listed(f->pids, f->npids, pid))
+	if (f->npids && !rp_id_listed(f->pids, f->npids, pid))
 		return false;
-	if (f->ntids && !listed(f->tids, f->ntids, tid))
+	if (f->ntids && !rp_id_listed(f->tids, f->ntids, tid))
 		return false;
-	return !f->comms || comm_listed(f->comms, comm);
+	return !f->comms || rp_comm_listed(f->comms, comm);
 }
