@@ -289,7 +289,10 @@ static int collapse_sample(void *ctx, const struct rp_sample *s)
 	c->refs.n = 0;
 	add_process(c, s);
 	bool java = !strncmp(c->names.s, "java", 4);
-	for (int i = s->nframes - 1; i >= 0; i--)
+	/* A chain perf could not trust prints no frames in perf script, so
+	 * the folded line has the process frame alone. */
+	int nframes = s->chain_dropped ? 0 : s->nframes;
+	for (int i = nframes - 1; i >= 0; i--)
 		add_frame(c, &s->frames[i], java);
 	/* Names are referenced only now: the buffer may have moved. */
 	VEC_GROW(&c->frames, c->refs.n);
