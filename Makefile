@@ -54,7 +54,7 @@ else
   EMBER_BIN := $(BUILD)/ember
 endif
 
-.PHONY: all check asan deps clean bench workloads unit demo
+.PHONY: all check asan deps clean bench workloads unit demo fuzz
 all: $(EMBER_BIN)
 
 $(EMBER_BIN): $(BUILD)/ember.o $(BUILD)/libember.a
@@ -96,7 +96,7 @@ asan:
 # is missing.
 DEB_DEPS := build-essential pkg-config libelf-dev libdw-dev libunwind-dev \
             libnuma-dev zlib1g-dev libzstd-dev libtraceevent-dev libiberty-dev \
-            linux-perf chromium \
+            linux-perf chromium blktrace clang libclang-rt-14-dev \
             python3 \
             util-linux procps
 deps:
@@ -121,6 +121,49 @@ BENCHES := record report unwind stat offcpu
 bench: $(EMBER_BIN) $(WORKLOAD_BINS)
 	@for b in $(BENCHES); do echo "== bench/$$b.sh"; \
 	  EMBER=$(abspath $(EMBER_BIN)) WORKLOADS=$(abspath $(BUILD)/workloads) bench/$$b.sh; done
+
+# Fuzzing: one libFuzzer target per parser of outside input (tests/fuzz/),
+# built with clang into build-fuzz/ against the library sources compiled
+# with ASan+UBSan and coverage.  Each target runs FUZZ_SECONDS on its seed
+# corpus (tests/fuzz/corpus/T, kept small and read-only here); what it
+# learns goes to build-fuzz/corpus/T, crashers to build-fuzz/crash-T-*.
+FUZZ_SECONDS ?= 60
+FUZZ_CC      := clang
+ifneq ($(filter fuzz,$(MAKECMDGOALS)),)
+  ifeq ($(shell command -v $(FUZZ_CC)),)
+    $(error make fuzz needs clang and its fuzzer runtime: apt-get install clang libclang-rt-14-dev)
+  endif
+endif
+FUZZ_DIR     := build-fuzz
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS  := -std=gnu11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra \
+                -Wno-unused-parameter -I. $(PKG_CFLAGS) -D_GNU_SOURCE \
+                $(DEMANGLE_CFLAGS) -MMD -MP $(FUZZ_SAN)
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz-*.c))
+# Only the modules that hold the parsers: a half-written file elsewhere
+# does not stop the fuzzers.
+FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(wildcard $(addsuffix /*.c,common format symbols flamegraph)))
+
+$(FUZZ_OBJS): $(FUZZ_DIR)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_DIR)/fuzz-%: tests/fuzz/fuzz-%.c $(wildcard tests/fuzz/*.h) $(FUZZ_OBJS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) $(LDLIBS_ALL)
+
+fuzz: $(addprefix $(FUZZ_DIR)/,$(FUZZ_TARGETS))
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_DIR)/corpus/$$t tests/fuzz/corpus/$$t; \
+	  echo "== $$t: $(FUZZ_SECONDS) s"; \
+	  LSAN_OPTIONS=suppressions=$(abspath tests/fuzz/lsan.supp) \
+	  $(FUZZ_DIR)/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=2048 \
+	    -max_len=65536 -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/crash-$$t- \
+	    $(FUZZ_DIR)/corpus/$$t tests/fuzz/corpus/$$t > $(FUZZ_DIR)/$$t.log 2>&1 || \
+	    { tail -60 $(FUZZ_DIR)/$$t.log; echo "$$t: FAILED (log: $(FUZZ_DIR)/$$t.log)"; exit 1; }; \
+	  grep -E '^(stat::number_of_executed_runs|stat::peak_rss_mb)|^Done' $(FUZZ_DIR)/$$t.log | tr '\n' ' '; echo; \
+	done
+
+-include $(FUZZ_OBJS:.o=.d)
 
 clean:
 	rm -rf build build-asan ember

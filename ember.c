@@ -24,6 +24,8 @@ static const struct command commands[] = {
 	{ "list", cmd_list, "list the events and metric sets this machine offers" },
 	{ "offcpu", cmd_offcpu, "time blocked off-CPU, by stack, like offcputime" },
 	{ "sched", cmd_sched, "wakeup-to-run latency histograms, like runqlat" },
+	{ "bio", cmd_bio, "block I/O phases, latency histograms and per-I/O lines" },
+	{ "verify", cmd_verify, "check a data file or blktrace capture record by record" },
 };
 
 static void usage(FILE *out)

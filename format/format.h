@@ -359,4 +359,70 @@ int pd_trace_format(struct pd_trace *t, u64 id, const void *raw, size_t raw_size
 int pd_trace_field(struct pd_trace *t, u64 id, const void *raw, size_t raw_size,
 		   const char *field, u64 *value);
 
+/* A fixed-size char array field ("rwbs", "comm") copied into buf and
+ * NUL-terminated (cut to bufsize - 1); -1 with err_set() when absent. */
+int pd_trace_field_str(struct pd_trace *t, u64 id, const void *raw, size_t raw_size,
+		       const char *field, char *buf, size_t bufsize);
+
+/* ---- blktrace ---------------------------------------------------------------
+ * blk_io_trace records from classic blktrace per-CPU files (DEV.blktrace.N)
+ * or from the kernel's `blk` tracer with options/bin=1 (ftrace-framed). */
+
+/* Action bits (low 16: what happened; high 16: categories). */
+enum {
+	PD_BLK_TA_QUEUE = 1, PD_BLK_TA_BACKMERGE, PD_BLK_TA_FRONTMERGE, PD_BLK_TA_GETRQ,
+	PD_BLK_TA_SLEEPRQ, PD_BLK_TA_REQUEUE, PD_BLK_TA_ISSUE, PD_BLK_TA_COMPLETE,
+	PD_BLK_TA_PLUG, PD_BLK_TA_UNPLUG_IO, PD_BLK_TA_UNPLUG_TIMER, PD_BLK_TA_INSERT,
+	PD_BLK_TA_SPLIT, PD_BLK_TA_BOUNCE, PD_BLK_TA_REMAP, PD_BLK_TA_ABORT,
+	PD_BLK_TA_DRV_DATA,
+	PD_BLK_TA_CGROUP = 1 << 8,
+};
+enum {
+	PD_BLK_TC_READ = 1 << 0, PD_BLK_TC_WRITE = 1 << 1, PD_BLK_TC_FLUSH = 1 << 2,
+	PD_BLK_TC_SYNC = 1 << 3, PD_BLK_TC_QUEUE = 1 << 4, PD_BLK_TC_REQUEUE = 1 << 5,
+	PD_BLK_TC_ISSUE = 1 << 6, PD_BLK_TC_COMPLETE = 1 << 7, PD_BLK_TC_FS = 1 << 8,
+	PD_BLK_TC_PC = 1 << 9, PD_BLK_TC_NOTIFY = 1 << 10, PD_BLK_TC_AHEAD = 1 << 11,
+	PD_BLK_TC_META = 1 << 12, PD_BLK_TC_DISCARD = 1 << 13, PD_BLK_TC_DRV_DATA = 1 << 14,
+	PD_BLK_TC_FUA = 1 << 15,
+};
+#define PD_BLK_ACT(action) ((action) & 0xffu)
+#define PD_BLK_CAT(action) ((action) >> 16)
+/* Notify actions (category NOTIFY): the payload is a comm, a clock, text. */
+enum { PD_BLK_TN_PROCESS = 0, PD_BLK_TN_TIMESTAMP = 1, PD_BLK_TN_MESSAGE = 2 };
+
+struct pd_blk_rec {
+	u64 time;           /* ns (trace clock; ftrace header's for blk tracer) */
+	u64 sector;
+	u32 sequence, bytes, action, pid, device, cpu;
+	u16 error, pdu_len;
+	u8 version;
+	const u8 *pdu;      /* valid until pd_blk_close() */
+	int file;           /* which input file */
+	u64 offset;         /* byte offset of the record in that file */
+};
+
+struct pd_blk_reader;
+/* PATH, or PATH.blktrace.0, .1, ...: the files are merged by time as
+ * they are read (each is in time order, as blktrace writes them).  NULL
+ * with err_set() naming file and offset. */
+struct pd_blk_reader *pd_blk_open(const char *path);
+/* 1 with the next record, 0 at the end, -1 with err_set() naming the file
+ * and offset of a damaged record (the records before it were delivered). */
+int pd_blk_next(struct pd_blk_reader *r, struct pd_blk_rec *out);
+size_t pd_blk_nfiles(const struct pd_blk_reader *r);
+const char *pd_blk_file_name(const struct pd_blk_reader *r, int file);
+void pd_blk_close(struct pd_blk_reader *r);
+/* Every record in file order (per-CPU files one after another), for
+ * checking: fn returns 0 to go on.  -1 with err_set() naming the file and
+ * offset at the first record that cannot be framed (after the ones before
+ * it were delivered), or when fn returned -1. */
+typedef int (*pd_blk_walk_fn)(void *ctx, const struct pd_blk_rec *r, const char *file);
+int pd_blk_walk(const char *path, pd_blk_walk_fn fn, void *ctx);
+/* Whether PATH is (or names per-CPU files of) blktrace data. */
+bool pd_blk_probe(const char *path);
+/* Payload decoders; -1 when the payload is too short. */
+int pd_blk_remap(const struct pd_blk_rec *r, u32 *dev_from, u32 *dev_to, u64 *sector_from);
+int pd_blk_split(const struct pd_blk_rec *r, u64 *new_sector);
+int pd_blk_comm(const struct pd_blk_rec *r, char *buf, size_t size);
+
 #endif

@@ -534,13 +534,16 @@ static int stream_need(struct pd_reader *r, size_t n)
 	while (r->in_len < n) {
 		if (r->in_eof)
 			return r->in_len == 0 ? 0 : -1;
-		if (r->in_start + n > r->in_cap) {
+		if (r->in_start + n > r->in_cap && r->in_start) {
 			memmove(r->in, r->in + r->in_start, r->in_len);
 			r->in_start = 0;
-			if (n > r->in_cap) {
-				r->in_cap = MAX(n, r->in_cap * 2);
-				r->in = xrealloc(r->in, r->in_cap);
-			}
+		}
+		/* Grow only when what arrived fills the buffer: a size field that
+		 * lies (tracing data says 4 GiB) costs at most twice the bytes the
+		 * stream really holds. */
+		if (r->in_start + r->in_len == r->in_cap) {
+			r->in_cap = MIN(n, r->in_cap * 2);
+			r->in = xrealloc(r->in, r->in_cap);
 		}
 		size_t at = r->in_start + r->in_len;
 		ssize_t got = read(r->fd, r->in + at, r->in_cap - at);
@@ -573,7 +576,7 @@ static int next_raw(struct pd_reader *r, const u8 **rec, u64 *offset)
 		if (r->pos >= r->data_end)
 			return 0;
 		if (r->data_end - r->pos < 8)
-			return fail_at(r, r->pos, "truncated record header");
+			return r->stats.truncated ? 0 : fail_at(r, r->pos, "truncated record header");
 		memcpy(hdr, r->map + r->pos, 8);
 	} else {
 		int got = stream_need(r, 8);
@@ -588,8 +591,10 @@ static int next_raw(struct pd_reader *r, const u8 **rec, u64 *offset)
 		return fail_at(r, r->pos, "record size is smaller than its header");
 	const u8 *src;
 	if (!r->pipe) {
+		/* A file cut while recording ends with a partial record. */
 		if (r->data_end - r->pos < size)
-			return fail_at(r, r->pos, "record runs past the end of the data");
+			return r->stats.truncated ? 0 :
+			       fail_at(r, r->pos, "record runs past the end of the data");
 		src = r->map + r->pos;
 		r->pos += size;
 	} else {
@@ -773,6 +778,10 @@ static void queue_release(struct pd_reader *r, u64 limit)
 	r->out_end = k;
 }
 
+/* Arena slots keep every record 8-byte aligned, as decoding expects,
+ * even when a damaged stream gives a size that is not a multiple of 8. */
+#define ARENA_SLOT(size) (((size_t)(size) + 7) & ~(size_t)7)
+
 /* Stream mode keeps queued records in the arena; rebuild it when the
  * delivered ones are most of it, so memory follows the live queue. */
 static void arena_shrink(struct pd_reader *r)
@@ -784,9 +793,9 @@ static void arena_shrink(struct pd_reader *r)
 		const u8 *rec = r->arena.v + r->queue.v[i].loc;
 		u16 size = get_u32(rec + 4) >> 16;
 		size_t at = fresh.n;
-		VEC_GROW(&fresh, at + size);
+		VEC_GROW(&fresh, at + ARENA_SLOT(size));
 		memcpy(fresh.v + at, rec, size);
-		fresh.n += size;
+		fresh.n += ARENA_SLOT(size);
 		r->queue.v[i].loc = at;
 	}
 	VEC_FREE(&r->arena);
@@ -801,9 +810,9 @@ static void enqueue(struct pd_reader *r, const u8 *rec, u64 offset, u64 time)
 	if (r->pipe) {
 		u16 size = get_u32(rec + 4) >> 16;
 		q.loc = r->arena.n;
-		VEC_GROW(&r->arena, r->arena.n + size);
+		VEC_GROW(&r->arena, r->arena.n + ARENA_SLOT(size));
 		memcpy(r->arena.v + r->arena.n, rec, size);
-		r->arena.n += size;
+		r->arena.n += ARENA_SLOT(size);
 	}
 	VEC_PUSH(&r->queue, q);
 	if (time > r->max_time)
@@ -994,8 +1003,10 @@ static void parse_event_desc(struct pd_reader *r)
 static void parse_build_ids(struct pd_reader *r)
 {
 	const struct feature *f = &r->feat[PD_FEAT_BUILD_ID];
+	if (!f->data)
+		return;   /* no section: NULL + 0 is still undefined in C */
 	const u8 *p = f->data, *end = f->data + f->len;
-	while (p && end - p >= 8) {
+	while (end - p >= 8) {
 		u16 size = get_u32(p + 4) >> 16;
 		if (size < 8 || size > end - p)
 			break;
@@ -1105,7 +1116,13 @@ static int open_file(struct pd_reader *r, const char *path)
 	}
 	r->data_begin = data_off;
 	r->pos = data_off;
-	if (data_len == 0 || data_len > r->map_len - data_off) {
+	/* Writers add the features when they close the file: none means the
+	 * recorder was killed or failed, and its header's data size is only
+	 * its last checkpoint. */
+	bool closed = false;
+	for (int i = 0; i < PD_FEAT_MAX / 8; i++)
+		closed |= h[72 + i] != 0;
+	if (!closed || data_len == 0 || data_len > r->map_len - data_off) {
 		/* A recorder that did not finish: read what is there. */
 		r->stats.truncated = true;
 		data_len = r->map_len - data_off;

@@ -2,6 +2,8 @@
  * recorder (session.c) and reports; the only place in record/ that prints. */
 #include <getopt.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,12 +50,18 @@ static const char usage_text[] =
 "      --off-cpu          record where threads block: sched_switch with call\n"
 "                         chains (-g unless --call-graph), sched_wakeup(_new)\n"
 "                         and switch events; with -F or -c also CPU samples\n"
+"      --block            record block I/O: the block tracepoints this kernel\n"
+"                         has (queue, getrq, insert, issue, complete, merges,\n"
+"                         splits, remaps, requeues, errors), system-wide\n"
+"                         (completions run outside the task); see 'ember bio'\n"
+"  -d, --device DEV       with --block, only this block device (repeatable;\n"
+"                         /dev/sda, sda or MAJOR:MINOR)\n"
 "      --no-leaf-fix      with -g, no user-stack snapshot for repairing the\n"
 "                         caller of a frameless leaf function\n"
 "  -q, --quiet            no summary line\n"
 "  -h, --help             this help\n";
 
-enum { OPT_FILTER = 256, OPT_CALL_GRAPH, OPT_DURATION, OPT_SWITCH, OPT_OFF_CPU, OPT_NO_LEAF_FIX };
+enum { OPT_FILTER = 256, OPT_CALL_GRAPH, OPT_DURATION, OPT_SWITCH, OPT_OFF_CPU, OPT_NO_LEAF_FIX, OPT_BLOCK };
 
 static const struct option long_opts[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -70,6 +78,8 @@ static const struct option long_opts[] = {
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "switch-events", no_argument, NULL, OPT_SWITCH },
 	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
+	{ "block", no_argument, NULL, OPT_BLOCK },
+	{ "device", required_argument, NULL, 'd' },
 	{ "no-leaf-fix", no_argument, NULL, OPT_NO_LEAF_FIX },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -81,6 +91,8 @@ struct cli {
 	bool quiet;
 	bool help;
 	bool fell_back;            /* the default event became cpu-clock */
+	u32 devs[16];              /* -d: kernel dev_t values (MAJOR << 20 | MINOR) */
+	int ndevs;
 };
 
 static int bad(const char *fmt, const char *arg, const char *fix)
@@ -189,6 +201,29 @@ static int parse_list(int c, const char *arg, struct rec_opts *o)
 	return rc;
 }
 
+/* The kernel's tracepoints print dev_t as MAJOR << 20 | MINOR, unlike
+ * userspace's encoding, so the filter needs that form. */
+static int parse_device(struct cli *cl, const char *arg)
+{
+	unsigned maj, min;
+	char path[300], extra;
+	if (cl->ndevs == (int)ARRAY_SIZE(cl->devs))
+		return bad("-d %s", arg, "at most 16 devices");
+	if (sscanf(arg, "%u:%u%c", &maj, &min, &extra) != 2) {
+		struct stat st;
+		snprintf(path, sizeof(path), "%s%s", arg[0] == '/' ? "" : "/dev/", arg);
+		if (stat(path, &st) < 0 || !S_ISBLK(st.st_mode))
+			return bad("-d %s", arg, "not a block device: give /dev/NAME, "
+				   "NAME or MAJOR:MINOR");
+		maj = major(st.st_rdev);
+		min = minor(st.st_rdev);
+	}
+	if (maj >= 1u << 12 || min >= 1u << 20)
+		return bad("-d %s", arg, "major or minor number out of range");
+	cl->devs[cl->ndevs++] = maj << 20 | min;
+	return 0;
+}
+
 /* The option error line; -1 so the caller stops with a usage error. */
 static int unknown_option(char **argv, int c)
 {
@@ -214,6 +249,8 @@ static int parse_one(struct cli *cl, int c, char **argv)
 	case OPT_SWITCH: o->switch_events = true; return 0;
 	case OPT_OFF_CPU: o->off_cpu = true; return 0;
 	case OPT_NO_LEAF_FIX: o->no_leaf_fix = true; return 0;
+	case OPT_BLOCK: o->block = true; return 0;
+	case 'd': return parse_device(cl, optarg);
 	case 'q': cl->quiet = true; return 0;
 	case 'h': cl->help = true; return 0;
 	default: return unknown_option(argv, c);
@@ -231,6 +268,13 @@ static int check_targets(struct rec_opts *o)
 		o->system_wide = true;  /* perf's default too */
 	if (o->period)
 		o->freq = 0;            /* -c wins, as in perf */
+	/* Completions run in interrupts and other tasks' time: a per-task
+	 * recording would see I/Os start and never end. */
+	if (o->block && (o->pids || o->tids))
+		return bad("%s", "--block with -p/-t", "block I/O completes outside the "
+			   "task; record system-wide (-a, or a command) or with -C");
+	if (o->block && !o->cpus)
+		o->system_wide = true;
 	return 0;
 }
 
@@ -244,7 +288,7 @@ static int parse_cli(struct cli *cl, int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "+:e:F:c:gaC:p:t:o:m:qh", long_opts,
+	while ((c = getopt_long(argc, argv, "+:e:F:c:gaC:p:t:o:m:d:qh", long_opts,
 				NULL)) != -1)
 		if (parse_one(cl, c, argv) < 0)
 			return -1;
@@ -279,6 +323,79 @@ static int add_off_cpu_events(struct cli *cl)
 	o->switch_events = true;
 	if (o->callgraph == REC_CG_NONE)
 		o->callgraph = REC_CG_FP;
+	return 0;
+}
+
+/* The block tracepoints ember bio uses, those this kernel has. */
+static const char *const block_tps[] = {
+	"block_bio_queue", "block_getrq", "block_rq_insert", "block_rq_issue",
+	"block_rq_complete", "block_rq_requeue", "block_rq_merge",
+	"block_bio_backmerge", "block_bio_frontmerge", "block_split",
+	"block_bio_remap", "block_rq_remap", "block_plug", "block_unplug",
+	"block_io_start", "block_io_done", "block_rq_error",
+};
+
+/* "dev == A || dev == B" for events that carry a dev field; NULL when
+ * the event has none (plug, unplug) and so cannot be filtered. */
+static char *device_filter(const struct cli *cl, const char *tp)
+{
+	char rel[128];
+	size_t len;
+	snprintf(rel, sizeof(rel), "events/block/%s/format", tp);
+	char *fmt = pmc_tracefs_read(rel, &len);
+	bool has_dev = fmt && strstr(fmt, "dev_t dev;");
+	free(fmt);
+	if (!has_dev || !cl->ndevs)
+		return NULL;
+	struct strbuf sb = {0};
+	for (int i = 0; i < cl->ndevs; i++)
+		sb_printf(&sb, "%sdev == %u", i ? " || " : "", cl->devs[i]);
+	return sb.s;
+}
+
+static int add_block_event(struct cli *cl, const char *tp)
+{
+	char spec[128];
+	snprintf(spec, sizeof(spec), "block:%s", tp);
+	if (pmc_parse(&cl->o.events, spec) < 0) {
+		cmd_error(CMD, "--block: %s", err_msg());
+		return -1;
+	}
+	char *filter = device_filter(cl, tp);
+	int rc = filter ? pmc_set_filter(&cl->o.events, filter) : 0;
+	if (rc < 0)
+		cmd_error(CMD, "-d: %s", err_msg());
+	free(filter);
+	return rc;
+}
+
+/* --block: every block tracepoint of the list the kernel has (older and
+ * newer kernels differ), each hit recorded; -d narrows them in the kernel.
+ * Plug and unplug carry no device and are left out when -d is given. */
+static int add_block_events(struct cli *cl)
+{
+	struct rec_opts *o = &cl->o;
+	if (!pmc_tracefs()) {
+		cmd_error(CMD, "--block: %s", err_msg());
+		return -1;
+	}
+	if (o->events.n == 0 && (o->freq || o->period) && add_default_event(cl) < 0)
+		return -1;
+	int added = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(block_tps); i++) {
+		if (pmc_tracepoint_id("block", block_tps[i]) < 0)
+			continue;
+		if (cl->ndevs && strstr(block_tps[i], "plug"))
+			continue;
+		if (add_block_event(cl, block_tps[i]) < 0)
+			return -1;
+		added++;
+	}
+	if (!added) {
+		cmd_error(CMD, "--block: this kernel has no block tracepoints: build it "
+			  "with CONFIG_BLK_DEV_IO_TRACE or CONFIG_TRACEPOINTS");
+		return -1;
+	}
 	return 0;
 }
 
@@ -397,6 +514,12 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	if (cl.o.off_cpu && add_off_cpu_events(&cl) < 0)
+		goto out;
+	if (cl.ndevs && !cl.o.block) {
+		cmd_error(CMD, "-d: only with --block: add --block");
+		goto out;
+	}
+	if (cl.o.block && add_block_events(&cl) < 0)
 		goto out;
 	if (cl.o.events.n == 0 && add_default_event(&cl) < 0)
 		goto out;

@@ -44,8 +44,9 @@ static bool is_tracepoint(const struct rec_evsel *e)
 static void config_period(struct rec_session *s, struct rec_evsel *e)
 {
 	const struct rec_opts *o = s->o;
-	/* --off-cpu needs every switch and wakeup, even beside -F or -c. */
-	if (is_tracepoint(e) && o->off_cpu) {
+	/* --off-cpu needs every switch and wakeup, --block every I/O event,
+	 * even beside -F or -c. */
+	if (is_tracepoint(e) && (o->off_cpu || o->block)) {
 		e->attr.sample_period = 1;
 		e->attr.freq = 0;
 		return;

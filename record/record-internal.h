@@ -44,6 +44,7 @@ struct rec_opts {
 	double duration;           /* seconds, 0 for none */
 	bool switch_events;
 	bool off_cpu;              /* --off-cpu: sched tracepoints, every hit */
+	bool block;                /* --block: block tracepoints, every hit */
 	char **command;            /* NULL-terminated, or NULL */
 	int self_argc;             /* ember's own command line, for the */
 	char **self_argv;          /* cmdline feature */

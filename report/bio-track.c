@@ -1,0 +1,417 @@
+/* bio-track.c - the block I/O sink: follows each queued I/O by device and
+ * sector into its request and on to completion, through merges (the
+ * merged I/O finishes with its request), splits, remaps and requeues. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/bio.h"
+
+#define NONE 0u   /* index + 1 in the maps; 0 is "no I/O" */
+
+/* I/Os in flight by key: few at a time however long the recording, so a
+ * small table whose entries leave when the I/O moves on stays in cache
+ * (linear probing, deletion by backward shift). */
+struct inflight {
+	u64 *keys;
+	u32 *vals;               /* index + 1; NONE marks an empty slot */
+	size_t cap, n;           /* cap a power of two */
+};
+
+struct bio_tracker {
+	const struct bio_tp *tp;
+	VEC(struct bio_io) ios;
+	struct inflight pending; /* (dev, sector) -> queued I/O awaiting a request */
+	struct inflight rq;      /* (dev, start sector) -> request in flight */
+	struct inflight rq_end;  /* (dev, end sector) -> request, for back merges */
+	struct bio_counts c;
+	bio_event_fn hook;
+	void *hook_ctx;
+	u32 seq;                 /* events seen, for perf.data sources */
+};
+
+static u64 key_of(u32 dev, u64 sector)
+{
+	return hash_u64(sector ^ ((u64)dev << 40) ^ ((u64)dev >> 24));
+}
+
+static void if_init(struct inflight *m)
+{
+	m->cap = 256;
+	m->n = 0;
+	m->keys = xcalloc(m->cap, sizeof(*m->keys));
+	m->vals = xcalloc(m->cap, sizeof(*m->vals));
+}
+
+static void if_free(struct inflight *m)
+{
+	free(m->keys);
+	free(m->vals);
+}
+
+/* The slot of key, or the empty slot where it would go. */
+static size_t if_slot(const struct inflight *m, u64 key)
+{
+	size_t mask = m->cap - 1, i = key & mask;   /* keys are hashes already */
+	while (m->vals[i] != NONE && m->keys[i] != key)
+		i = (i + 1) & mask;
+	return i;
+}
+
+static u32 if_get(const struct inflight *m, u64 key)
+{
+	return m->vals[if_slot(m, key)];
+}
+
+static void if_set(struct inflight *m, u64 key, u32 val);
+
+static void if_grow(struct inflight *m)
+{
+	struct inflight old = *m;
+	m->cap *= 2;
+	m->n = 0;
+	m->keys = xcalloc(m->cap, sizeof(*m->keys));
+	m->vals = xcalloc(m->cap, sizeof(*m->vals));
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.vals[i] != NONE)
+			if_set(m, old.keys[i], old.vals[i]);
+	if_free(&old);
+}
+
+static void if_set(struct inflight *m, u64 key, u32 val)
+{
+	if ((m->n + 1) * 2 > m->cap)
+		if_grow(m);
+	size_t i = if_slot(m, key);
+	m->n += m->vals[i] == NONE;
+	m->keys[i] = key;
+	m->vals[i] = val;
+}
+
+/* Removes slot i, shifting later entries of its run back into the gap. */
+static void if_del_slot(struct inflight *m, size_t i)
+{
+	size_t mask = m->cap - 1, j = i;
+	for (;;) {
+		j = (j + 1) & mask;
+		if (m->vals[j] == NONE)
+			break;
+		size_t home = m->keys[j] & mask;
+		bool movable = i <= j ? (home <= i || home > j) : (home <= i && home > j);
+		if (movable) {
+			m->keys[i] = m->keys[j];
+			m->vals[i] = m->vals[j];
+			i = j;
+		}
+	}
+	m->vals[i] = NONE;
+	m->n--;
+}
+
+/* The I/O a map holds for (dev, sector) in one of the given states, or
+ * NULL; a hash collision or a stale slot reads as absent. */
+static struct bio_io *find(struct bio_tracker *bt, struct inflight *m, u32 dev, u64 sector,
+			   bool by_end, u8 state)
+{
+	u32 v = if_get(m, key_of(dev, sector));
+	if (v == NONE)
+		return NULL;
+	struct bio_io *io = &bt->ios.v[v - 1];
+	u64 at = by_end ? io->sector + io->nr_sector : io->sector;
+	return io->dev == dev && at == sector && io->state == state ? io : NULL;
+}
+
+static u32 index_of(const struct bio_tracker *bt, const struct bio_io *io)
+{
+	return (u32)(io - bt->ios.v) + 1;
+}
+
+static void put(struct bio_tracker *bt, struct inflight *m, u32 dev, u64 sector,
+		const struct bio_io *io)
+{
+	if_set(m, key_of(dev, sector), index_of(bt, io));
+}
+
+static void unput(struct bio_tracker *bt, struct inflight *m, u32 dev, u64 sector,
+		  const struct bio_io *io)
+{
+	size_t i = if_slot(m, key_of(dev, sector));
+	if (m->vals[i] == index_of(bt, io))
+		if_del_slot(m, i);
+}
+
+static void rq_index(struct bio_tracker *bt, struct bio_io *rq)
+{
+	put(bt, &bt->rq, rq->dev, rq->sector, rq);
+	put(bt, &bt->rq_end, rq->dev, rq->sector + rq->nr_sector, rq);
+}
+
+static void rq_unindex(struct bio_tracker *bt, struct bio_io *rq)
+{
+	unput(bt, &bt->rq, rq->dev, rq->sector, rq);
+	unput(bt, &bt->rq_end, rq->dev, rq->sector + rq->nr_sector, rq);
+}
+
+static struct bio_io *new_io(struct bio_tracker *bt, const struct bio_ev *e,
+			     const struct bio_who *s)
+{
+	struct bio_io io = { .dev = e->dev, .sector = e->sector, .nr_sector = e->nr_sector,
+			     .pid = s->pid, .tid = s->tid };
+	memcpy(io.rwbs, e->rwbs, sizeof(io.rwbs) - 1);
+	if (s->comm)
+		strncpy(io.comm, s->comm, sizeof(io.comm) - 1);
+	VEC_PUSH(&bt->ios, io);
+	return &bt->ios.v[bt->ios.n - 1];
+}
+
+/* ---- the events ---------------------------------------------------------- */
+
+/* A split's remainder is queued again by the kernel (or not, by version):
+ * a queue event at its sector continues it rather than starting anew. */
+static void on_queue(struct bio_tracker *bt, const struct bio_ev *e, const struct bio_who *s)
+{
+	struct bio_io *old = find(bt, &bt->pending, e->dev, e->sector, false, BS_QUEUED);
+	if (old && (old->flags & BF_SPLIT) && !(old->flags & BF_NO_QUEUE)) {
+		old->flags |= BF_NO_QUEUE;   /* seen once; a third queue is new */
+		old->nr_sector = e->nr_sector;
+		return;
+	}
+	if (old) {
+		old->state = BS_LOST;        /* its place taken before it went on */
+		bt->c.lost++;
+	}
+	struct bio_io *io = new_io(bt, e, s);
+	io->t[BT_Q] = s->time;
+	put(bt, &bt->pending, e->dev, e->sector, io);
+}
+
+static void on_split(struct bio_tracker *bt, const struct bio_ev *e, const struct bio_who *s)
+{
+	struct bio_io *io = find(bt, &bt->pending, e->dev, e->sector, false, BS_QUEUED);
+	u64 end = io ? io->sector + io->nr_sector : 0;
+	bt->c.splits++;
+	if (!io || e->old_sector <= io->sector || e->old_sector >= end)
+		return;
+	io->nr_sector = (u32)(e->old_sector - io->sector);
+	struct bio_ev rest = *e;
+	rest.sector = e->old_sector;
+	rest.nr_sector = (u32)(end - e->old_sector);
+	u64 q = io->t[BT_Q];
+	struct bio_io *r = new_io(bt, &rest, s);   /* io may have moved */
+	r->t[BT_Q] = q;
+	r->flags |= BF_SPLIT;
+	put(bt, &bt->pending, rest.dev, rest.sector, r);
+}
+
+static void on_getrq(struct bio_tracker *bt, const struct bio_ev *e, const struct bio_who *s)
+{
+	struct bio_io *old = find(bt, &bt->rq, e->dev, e->sector, false, BS_REQUEST);
+	if (old) {
+		old->state = BS_LOST;        /* same place, earlier request: lost */
+		rq_unindex(bt, old);
+		bt->c.lost++;
+	}
+	struct bio_io *io = find(bt, &bt->pending, e->dev, e->sector, false, BS_QUEUED);
+	if (!io) {
+		io = new_io(bt, e, s);
+		io->flags |= BF_NO_QUEUE;
+	}
+	unput(bt, &bt->pending, io->dev, io->sector, io);
+	io->state = BS_REQUEST;
+	io->t[BT_G] = s->time;
+	rq_index(bt, io);
+}
+
+static void merge_into(struct bio_tracker *bt, struct bio_io *io, struct bio_io *rq,
+		       u64 new_start, u8 flag)
+{
+	rq_unindex(bt, rq);
+	rq->nr_sector += io->nr_sector;
+	rq->sector = new_start;
+	rq_index(bt, rq);
+	unput(bt, &bt->pending, io->dev, io->sector, io);
+	io->state = BS_MERGED;
+	io->parent = index_of(bt, rq);
+	io->flags |= flag;
+}
+
+static void on_bio_merge(struct bio_tracker *bt, const struct bio_ev *e, bool back)
+{
+	struct bio_io *io = find(bt, &bt->pending, e->dev, e->sector, false, BS_QUEUED);
+	struct bio_io *rq = back ? find(bt, &bt->rq_end, e->dev, e->sector, true, BS_REQUEST)
+				 : find(bt, &bt->rq, e->dev, e->sector + e->nr_sector, false,
+					BS_REQUEST);
+	if (back)
+		bt->c.back_merges++;
+	else
+		bt->c.front_merges++;
+	if (io && rq)
+		merge_into(bt, io, rq, back ? rq->sector : io->sector,
+			   back ? BF_BACKMERGE : BF_FRONTMERGE);
+}
+
+/* A request absorbed by the one ending where it starts. */
+static void on_rq_merge(struct bio_tracker *bt, const struct bio_ev *e)
+{
+	bt->c.rq_merges++;
+	struct bio_io *io = find(bt, &bt->rq, e->dev, e->sector, false, BS_REQUEST);
+	if (!io)
+		return;
+	rq_unindex(bt, io);
+	struct bio_io *rq = find(bt, &bt->rq_end, e->dev, e->sector, true, BS_REQUEST);
+	if (!rq) {
+		io->state = BS_LOST;
+		bt->c.lost++;
+		return;
+	}
+	io->state = BS_REQUEST;   /* merge_into wants it out of pending only */
+	merge_into(bt, io, rq, rq->sector, BF_BACKMERGE);
+}
+
+static void on_stamp(struct bio_tracker *bt, const struct bio_ev *e, u64 time, int which)
+{
+	struct bio_io *rq = find(bt, &bt->rq, e->dev, e->sector, false, BS_REQUEST);
+	if (!rq)
+		return;
+	if (which == BT_D && !rq->t[BT_I]) {
+		rq->flags |= BF_DIRECT;
+		rq->t[BT_I] = time;
+	}
+	if (which == BT_D || !rq->t[which])
+		rq->t[which] = time;
+}
+
+static void on_requeue(struct bio_tracker *bt, const struct bio_ev *e)
+{
+	struct bio_io *rq = find(bt, &bt->rq, e->dev, e->sector, false, BS_REQUEST);
+	bt->c.requeues++;
+	if (rq) {
+		rq->requeues++;
+		rq->t[BT_D] = 0;
+	}
+}
+
+static void on_remap(struct bio_tracker *bt, const struct bio_ev *e, bool bio)
+{
+	struct inflight *m = bio ? &bt->pending : &bt->rq;
+	struct bio_io *io = find(bt, m, e->old_dev, e->old_sector, false,
+				 bio ? BS_QUEUED : BS_REQUEST);
+	if (bio)
+		bt->c.remaps++;
+	else
+		bt->c.rq_remaps++;
+	if (!io)
+		return;
+	if (bio)
+		unput(bt, m, io->dev, io->sector, io);
+	else
+		rq_unindex(bt, io);
+	io->state = BS_REMAPPED;
+}
+
+/* A completion may cover part of a request (the rest completes later). */
+static void on_complete(struct bio_tracker *bt, const struct bio_ev *e, u64 time)
+{
+	struct bio_io *rq = find(bt, &bt->rq, e->dev, e->sector, false, BS_REQUEST);
+	if (!rq) {
+		bt->c.before++;
+		return;
+	}
+	if (e->error) {
+		rq->error = e->error;
+		bt->c.errors++;
+	}
+	if (e->nr_sector && e->nr_sector < rq->nr_sector) {
+		unput(bt, &bt->rq, rq->dev, rq->sector, rq);
+		rq->sector += e->nr_sector;
+		rq->nr_sector -= e->nr_sector;
+		put(bt, &bt->rq, rq->dev, rq->sector, rq);
+		return;
+	}
+	rq_unindex(bt, rq);
+	rq->state = BS_DONE;
+	rq->t[BT_C] = time;
+}
+
+void bio_set_hook(struct bio_tracker *bt, bio_event_fn fn, void *ctx)
+{
+	bt->hook = fn;
+	bt->hook_ctx = ctx;
+}
+
+void bio_track(struct bio_tracker *bt, const struct bio_ev *e, const struct bio_who *w)
+{
+	if (bt->hook)
+		bt->hook(bt->hook_ctx, e, w);
+	switch (e->kind) {
+	case BK_QUEUE: on_queue(bt, e, w); break;
+	case BK_SPLIT: on_split(bt, e, w); break;
+	case BK_GETRQ: on_getrq(bt, e, w); break;
+	case BK_BACKMERGE: on_bio_merge(bt, e, true); break;
+	case BK_FRONTMERGE: on_bio_merge(bt, e, false); break;
+	case BK_RQ_MERGE: on_rq_merge(bt, e); break;
+	case BK_INSERT: on_stamp(bt, e, w->time, BT_I); break;
+	case BK_ISSUE: on_stamp(bt, e, w->time, BT_D); break;
+	case BK_REQUEUE: on_requeue(bt, e); break;
+	case BK_BIO_REMAP: on_remap(bt, e, true); break;
+	case BK_RQ_REMAP: on_remap(bt, e, false); break;
+	case BK_COMPLETE: on_complete(bt, e, w->time); break;
+	default: break;
+	}
+}
+
+static int bt_sample(void *ctx, const struct rp_sample *s)
+{
+	struct bio_tracker *bt = ctx;
+	struct bio_ev e;
+	if (bio_tp_decode(bt->tp, s->attr, s->s, &e) == BK_OTHER)
+		return 0;
+	struct bio_who w = { .time = s->s->time, .pid = s->s->pid, .tid = s->s->tid,
+			     .cpu = s->s->cpu, .seq = ++bt->seq,
+			     .comm = s->thread ? s->thread->comm : NULL };
+	bio_track(bt, &e, &w);
+	return 0;
+}
+
+struct rp_sink bio_sink(struct bio_tracker *bt)
+{
+	return (struct rp_sink){ .ctx = bt, .sample = bt_sample };
+}
+
+struct bio_tracker *bio_tracker_new(const struct bio_tp *tp)
+{
+	struct bio_tracker *bt = xcalloc(1, sizeof(*bt));
+	bt->tp = tp;
+	if_init(&bt->pending);
+	if_init(&bt->rq);
+	if_init(&bt->rq_end);
+	return bt;
+}
+
+void bio_tracker_free(struct bio_tracker *bt)
+{
+	if (!bt)
+		return;
+	VEC_FREE(&bt->ios);
+	if_free(&bt->pending);
+	if_free(&bt->rq);
+	if_free(&bt->rq_end);
+	free(bt);
+}
+
+size_t bio_nios(const struct bio_tracker *bt) { return bt->ios.n; }
+const struct bio_io *bio_get(const struct bio_tracker *bt, size_t i) { return &bt->ios.v[i]; }
+const struct bio_counts *bio_counts(const struct bio_tracker *bt) { return &bt->c; }
+
+/* Merges chain (a request absorbed by another): follow to the end. */
+const struct bio_io *bio_request(const struct bio_tracker *bt, const struct bio_io *io)
+{
+	for (int hops = 0; io->state == BS_MERGED && io->parent && hops < 64; hops++)
+		io = &bt->ios.v[io->parent - 1];
+	return io;
+}
+
+u64 bio_done_time(const struct bio_tracker *bt, const struct bio_io *io)
+{
+	const struct bio_io *rq = bio_request(bt, io);
+	return rq->state == BS_DONE ? rq->t[BT_C] : 0;
+}

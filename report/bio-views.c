@@ -1,0 +1,220 @@
+/* bio-views.c - the per-I/O views of `ember bio`: log2 latency histograms
+ * (like biolatency) and one line per I/O (like biosnoop -Q), plus the
+ * helpers the views share (direction, device names, filters). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report/bio.h"
+
+char bio_dir(const char *rwbs)
+{
+	for (const char *p = rwbs; *p; p++)
+		if (*p == 'R' || *p == 'W' || *p == 'D')
+			return *p;
+	return 'N';
+}
+
+void bio_dev_name(u32 dev, char *buf, size_t size)
+{
+	char link[64], target[256];
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", BIO_MAJOR(dev), BIO_MINOR(dev));
+	ssize_t n = readlink(link, target, sizeof(target) - 1);
+	if (n <= 0) {
+		snprintf(buf, size, "%u,%u", BIO_MAJOR(dev), BIO_MINOR(dev));
+		return;
+	}
+	target[n] = '\0';
+	const char *slash = strrchr(target, '/');
+	snprintf(buf, size, "%s", slash ? slash + 1 : target);
+}
+
+static bool listed(const pid_t *v, int n, u32 x)
+{
+	for (int i = 0; i < n; i++)
+		if ((u32)v[i] == x)
+			return true;
+	return false;
+}
+
+static bool comm_listed(const char *list, const char *comm)
+{
+	size_t len = strlen(comm);
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, ",");
+		if (n == len && !strncmp(p, comm, n))
+			return true;
+		p += n + (p[n] == ',');
+	}
+	return false;
+}
+
+/* I/Os belong to the task that queued them, at the time it did. */
+bool bio_io_shown(const struct bio_io *io, const struct rp_filter *f)
+{
+	if (!f)
+		return true;
+	u64 t = io->t[BT_Q] ? io->t[BT_Q] : io->t[BT_G];
+	if ((f->npids && !listed(f->pids, f->npids, io->pid)) ||
+	    (f->ntids && !listed(f->tids, f->ntids, io->tid)) ||
+	    (f->comms && !comm_listed(f->comms, io->comm)))
+		return false;
+	return t >= f->time_start && (!f->time_end || t <= f->time_end);
+}
+
+/* ---- histograms ---------------------------------------------------------- */
+
+#define SLOTS 64
+
+struct hist {
+	u32 dev;
+	char flags[8];
+	u64 slot[SLOTS];
+	u64 n;
+};
+
+static int log2_slot(u64 v)
+{
+	int s = 0;
+	while (v > 1 && s < SLOTS - 1) {
+		v >>= 1;
+		s++;
+	}
+	return v ? s : 0;
+}
+
+static struct hist *hist_get(struct hist *v, size_t *n, size_t cap, u32 dev, const char *flags)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (v[i].dev == dev && !strcmp(v[i].flags, flags))
+			return &v[i];
+	if (*n == cap)
+		return NULL;
+	memset(&v[*n], 0, sizeof(v[*n]));
+	v[*n].dev = dev;
+	snprintf(v[*n].flags, sizeof(v[*n].flags), "%s", flags);
+	return &v[(*n)++];
+}
+
+static void print_one_hist(const struct hist *h, const struct bio_view_opts *o, FILE *out)
+{
+	int top = 0;
+	u64 most = 1;
+	for (int i = 0; i < SLOTS; i++)
+		if (h->slot[i]) {
+			top = i;
+			most = MAX(most, h->slot[i]);
+		}
+	fprintf(out, "%10s%-14s : count     distribution\n", o->millis ? "msecs" : "usecs", "");
+	for (int i = 0; i <= top; i++) {
+		u64 lo = i ? 1ull << i : 0, hi = (1ull << (i + 1)) - 1;
+		int stars = (int)(h->slot[i] * 40 / most);
+		fprintf(out, "%10llu -> %-10llu : %-8llu |%-40.*s|\n", (unsigned long long)lo,
+			(unsigned long long)hi, (unsigned long long)h->slot[i], stars,
+			"****************************************");
+	}
+}
+
+static void print_hist_title(const struct hist *h, const struct bio_view_opts *o, FILE *out)
+{
+	char name[64];
+	bio_dev_name(h->dev, name, sizeof(name));
+	if (o->per_disk && o->per_flags)
+		fprintf(out, "\ndisk = %s, flags = %s\n", name, h->flags);
+	else if (o->per_disk)
+		fprintf(out, "\ndisk = %s\n", name);
+	else if (o->per_flags)
+		fprintf(out, "\nflags = %s\n", h->flags);
+}
+
+#define MAX_HISTS 1024
+
+int bio_print_hist(const struct bio_tracker *bt, const struct bio_view_opts *o, FILE *out)
+{
+	struct hist *v = xcalloc(MAX_HISTS, sizeof(*v));
+	size_t n = 0;
+	u64 unit = o->millis ? 1000000 : 1000, measured = 0;
+	for (size_t i = 0; i < bio_nios(bt); i++) {
+		const struct bio_io *io = bio_get(bt, i);
+		const struct bio_io *rq = bio_request(bt, io);
+		u64 from = o->queued ? io->t[BT_Q] : rq->t[BT_D], done = bio_done_time(bt, io);
+		/* D2C is the request's: count each request once. */
+		if (!o->queued && io != rq)
+			continue;
+		if (!from || !done || done < from || (io->flags & BF_NO_QUEUE && !(io->flags & BF_SPLIT)) ||
+		    !bio_io_shown(io, o->filter))
+			continue;
+		struct hist *h = hist_get(v, &n, MAX_HISTS, o->per_disk ? io->dev : 0,
+					  o->per_flags ? io->rwbs : "");
+		if (!h)
+			continue;
+		h->slot[log2_slot((done - from) / unit)]++;
+		h->n++;
+		measured++;
+	}
+	fprintf(out, "%s latency of %llu %s\n", o->queued ? "Q2C (queued to completed)" :
+		"D2C (issued to completed)", (unsigned long long)measured,
+		o->queued ? "I/Os" : "requests");
+	for (size_t i = 0; i < n; i++) {
+		print_hist_title(&v[i], o, out);
+		print_one_hist(&v[i], o, out);
+	}
+	free(v);
+	return ferror(out) ? (err_set("writing the histograms failed"), -1) : 0;
+}
+
+/* ---- one line per I/O ---------------------------------------------------- */
+
+static void snoop_line(const struct bio_tracker *bt, const struct bio_io *io, u64 base,
+		       const struct bio_view_opts *o, FILE *out)
+{
+	const struct bio_io *rq = bio_request(bt, io);
+	u64 done = bio_done_time(bt, io), d = rq->t[BT_D];
+	char name[64];
+	bio_dev_name(io->dev, name, sizeof(name));
+	double t = (double)(done - base) / 1e9;
+	double que = d >= io->t[BT_Q] ? (double)(d - io->t[BT_Q]) / 1e6 : 0;
+	double lat = (double)(done - d) / 1e6;
+	unsigned long long bytes = (unsigned long long)io->nr_sector * 512;
+	if (!o->csv) {
+		fprintf(out, "%-11.6f %-14.14s %-7u %-9s %c %-10llu %-7llu %7.3f %7.3f\n", t, io->comm,
+			io->pid, name, bio_dir(io->rwbs), (unsigned long long)io->sector, bytes,
+			que, lat);
+		return;
+	}
+	fprintf(out, "%.9f,%s,%u,%s,%s,%llu,%llu,%.6f,%.6f", t, io->comm, io->pid, name,
+		io->rwbs, (unsigned long long)io->sector, bytes, que, lat);
+	const struct bio_io *own = io == rq ? io : NULL;   /* merged: no G/I of its own */
+	for (int k = BT_Q; k < BT_MAX; k++) {
+		u64 v = k == BT_Q ? io->t[BT_Q] : own ? own->t[k] : k >= BT_D ? rq->t[k] : 0;
+		if (v)
+			fprintf(out, ",%llu", (unsigned long long)v);
+		else
+			fputs(",", out);
+	}
+	fputc('\n', out);
+}
+
+/* Lines come in the order I/Os were queued, timed by their completion. */
+int bio_print_snoop(const struct bio_tracker *bt, const struct bio_view_opts *o, FILE *out)
+{
+	u64 base = 0;
+	for (size_t i = 0; i < bio_nios(bt) && !base; i++)
+		base = bio_get(bt, i)->t[BT_Q];
+	if (o->csv)
+		fputs("time_s,comm,pid,disk,rwbs,sector,bytes,que_ms,lat_ms,q_ns,g_ns,i_ns,d_ns,"
+		      "c_ns\n", out);
+	else
+		fprintf(out, "%-11s %-14s %-7s %-9s %s %-10s %-7s %7s %7s\n", "TIME(s)", "COMM",
+			"PID", "DISK", "T", "SECTOR", "BYTES", "QUE(ms)", "LAT(ms)");
+	for (size_t i = 0; i < bio_nios(bt); i++) {
+		const struct bio_io *io = bio_get(bt, i);
+		const struct bio_io *rq = bio_request(bt, io);
+		if (!io->t[BT_Q] || !rq->t[BT_D] || !bio_done_time(bt, io) ||
+		    !bio_io_shown(io, o->filter))
+			continue;
+		snoop_line(bt, io, base, o, out);
+	}
+	return ferror(out) ? (err_set("writing the lines failed"), -1) : 0;
+}

@@ -1,0 +1,146 @@
+/* bio.h - (internal to report/) block I/O analysis: decodes block events,
+ * follows each I/O from queue to completion through merges, splits, remaps
+ * and requeues, and prints btt-, biolatency- and biosnoop-like views. */
+#ifndef EMBER_REPORT_BIO_H
+#define EMBER_REPORT_BIO_H
+
+#include <stdio.h>
+
+#include "report/replay.h"
+
+/* The block tracepoints ember bio understands. */
+enum bio_kind {
+	BK_OTHER, BK_QUEUE, BK_GETRQ, BK_INSERT, BK_ISSUE, BK_COMPLETE, BK_REQUEUE,
+	BK_RQ_MERGE, BK_BACKMERGE, BK_FRONTMERGE, BK_SPLIT, BK_BIO_REMAP, BK_RQ_REMAP,
+	BK_ERROR, BK_PLUG, BK_UNPLUG, BK_MAX
+};
+
+struct bio_tp {
+	struct pd_trace *trace;
+	u64 id[BK_MAX];
+	bool have[BK_MAX];
+};
+
+/* One decoded block event. */
+struct bio_ev {
+	enum bio_kind kind;
+	u32 dev;                 /* kernel dev_t: MAJOR << 20 | MINOR */
+	u64 sector;
+	u32 nr_sector;
+	u32 old_dev;             /* remaps */
+	u64 old_sector;          /* remaps; the remainder's sector for splits */
+	s32 error;               /* completions */
+	char rwbs[10];
+};
+
+/* 0 with nothing found is fine (a recording without block events). */
+int bio_tp_init(struct bio_tp *tp, struct pd_reader *r);
+void bio_tp_free(struct bio_tp *tp);
+enum bio_kind bio_tp_decode(const struct bio_tp *tp, const struct pd_attr *a,
+			    const struct pd_sample *s, struct bio_ev *out);
+
+#define BIO_MAJOR(dev) ((dev) >> 20)
+#define BIO_MINOR(dev) ((dev) & 0xfffff)
+
+/* Stamps of an I/O's life; 0 means not seen (no real time is 0). */
+enum { BT_Q, BT_G, BT_I, BT_D, BT_C, BT_MAX };
+
+enum bio_state {
+	BS_QUEUED,      /* queued, not yet in a request */
+	BS_REQUEST,     /* heads a request (getrq seen), awaiting completion */
+	BS_DONE,        /* completed */
+	BS_MERGED,      /* finishes with the request `parent` */
+	BS_REMAPPED,    /* went on to another device (counted there anew) */
+	BS_LOST,        /* in flight when its place was taken: completion lost */
+};
+
+/* Flags of an I/O. */
+enum {
+	BF_BACKMERGE = 1, BF_FRONTMERGE = 2, BF_SPLIT = 4, BF_NO_QUEUE = 8,
+	BF_DIRECT = 16,   /* no insert seen: issued straight to the driver */
+};
+
+struct bio_io {
+	u64 t[BT_MAX];
+	u64 sector;
+	u32 dev, nr_sector;
+	u32 pid, tid;
+	u32 parent;            /* index + 1 of the request it merged into */
+	u32 requeues;
+	s32 error;
+	u8 state, flags;
+	char rwbs[8];
+	char comm[16];
+};
+
+struct bio_counts {
+	u64 before;            /* completions of I/Os begun before the recording */
+	u64 lost;              /* I/Os superseded in flight (completion lost) */
+	u64 splits, remaps, rq_remaps, requeues, rq_merges, errors;
+	u64 back_merges, front_merges;
+};
+
+/* When and by whom an event happened. */
+struct bio_who {
+	u64 time;              /* ns; never 0 */
+	u32 pid, tid;
+	u32 cpu, seq;          /* seq: blktrace's sequence, or a running count */
+	const char *comm;      /* or NULL */
+};
+
+struct bio_tracker;
+/* tp may be NULL for trackers fed by bio_track() alone (blktrace files). */
+struct bio_tracker *bio_tracker_new(const struct bio_tp *tp);
+void bio_track(struct bio_tracker *bt, const struct bio_ev *e, const struct bio_who *w);
+/* A hook that sees every decoded event before it is tracked (blkparse). */
+typedef void (*bio_event_fn)(void *ctx, const struct bio_ev *e, const struct bio_who *w);
+void bio_set_hook(struct bio_tracker *bt, bio_event_fn fn, void *ctx);
+
+/* Feeds a blktrace capture (classic per-CPU files or the blk tracer's
+ * ftrace-framed output) through the tracker.  -1 with err_set(). */
+int bio_feed_blktrace(struct bio_tracker *bt, const char *path);
+
+/* One blkparse-style line per event (the default layout), times from the
+ * first event; ctx is a struct bio_blkparse. */
+struct bio_blkparse {
+	FILE *out;
+	u64 base;              /* the first event's time; 0 until seen */
+};
+void bio_blkparse_line(void *ctx, const struct bio_ev *e, const struct bio_who *w);
+void bio_tracker_free(struct bio_tracker *bt);
+struct rp_sink bio_sink(struct bio_tracker *bt);
+size_t bio_nios(const struct bio_tracker *bt);
+const struct bio_io *bio_get(const struct bio_tracker *bt, size_t i);
+const struct bio_counts *bio_counts(const struct bio_tracker *bt);
+/* The time an I/O finished: its own, or its request's for merged ones
+ * (0 when not completed). */
+u64 bio_done_time(const struct bio_tracker *bt, const struct bio_io *io);
+/* The request an I/O was served by (itself unless merged). */
+const struct bio_io *bio_request(const struct bio_tracker *bt, const struct bio_io *io);
+
+/* ---- views --------------------------------------------------------------- */
+
+struct bio_view_opts {
+	const struct rp_filter *filter;   /* which I/Os: by submitter and Q time */
+	bool queued;            /* --hist: Q2C instead of D2C */
+	bool per_disk, per_flags, millis;
+	bool csv;
+};
+
+/* 'R', 'W', 'D' (discard) or 'N' (other) from an rwbs string. */
+char bio_dir(const char *rwbs);
+/* "loop0" from sysfs when the device exists here, else "7,0". */
+void bio_dev_name(u32 dev, char *buf, size_t size);
+bool bio_io_shown(const struct bio_io *io, const struct rp_filter *f);
+
+int bio_print_btt(const struct bio_tracker *bt, const struct bio_view_opts *o, FILE *out);
+int bio_print_hist(const struct bio_tracker *bt, const struct bio_view_opts *o, FILE *out);
+int bio_print_snoop(const struct bio_tracker *bt, const struct bio_view_opts *o, FILE *out);
+int bio_print_size(const struct bio_tracker *bt, const struct bio_view_opts *o, FILE *out);
+int bio_print_seek(const struct bio_tracker *bt, const struct bio_view_opts *o, FILE *out);
+int bio_print_errors(const struct bio_tracker *bt, const struct bio_view_opts *o, FILE *out);
+/* An SVG latency heat map (D2C, or Q2C with o->queued) over time. */
+int bio_write_heatmap(const struct bio_tracker *bt, const struct bio_view_opts *o,
+		      const char *path);
+
+#endif

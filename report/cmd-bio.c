@@ -1,0 +1,280 @@
+/* cmd-bio.c - `ember bio`: block I/O from 'ember record --block' or a
+ * blktrace capture: a btt-like phase table (default), latency histograms,
+ * per-I/O lines, size/seek/error views, a heat map or blkparse lines. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/bio.h"
+#include "report/report.h"
+
+#define CMD "bio"
+
+static const char usage_text[] =
+	"usage: ember bio [-i FILE] [--btt | --hist | --snoop | --size | --seek | --errors |\n"
+	"                 --heatmap OUT.svg | --blkparse] [options]\n"
+	"\n"
+	"Block I/O from a recording made with 'ember record --block', or from a\n"
+	"blktrace capture: classic per-CPU files (-i DEV for DEV.blktrace.N, or one\n"
+	"file) or the kernel blk tracer's binary output (options/bin=1).  Each I/O is\n"
+	"followed from queue (Q) through request allocation (G), insert (I), issue\n"
+	"(D) to completion (C), by device and sector, through merges (a merged I/O\n"
+	"completes with its request), splits, remaps and requeues.\n"
+	"\n"
+	"  -i, --input FILE   data file (default ember.data; - for stdin)\n"
+	"      --btt          per device and in total: Q2Q, Q2G, G2I, I2D, D2C, Q2C\n"
+	"                     (seconds: MIN, AVG, MAX, N), shares of Q2C, merges,\n"
+	"                     IOPS and MB/s, reads and writes, sequential share (default)\n"
+	"      --hist         log2 latency histogram of D2C (per request)\n"
+	"  -Q, --queued       ... of Q2C (per I/O) instead\n"
+	"  -D, --disks        ... one per disk\n"
+	"  -F, --flags        ... one per rwbs flags (R, W, WS, RA, FWS, ...)\n"
+	"  -m, --millis       ... in milliseconds instead of microseconds\n"
+	"      --snoop        one line per completed I/O: TIME(s) (of completion, from\n"
+	"                     the first queue), COMM, PID, DISK, T, SECTOR, BYTES,\n"
+	"                     QUE(ms) (queue to issue), LAT(ms) (issue to completion)\n"
+	"      --csv          --snoop as CSV, with each stamp in ns (q,g,i,d,c)\n"
+	"      --blkparse     one line per event in blkparse's default layout\n"
+	"      --size         I/O size histograms (KiB, as queued) per command name\n"
+	"      --seek         per device: seek distances (sectors from the previous\n"
+	"                     queued I/O's end) and the sequential share\n"
+	"      --errors       failed requests with their error\n"
+	"      --heatmap FILE an SVG latency heat map: time across, log2 latency up,\n"
+	"                     colour the count (D2C; Q2C with -Q)\n"
+	"  -p, --pid LIST     only I/Os these processes queued\n"
+	"      --tid LIST, --comm LIST, --time START,END (of the queue event)\n"
+	"\n"
+	"I/Os without a queue event (begun before the recording), issued but never\n"
+	"seen completing (perf_events can lose events of idle CPUs), or superseded\n"
+	"in flight are left out of the figures and counted on their own line.  An\n"
+	"issue without an insert event (requests sent straight to the driver) counts\n"
+	"as inserted at issue: G2I holds that time and I2D is 0.\n";
+
+enum { OPT_BTT = 0x4000, OPT_HIST, OPT_SNOOP, OPT_CSV, OPT_BLKPARSE, OPT_SIZE, OPT_SEEK,
+       OPT_ERRORS, OPT_HEATMAP };
+enum view { VIEW_BTT, VIEW_HIST, VIEW_SNOOP, VIEW_BLKPARSE, VIEW_SIZE, VIEW_SEEK, VIEW_ERRORS,
+	    VIEW_HEATMAP };
+
+struct args {
+	struct rp_opts rp;
+	struct bio_view_opts v;
+	enum view view;
+	bool view_set;
+	const char *heatmap;
+	struct bio_blkparse blkparse;
+};
+
+static int set_view(struct args *a, enum view v)
+{
+	if (a->view_set && a->view != v) {
+		err_set("--btt, --hist, --snoop, --blkparse, --size, --seek, --errors and --heatmap "
+			"exclude each other: pick one");
+		return -1;
+	}
+	a->view = v;
+	a->view_set = true;
+	return 1;
+}
+
+/* 1 handled, 0 not ours, -1 err_set. */
+static int parse_one(struct args *a, int opt, const char *arg)
+{
+	switch (opt) {
+	case OPT_BTT: return set_view(a, VIEW_BTT);
+	case OPT_HIST: return set_view(a, VIEW_HIST);
+	case OPT_SNOOP: return set_view(a, VIEW_SNOOP);
+	case OPT_BLKPARSE: return set_view(a, VIEW_BLKPARSE);
+	case OPT_SIZE: return set_view(a, VIEW_SIZE);
+	case OPT_SEEK: return set_view(a, VIEW_SEEK);
+	case OPT_ERRORS: return set_view(a, VIEW_ERRORS);
+	case OPT_HEATMAP: a->heatmap = arg; return set_view(a, VIEW_HEATMAP);
+	case OPT_CSV: a->v.csv = true; return 1;
+	case 'Q': a->v.queued = true; return 1;
+	case 'D': a->v.per_disk = true; return 1;
+	case 'F': a->v.per_flags = true; return 1;
+	case 'm': a->v.millis = true; return 1;
+	case 'p': return rp_parse_filter_opt(&a->rp, RP_OPT_PID, arg);
+	default: return rp_parse_filter_opt(&a->rp, opt, arg);
+	}
+}
+
+static int check_args(struct args *a, int argc, char **argv)
+{
+	if (optind < argc) {
+		cmd_error(CMD, "unexpected argument '%s': see 'ember bio --help'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (((a->v.queued && a->view != VIEW_HEATMAP) || a->v.per_disk || a->v.per_flags ||
+	     a->v.millis) && a->view != VIEW_HIST) {
+		cmd_error(CMD, "-Q, -D, -F and -m shape histograms: add --hist (or -Q --heatmap)");
+		return EXIT_USAGE;
+	}
+	if (a->v.csv && a->view != VIEW_SNOOP) {
+		cmd_error(CMD, "--csv is for --snoop lines: add --snoop");
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* -1 to go on, or the exit status to stop with. */
+static int parse_args(struct args *a, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		RP_FILTER_LONGOPTS,
+		{ "btt", no_argument, NULL, OPT_BTT },
+		{ "hist", no_argument, NULL, OPT_HIST },
+		{ "snoop", no_argument, NULL, OPT_SNOOP },
+		{ "blkparse", no_argument, NULL, OPT_BLKPARSE },
+		{ "size", no_argument, NULL, OPT_SIZE },
+		{ "seek", no_argument, NULL, OPT_SEEK },
+		{ "errors", no_argument, NULL, OPT_ERRORS },
+		{ "heatmap", required_argument, NULL, OPT_HEATMAP },
+		{ "csv", no_argument, NULL, OPT_CSV },
+		{ "queued", no_argument, NULL, 'Q' },
+		{ "disks", no_argument, NULL, 'D' },
+		{ "flags", no_argument, NULL, 'F' },
+		{ "millis", no_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int opt;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":i:p:QDFmh", longopts, NULL)) != -1) {
+		if (opt == 'h') {
+			fputs(usage_text, stdout);
+			return EXIT_OK;
+		}
+		int rc = opt == ':' || opt == '?' ? 0 : parse_one(a, opt, optarg);
+		if (rc < 0) {
+			cmd_error(CMD, "%s", err_msg());
+			return EXIT_USAGE;
+		}
+		if (!rc)
+			return cmd_bad_option(CMD, opt, argv[optind - 1]);
+	}
+	return check_args(a, argc, argv);
+}
+
+/* ---- the run ------------------------------------------------------------- */
+
+static int check_recording(const char *input, const struct bio_tp *tp)
+{
+	if (!tp->have[BK_QUEUE] && !tp->have[BK_ISSUE] && !tp->have[BK_COMPLETE]) {
+		cmd_error(CMD, "%s has no block events: record with 'ember record --block'",
+			  input);
+		return EXIT_RUNTIME;
+	}
+	if (!tp->have[BK_COMPLETE])
+		cmd_warn(CMD, "%s has no block:block_rq_complete events: no latency can be "
+			 "measured", input);
+	return EXIT_OK;
+}
+
+static void warn_summary(const char *input, const struct rp_summary *sum)
+{
+	if (sum->truncated)
+		cmd_warn(CMD, "%s was not closed cleanly; showing what it holds", input);
+	if (sum->lost)
+		cmd_warn(CMD, "%llu events were lost while recording: some I/Os are left out "
+			 "(use a larger -m)", (unsigned long long)sum->lost);
+	if (sum->input_error)
+		cmd_error(CMD, "%s: %s (the figures cover what came before)", input, sum->error);
+}
+
+/* A blktrace capture: no replay, no tracing data; the same tracker. */
+static int read_blktrace(struct args *a, struct bio_tracker **bt)
+{
+	a->v.filter = &a->rp.filter;
+	*bt = bio_tracker_new(NULL);
+	a->blkparse.out = stdout;
+	if (a->view == VIEW_BLKPARSE)
+		bio_set_hook(*bt, bio_blkparse_line, &a->blkparse);
+	if (bio_feed_blktrace(*bt, a->rp.input) < 0) {
+		cmd_error(CMD, "%s", err_msg());
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
+static int replay(struct args *a, struct bio_tp *tp, struct bio_tracker **bt)
+{
+	if (strcmp(a->rp.input, "-") && pd_blk_probe(a->rp.input))
+		return read_blktrace(a, bt);
+	/* Completions run in other tasks' time: the filters apply to I/Os. */
+	struct rp_opts all = a->rp;
+	memset(&all.filter, 0, sizeof(all.filter));
+	a->v.filter = &a->rp.filter;
+	struct replay *r = rp_open(&all);
+	if (!r) {
+		cmd_error(CMD, "%s", err_msg());
+		return EXIT_RUNTIME;
+	}
+	int rc = EXIT_RUNTIME;
+	if (bio_tp_init(tp, rp_reader(r)) < 0)
+		cmd_error(CMD, "%s: tracing data: %s", a->rp.input, err_msg());
+	else
+		rc = check_recording(a->rp.input, tp);
+	if (rc == EXIT_OK) {
+		rp_set_callchains(r, false);
+		*bt = bio_tracker_new(tp);
+		a->blkparse.out = stdout;
+		if (a->view == VIEW_BLKPARSE)
+			bio_set_hook(*bt, bio_blkparse_line, &a->blkparse);
+		struct rp_sink sink = bio_sink(*bt);
+		if (rp_run(r, &sink) < 0) {
+			cmd_error(CMD, "%s", err_msg());
+			rc = EXIT_RUNTIME;
+		} else {
+			warn_summary(a->rp.input, rp_summary(r));
+			rc = rp_summary(r)->input_error ? EXIT_RUNTIME : EXIT_OK;
+		}
+	}
+	rp_close(r);
+	return rc;
+}
+
+static int show(const struct args *a, const struct bio_tracker *bt)
+{
+	int rc;
+	switch (a->view) {
+	case VIEW_HIST: rc = bio_print_hist(bt, &a->v, stdout); break;
+	case VIEW_SNOOP: rc = bio_print_snoop(bt, &a->v, stdout); break;
+	case VIEW_BLKPARSE: rc = 0; break;   /* printed as the events passed */
+	case VIEW_SIZE: rc = bio_print_size(bt, &a->v, stdout); break;
+	case VIEW_SEEK: rc = bio_print_seek(bt, &a->v, stdout); break;
+	case VIEW_ERRORS: rc = bio_print_errors(bt, &a->v, stdout); break;
+	case VIEW_HEATMAP: rc = bio_write_heatmap(bt, &a->v, a->heatmap); break;
+	default: rc = bio_print_btt(bt, &a->v, stdout); break;
+	}
+	if (rc < 0) {
+		cmd_error(CMD, "%s", err_msg());
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
+int cmd_bio(int argc, char **argv)
+{
+	struct args a = { .rp = { .input = "ember.data", .sym.demangle = true } };
+	int rc = parse_args(&a, argc, argv);
+	if (rc >= 0) {
+		rp_opts_free(&a.rp);
+		return rc;
+	}
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	rp_progress_if_tty(&a.rp);
+	struct bio_tp tp = { 0 };
+	struct bio_tracker *bt = NULL;
+	rc = replay(&a, &tp, &bt);
+	if (bt && (rc == EXIT_OK || bio_nios(bt))) {
+		int src = show(&a, bt);
+		if (rc == EXIT_OK)
+			rc = src;
+	}
+	fflush(stdout);
+	bio_tracker_free(bt);
+	bio_tp_free(&tp);
+	rp_opts_free(&a.rp);
+	return rc;
+}

@@ -1,0 +1,78 @@
+# harden-kill.sh - `ember record -a -g` SIGKILLed at 20 random moments leaves
+# files `ember report` reads with a warning, no crash; SIGINT during a
+# command's run reaches it, the file is complete, ember exits with its status.
+source "$TOP/tests/e2e-lib.sh"
+
+if ! need_root; then
+	skip harden-kill "needs root for system-wide recording"
+	exit 0
+fi
+
+# Something to sample while the recorder runs, on every CPU.
+"$WORKLOADS/spin" 1 120 >/dev/null 2>&1 &
+spin=$!
+trap 'kill $spin 2>/dev/null; wait $spin 2>/dev/null; rm -rf "$TMP"' EXIT
+
+# judge FILE: prints why the report of a killed recording is wrong, if it is.
+# A recorder killed before its header reached the disk leaves no events:
+# then a clear error naming the offset is the right answer.
+judge() {
+	local file=$1 rc
+	timeout 60 "$EMBER" report -i "$file" --stdio >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	if grep -q -e AddressSanitizer -e 'runtime error' -e LeakSanitizer "$TMP/err"; then
+		echo "sanitizer: $(grep -m1 -e Sanitizer -e 'runtime error' "$TMP/err")"
+	elif [ $rc -eq 0 ]; then
+		grep -q 'was not closed cleanly' "$TMP/err" ||
+			echo "exit 0 without the not-closed warning"
+	elif [ $rc -eq 1 ] && grep -q 'offset' "$TMP/err"; then
+		echo "empty"    # told apart by the caller: no data had been written
+	else
+		echo "exit $rc: $(head -c 200 "$TMP/err")"
+	fi
+}
+
+RANDOM=$$
+bad=0 empty=0 with_samples=0 msgs=""
+for i in $(seq 1 20); do
+	f="$TMP/kill$i.data"
+	"$EMBER" record -q -a -g -F 499 -o "$f" >/dev/null 2>&1 &
+	rec=$!
+	# 0.05 .. 2.5 s: from the start-up (synthesis) into steady recording.
+	sleep "$(awk -v r=$RANDOM 'BEGIN { printf "%.2f", 0.05 + r % 246 / 100 }')"
+	kill -KILL $rec
+	wait $rec 2>/dev/null
+	m=$(judge "$f")
+	if [ "$m" = empty ]; then
+		empty=$((empty + 1))
+	elif [ -n "$m" ]; then
+		bad=$((bad + 1)); msgs+="kill $i ($(stat -c %s "$f") bytes): $m; "
+	elif grep -q '^# Samples: [1-9]' "$TMP/out"; then
+		with_samples=$((with_samples + 1))
+	fi
+done
+echo "killed recordings: $with_samples with samples, $empty before any data"
+if [ $bad -eq 0 ]; then
+	pass "20 SIGKILLed recordings read with a warning, no crash"
+else
+	fail "20 SIGKILLed recordings read with a warning, no crash" "$msgs"
+fi
+check "most killed recordings hold samples" test $with_samples -ge 10
+
+# SIGINT while a command runs: the command sees it (its trap writes a mark
+# and exits 3), the recording closes normally, and ember exits with the
+# command's status, as perf passes the command's failure on.
+cmd="trap 'echo interrupted >$TMP/mark; kill \$!; exit 3' INT; $WORKLOADS/spin 1 30 & wait"
+"$EMBER" record -q -g -o "$TMP/int.data" -- bash -c "$cmd" >/dev/null 2>"$TMP/rec.err" &
+rec=$!
+sleep 1
+kill -INT $rec
+wait $rec
+rc=$?
+check "SIGINT: the command got it" grep -q interrupted "$TMP/mark"
+check "SIGINT: ember exits with the command's status (3)" test $rc -eq 3
+"$EMBER" report -i "$TMP/int.data" --stdio >"$TMP/out" 2>"$TMP/err"
+rc=$?
+check "SIGINT: the file is complete (report exits 0, no warning)" \
+	test $rc -eq 0 -a ! -s "$TMP/err"
+check "SIGINT: the file holds the samples before it" grep -q '^# Samples: [1-9]' "$TMP/out"
