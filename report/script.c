@@ -16,6 +16,8 @@ static const char usage_text[] =
 	"\n"
 	"  -i, --input FILE   data file (default ember.data; - for stdin)\n"
 	"  -F, --fields LIST  comm,pid,tid,cpu,time,period,event,trace,ip,sym,dso,symoff\n"
+	"      --blkparse     block I/O events in blkparse's default line layout, from\n"
+	"                     an ember recording or a blktrace capture (as ember bio)\n"
 	"                     (default: all that the recording has)\n"
 	"      --comm LIST, --pid LIST, --tid LIST, --cpu LIST, --time START,END\n"
 	"      --no-demangle\n";
@@ -24,6 +26,7 @@ enum field {
 	F_COMM = 1 << 0, F_PID = 1 << 1, F_TID = 1 << 2, F_CPU = 1 << 3,
 	F_TIME = 1 << 4, F_PERIOD = 1 << 5, F_EVENT = 1 << 6, F_TRACE = 1 << 7,
 	F_IP = 1 << 8, F_SYM = 1 << 9, F_DSO = 1 << 10, F_SYMOFF = 1 << 11,
+	F_BLKPARSE = 1 << 12,      /* --blkparse: block events as blkparse */
 };
 
 static const struct { const char *name; unsigned bit; } field_names[] = {
@@ -212,6 +215,7 @@ static int parse_args(struct rp_opts *o, unsigned *fields, int argc, char **argv
 	static const struct option longopts[] = {
 		RP_FILTER_LONGOPTS,
 		{ "fields", required_argument, NULL, 'F' },
+		{ "blkparse", no_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -227,6 +231,9 @@ static int parse_args(struct rp_opts *o, unsigned *fields, int argc, char **argv
 		case 'F':
 			if (parse_fields(optarg, fields) < 0)
 				goto bad;
+			break;
+		case 'B':
+			*fields |= F_BLKPARSE;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -261,6 +268,15 @@ int cmd_script(int argc, char **argv)
 	struct script sc = { .fields = DEFAULT_FIELDS, .out = stdout };
 	int rc = parse_args(&o, &sc.fields, argc, argv);
 	if (rc >= 0) {
+		rp_opts_free(&o);
+		return rc;
+	}
+	if (sc.fields & F_BLKPARSE) {
+		/* The block analysis reads both ember files and blktrace
+		 * captures and knows blkparse's layout: script hands over. */
+		char *args[] = { "bio", "-i", (char *)o.input, "--blkparse", NULL };
+		optind = 0;   /* getopt starts afresh for the second parse */
+		rc = cmd_bio(4, args);
 		rp_opts_free(&o);
 		return rc;
 	}

@@ -62,6 +62,12 @@ done
 
 "$EMBER" bio -i "$TMP/blk.bin" --blkparse >"$TMP/parse.blk" 2>"$TMP/err.blk"
 "$EMBER" bio -i "$TMP/ember.data" --blkparse >"$TMP/parse.ember" 2>&1
+"$EMBER" script -i "$TMP/blk.bin" --blkparse >"$TMP/script.blk" 2>&1
+"$EMBER" script -i "$TMP/ember.data" --blkparse >"$TMP/script.ember" 2>&1
+check "ember script --blkparse on the blk tracer's capture: ember bio's lines" \
+	cmp -s "$TMP/script.blk" "$TMP/parse.blk"
+check "ember script --blkparse on ember's file: ember bio's lines" \
+	cmp -s "$TMP/script.ember" "$TMP/parse.ember"
 count() { awk -v a="$2" '$6 == a' "$1" | wc -l; }
 bd=$(count "$TMP/parse.blk" D) bc=$(count "$TMP/parse.blk" C)
 ed=$(count "$TMP/parse.ember" D) ec=$(count "$TMP/parse.ember" C)
