@@ -30,35 +30,15 @@ void bio_dev_name(u32 dev, char *buf, size_t size)
 	snprintf(buf, size, "%s", slash ? slash + 1 : target);
 }
 
-static bool listed(const pid_t *v, int n, u32 x)
-{
-	for (int i = 0; i < n; i++)
-		if ((u32)v[i] == x)
-			return true;
-	return false;
-}
-
-static bool comm_listed(const char *list, const char *comm)
-{
-	size_t len = strlen(comm);
-	for (const char *p = list; *p;) {
-		size_t n = strcspn(p, ",");
-		if (n == len && !strncmp(p, comm, n))
-			return true;
-		p += n + (p[n] == ',');
-	}
-	return false;
-}
-
 /* I/Os belong to the task that queued them, at the time it did. */
 bool bio_io_shown(const struct bio_io *io, const struct rp_filter *f)
 {
 	if (!f)
 		return true;
 	u64 t = io->t[BT_Q] ? io->t[BT_Q] : io->t[BT_G];
-	if ((f->npids && !listed(f->pids, f->npids, io->pid)) ||
-	    (f->ntids && !listed(f->tids, f->ntids, io->tid)) ||
-	    (f->comms && !comm_listed(f->comms, io->comm)))
+	if ((f->npids && !rp_id_listed(f->pids, f->npids, io->pid)) ||
+	    (f->ntids && !rp_id_listed(f->tids, f->ntids, io->tid)) ||
+	    (f->comms && !rp_comm_listed(f->comms, io->comm)))
 		return false;
 	return t >= f->time_start && (!f->time_end || t <= f->time_end);
 }
