@@ -347,6 +347,13 @@ struct pd_trace;
 struct pd_trace *pd_trace_parse(const void *data, size_t len);
 void pd_trace_free(struct pd_trace *t);
 
+/* The recording's tracing data parsed (*t; NULL when it has none) and
+ * the attrs of the named tracepoints found: for each names[k] (NULL ones
+ * skipped), ids[k] is its id and have[k] says it was recorded.  0, or -1
+ * with err_set() when the tracing data is malformed. */
+int pd_trace_open_ids(struct pd_reader *r, struct pd_trace **t, const char *const *names,
+		      int n, u64 *ids, bool *have);
+
 /* "sched:sched_switch" for a tracepoint id (attr.config), or NULL. */
 const char *pd_trace_name(struct pd_trace *t, u64 id);
 

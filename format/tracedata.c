@@ -481,3 +481,27 @@ int pd_trace_field_str(struct pd_trace *t, u64 id, const void *raw, size_t raw_s
 	buf[len] = '\0';
 	return 0;
 }
+
+int pd_trace_open_ids(struct pd_reader *r, struct pd_trace **t, const char *const *names,
+		      int n, u64 *ids, bool *have)
+{
+	*t = NULL;
+	size_t len;
+	const void *data = pd_reader_feature(r, PD_FEAT_TRACING_DATA, &len);
+	if (!data)
+		return 0;
+	*t = pd_trace_parse(data, len);
+	if (!*t)
+		return -1;
+	for (size_t i = 0; i < pd_reader_nattrs(r); i++) {
+		const struct pd_attr *a = pd_reader_attr(r, i);
+		const char *name = a->attr.type == PERF_TYPE_TRACEPOINT
+				   ? pd_trace_name(*t, a->attr.config) : NULL;
+		for (int k = 0; name && k < n; k++)
+			if (names[k] && !strcmp(name, names[k])) {
+				ids[k] = a->attr.config;
+				have[k] = true;
+			}
+	}
+	return 0;
+}

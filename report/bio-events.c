@@ -26,25 +26,7 @@ static const char *const tp_names[BK_MAX] = {
 int bio_tp_init(struct bio_tp *tp, struct pd_reader *r)
 {
 	memset(tp, 0, sizeof(*tp));
-	size_t len;
-	const void *data = pd_reader_feature(r, PD_FEAT_TRACING_DATA, &len);
-	if (!data)
-		return 0;
-	tp->trace = pd_trace_parse(data, len);
-	if (!tp->trace)
-		return -1;
-	for (size_t i = 0; i < pd_reader_nattrs(r); i++) {
-		const struct pd_attr *a = pd_reader_attr(r, i);
-		if (a->attr.type != PERF_TYPE_TRACEPOINT)
-			continue;
-		const char *name = pd_trace_name(tp->trace, a->attr.config);
-		for (int k = BK_QUEUE; name && k < BK_MAX; k++)
-			if (!strcmp(name, tp_names[k])) {
-				tp->id[k] = a->attr.config;
-				tp->have[k] = true;
-			}
-	}
-	return 0;
+	return pd_trace_open_ids(r, &tp->trace, tp_names, BK_MAX, tp->id, tp->have);
 }
 
 void bio_tp_free(struct bio_tp *tp)
