@@ -570,6 +570,15 @@ int rp_run(struct replay *rp, struct rp_sink *sink)
 	return 0;
 }
 
+/* Whether any event may have sampled kernel code. */
+static bool records_kernel(struct pd_reader *r)
+{
+	for (size_t i = 0; i < pd_reader_nattrs(r); i++)
+		if (!pd_reader_attr(r, i)->attr.exclude_kernel)
+			return true;
+	return false;
+}
+
 struct replay *rp_open(const struct rp_opts *opts)
 {
 	struct pd_reader *reader = pd_reader_open(opts->input, NULL);
@@ -579,7 +588,9 @@ struct replay *rp_open(const struct rp_opts *opts)
 	rp->opts = *opts;
 	rp->reader = reader;
 	rp->syms = sym_ctx_new(&opts->sym);
-	if (opts->defer_kernel)
+	/* kallsyms takes tens of milliseconds to read: start at once, on a
+	 * thread, while the first events are read. */
+	if (records_kernel(reader))
 		sym_prefetch_kernel(rp->syms);
 	/* Written now rather than calloc'd: a calloc'd table read before it
 	 * is written faults twice per page (zero page, then a copy). */
