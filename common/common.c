@@ -95,6 +95,12 @@ int cmd_bad_option(const char *cmd, int opt, const char *text)
 	return EXIT_USAGE;
 }
 
+int cmd_extra_argument(const char *cmd, const char *help, const char *text)
+{
+	cmd_error(cmd, "unexpected argument '%s' (see 'ember %s --help')", text, help);
+	return EXIT_USAGE;
+}
+
 /* ---- Memory ------------------------------------------------------------ */
 
 static void out_of_memory(size_t n)

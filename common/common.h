@@ -45,6 +45,9 @@ void cmd_warn(const char *cmd, const char *fmt, ...) PRINTF_LIKE(2, 3);
  * options: prints that option `text` needs a value (opt == ':') or is
  * unknown, pointing at 'ember CMD --help'.  Returns EXIT_USAGE. */
 int cmd_bad_option(const char *cmd, int opt, const char *text);
+/* For a word left over after the options: names it and points at
+ * 'ember HELP --help' (HELP: the command, e.g. "sched lat").  EXIT_USAGE. */
+int cmd_extra_argument(const char *cmd, const char *help, const char *text);
 
 /* --- Memory: these abort on exhaustion, as nothing sane can follow. ---- */
 void *xmalloc(size_t n);

@@ -102,8 +102,7 @@ static int parse_one(struct args *a, int opt, const char *arg)
 static int check_args(struct args *a, int argc, char **argv)
 {
 	if (optind < argc) {
-		cmd_error(CMD, "unexpected argument '%s': see 'ember bio --help'", argv[optind]);
-		return EXIT_USAGE;
+		return cmd_extra_argument(CMD, "bio", argv[optind]);
 	}
 	if (((a->v.queued && a->view != VIEW_HEATMAP) || a->v.per_disk || a->v.per_flags ||
 	     a->v.millis) && a->view != VIEW_HIST) {

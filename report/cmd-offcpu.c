@@ -109,8 +109,7 @@ static int parse_one(struct args *a, int opt, const char *arg)
 static int check_args(struct args *a, int argc, char **argv)
 {
 	if (optind < argc) {
-		cmd_error(CMD, "unexpected argument '%s' (see 'ember offcpu --help')", argv[optind]);
-		return EXIT_USAGE;
+		return cmd_extra_argument(CMD, "offcpu", argv[optind]);
 	}
 	if (a->oc.user_only && a->oc.kernel_only) {
 		cmd_error(CMD, "--user-stacks-only and --kernel-stacks-only: pick one");

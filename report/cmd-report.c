@@ -109,9 +109,7 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
-		cmd_error("report", "unexpected argument '%s' (see 'ember report --help')",
-			  argv[optind]);
-		return EXIT_USAGE;
+		return cmd_extra_argument("report", "report", argv[optind]);
 	}
 	return -1;
 bad:

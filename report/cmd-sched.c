@@ -61,8 +61,7 @@ static int parse_args(struct rp_opts *rp, struct schedlat_opts *o, int argc, cha
 			return cmd_bad_option(CMD, opt, argv[optind - 1]);
 	}
 	if (optind < argc) {
-		cmd_error(CMD, "unexpected argument '%s' (see 'ember sched lat --help')", argv[optind]);
-		return EXIT_USAGE;
+		return cmd_extra_argument(CMD, "sched lat", argv[optind]);
 	}
 	if (o->per_comm && o->per_pid) {
 		cmd_error(CMD, "--per-comm and --per-pid: pick one");

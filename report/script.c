@@ -243,9 +243,7 @@ static int parse_args(struct rp_opts *o, unsigned *fields, int argc, char **argv
 		}
 	}
 	if (optind < argc) {
-		cmd_error("script", "unexpected argument '%s' (see 'ember script --help')",
-			  argv[optind]);
-		return EXIT_USAGE;
+		return cmd_extra_argument("script", "script", argv[optind]);
 	}
 	return -1;
 bad:
