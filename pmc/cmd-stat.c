@@ -14,11 +14,11 @@
 
 #define CMD "stat"
 
-static volatile sig_atomic_t stop_requests;
+static volatile sig_atomic_t stop_requests, stop_signal;
 
 static void on_stop_signal(int sig)
 {
-	(void)sig;
+	stop_signal = sig;
 	stop_requests++;
 }
 
@@ -95,6 +95,7 @@ struct cli {
 	enum pmc_tslot slot_of[PMC_T_NSLOTS];   /* event index -> role */
 	FILE *out;
 	bool header_done;
+	unsigned long ticks_printed;   /* -I intervals shown so far */
 };
 
 static int bad(const char *what, const char *fix)
@@ -389,16 +390,31 @@ static const char *agg_title(enum pmc_agg a)
 				: a == PMC_AGG_THREAD ? "thread" : NULL;
 }
 
+/* perf repeats its interval header every 25 intervals so a long series
+ * stays readable on a terminal; CSV and JSON carry it once or never. */
+#define HEADER_EVERY 25
+
+static bool header_due(const struct cli *cl, bool interval)
+{
+	bool text = out_mode(cl) == PMC_OUT_TEXT;
+	if (interval && text)
+		return cl->ticks_printed % HEADER_EVERY == 0;
+	if (cl->set == SET_NONE)
+		return false;
+	/* The --ipc/--tlb table: its column names once in CSV/JSON. */
+	return !cl->header_done || (text && !interval);
+}
+
 static void print_counts(struct cli *cl, const struct pmc_reading *slots,
 			 int ncpus, int ntids, const int *err, bool interval,
 			 double ts, double wall_ns)
 {
 	struct strbuf sb = {0};
-	bool text = out_mode(cl) == PMC_OUT_TEXT;
+	bool header = header_due(cl, interval);
 	if (cl->set != SET_NONE) {
 		struct pmc_tlb_row row;
 		tlb_row(cl, slots, ncpus, ntids, err, &row);
-		if (!cl->header_done || (text && !interval))
+		if (header)
 			pmc_format_tlb_header(&sb, out_mode(cl), cl->sep,
 					      cl->set == SET_IPC, interval);
 		pmc_format_tlb_row(&sb, out_mode(cl), cl->sep, &row,
@@ -407,12 +423,13 @@ static void print_counts(struct cli *cl, const struct pmc_reading *slots,
 		struct pmc_view v = view_of(cl, ncpus, ntids);
 		struct pmc_rows rows;
 		pmc_rows_build(&v, slots, err, &rows);
-		if (interval && text && !cl->header_done)
+		if (header)
 			pmc_format_interval_header(&sb, agg_title(cl->agg));
 		pmc_rows_format(&sb, &v, &rows, NULL, interval, ts, wall_ns);
 		pmc_rows_free(&rows);
 	}
 	cl->header_done = true;
+	cl->ticks_printed += interval;
 	emit(cl, &sb);
 	free(sb.s);
 }
@@ -483,16 +500,37 @@ static void print_footer(struct cli *cl, const struct pmc_stats *wall,
 
 /* ---- running ----------------------------------------------------------- */
 
-/* Like perf, the command's own failure becomes ours. */
-static int exit_status(const struct pmc_run_result *r)
+/* The end as perf 6.1 ends (tried: SIGINT to the process group of
+ * `perf stat -- CMD`, and to perf alone): a command that exits on its own,
+ * Ctrl-C or not, gives its status; when we were stopped by SIGINT or
+ * SIGTERM and the command died of a signal (or there is none), we die of
+ * our signal after printing, so a shell sees 130/143 and a script running
+ * us stops too.  A command killed otherwise gives 128 + its signal.
+ * *die_sig is the signal to die of, or 0. */
+static int exit_status(const struct pmc_run_result *r, int stop_sig, int *die_sig)
 {
-	if (!r->have_child)
-		return EXIT_OK;
-	if (WIFEXITED(r->status))
+	*die_sig = 0;
+	if (r->have_child && WIFEXITED(r->status))
 		return WEXITSTATUS(r->status);
-	if (WIFSIGNALED(r->status) && WTERMSIG(r->status) != SIGINT)
+	if (stop_sig) {
+		*die_sig = stop_sig;
+		return 128 + stop_sig;
+	}
+	if (r->have_child && WIFSIGNALED(r->status))
 		return 128 + WTERMSIG(r->status);
 	return EXIT_OK;
+}
+
+/* Everything is printed and closed: end by sig as if we had not caught it. */
+static void die_of(int sig)
+{
+	fflush(NULL);
+	signal(sig, SIG_DFL);
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
 }
 
 static struct pmc_run_opts run_opts(struct cli *cl)
@@ -507,6 +545,7 @@ static struct pmc_run_opts run_opts(struct cli *cl)
 		.command = cl->command,
 		.watch = cl->pids ? cl->pids : cl->tids,
 		.nwatch = cl->pids ? cl->npids : cl->ntids,
+		.watch_threads = !cl->pids,
 		.interval_ms = cl->interval_ms,
 		.duration_s = cl->duration,
 		.stop = &stop_requests,
@@ -548,21 +587,32 @@ static void print_note(struct cli *cl)
 		fprintf(cl->out, "- : %s (%s)\n", cl->table->note, cl->table->name);
 }
 
-static void install_signals(void)
+/* Ctrl-C and SIGTERM end the count (the command gets them too); the
+ * previous handlers come back when the command is done. */
+static void install_signals(struct sigaction old[2])
 {
 	struct sigaction sa = { .sa_handler = on_stop_signal };
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	stop_requests = stop_signal = 0;
+	sigaction(SIGINT, &sa, &old[0]);
+	sigaction(SIGTERM, &sa, &old[1]);
 }
 
-static int run_all(struct cli *cl)
+static void restore_signals(const struct sigaction old[2])
+{
+	sigaction(SIGINT, &old[0], NULL);
+	sigaction(SIGTERM, &old[1], NULL);
+}
+
+/* Runs the count once or -r times and prints; the exit status, with
+ * *die_sig set when we should end by the stop signal. */
+static int run_all(struct cli *cl, int *die_sig)
 {
 	struct pmc_run_opts o = run_opts(cl);
 	struct pmc_run_result r = {0};
 	struct pmc_stats wall = {0}, *stats = NULL;
 	int rc = EXIT_OK;
-	install_signals();
+	*die_sig = 0;
 	for (int i = 0; i < cl->repeat && !stop_requests; i++) {
 		pmc_run_result_free(&r);
 		if (pmc_run(&o, &r) < 0) {
@@ -580,7 +630,7 @@ static int run_all(struct cli *cl)
 					sizeof(*stats));
 		pmc_rows_add_stats(&rows, stats);
 		pmc_rows_free(&rows);
-		rc = exit_status(&r);
+		rc = exit_status(&r, stop_signal, die_sig);
 	}
 	/* With -I the intervals were the output, as in perf. */
 	if (r.total && cl->interval_ms == 0)
@@ -621,7 +671,7 @@ static int open_output(struct cli *cl)
 int cmd_stat(int argc, char **argv)
 {
 	struct cli cl = {0};
-	int rc = EXIT_USAGE;
+	int rc = EXIT_USAGE, die_sig = 0;
 	if (parse_cli(&cl, argc, argv) < 0)
 		goto out;
 	if (cl.help) {
@@ -635,8 +685,13 @@ int cmd_stat(int argc, char **argv)
 	rc = EXIT_RUNTIME;
 	if (pick_events(&cl) < 0 || open_output(&cl) < 0)
 		goto out;
-	rc = run_all(&cl);
+	struct sigaction old[2];
+	install_signals(old);
+	rc = run_all(&cl, &die_sig);
+	restore_signals(old);
 out:
 	free_cli(&cl);
+	if (die_sig)
+		die_of(die_sig);
 	return rc;
 }

@@ -22,6 +22,8 @@ struct run {
 	int status_fd;   /* read end: the child's exec errno, or EOF */
 	int *pidfds;     /* the command's or the watched processes' */
 	int npidfds;
+	pid_t *polled;   /* watched threads without a pidfd (old kernels) */
+	int npolled;
 	u64 t0;
 	double last_tick;   /* ns since t0 of the previous tick */
 };
@@ -84,28 +86,56 @@ static int go(struct run *r, const char *name)
 	return 0;
 }
 
-static int pidfd_of(pid_t pid)
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+
+/* A pidfd for a process, or with thread for one thread (a -t target that
+ * is not its process's leader: Linux 6.9 and later). */
+static int pidfd_of(pid_t pid, bool thread)
 {
 #ifdef SYS_pidfd_open
-	return (int)syscall(SYS_pidfd_open, pid, 0);
+	return (int)syscall(SYS_pidfd_open, pid, thread ? PIDFD_THREAD : 0);
 #else
-	(void)pid;
+	(void)pid, (void)thread;
 	errno = ENOSYS;
 	return -1;
 #endif
 }
 
-/* Descriptors that become readable when the process exits. */
+/* Descriptors that become readable when the process (or, for -t, the
+ * thread) exits.  A thread the kernel cannot give a pidfd for is looked
+ * up in /proc at each wake-up instead, as perf does for all its targets. */
 static void watch_pids(struct run *r)
 {
 	const struct pmc_run_opts *o = r->o;
 	int n = r->child ? 1 : o->nwatch;
 	r->pidfds = xcalloc((size_t)(n ? n : 1), sizeof(int));
+	r->polled = xcalloc((size_t)(n ? n : 1), sizeof(pid_t));
 	for (int i = 0; i < n; i++) {
-		int fd = pidfd_of(r->child ? r->child : o->watch[i]);
+		pid_t pid = r->child ? r->child : o->watch[i];
+		bool thread = !r->child && o->watch_threads;
+		int fd = pidfd_of(pid, thread);
 		if (fd >= 0)
 			r->pidfds[r->npidfds++] = fd;
+		else if (thread)
+			r->polled[r->npolled++] = pid;
 	}
+}
+
+/* Gone: no /proc entry, or only a zombie or dead task left of it. */
+static bool task_gone(pid_t tid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+	char *text = read_text_file(path, NULL);
+	if (!text)
+		return true;
+	const char *paren = strrchr(text, ')');
+	bool gone = paren && (paren[1] == ' ') &&
+		    (paren[2] == 'Z' || paren[2] == 'X');
+	free(text);
+	return gone;
 }
 
 static bool child_exited(pid_t pid)
@@ -119,13 +149,16 @@ static bool all_gone(struct run *r)
 {
 	if (r->child)
 		return child_exited(r->child);
-	if (!r->npidfds)
+	if (!r->npidfds && !r->npolled)
 		return false;
+	for (int i = 0; i < r->npolled; i++)
+		if (!task_gone(r->polled[i]))
+			return false;
 	struct pollfd p[64];
 	int n = MIN(r->npidfds, 64);
 	for (int i = 0; i < n; i++)
 		p[i] = (struct pollfd){ .fd = r->pidfds[i], .events = POLLIN };
-	if (poll(p, (nfds_t)n, 0) < 0)
+	if (n && poll(p, (nfds_t)n, 0) < 0)
 		return false;
 	for (int i = 0; i < n; i++)
 		if (!(p[i].revents & POLLIN))
@@ -141,7 +174,7 @@ static void wait_some(struct run *r, int ms)
 	for (int i = 0; i < n; i++)
 		p[i] = (struct pollfd){ .fd = r->pidfds[i], .events = POLLIN };
 	/* Wake for the first exit only when it ends the run (one pid). */
-	poll(p, n == 1 ? 1 : 0, ms);
+	poll(p, n == 1 && !r->npolled ? 1 : 0, ms);
 }
 
 static double since(u64 t0)
@@ -275,6 +308,7 @@ static void cleanup(struct run *r, struct pmc_run_result *res)
 	for (int i = 0; i < r->npidfds; i++)
 		close(r->pidfds[i]);
 	free(r->pidfds);
+	free(r->polled);
 	free(r->prev);
 	free(r->now);
 	if (r->go_fd >= 0)

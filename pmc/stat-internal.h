@@ -231,8 +231,9 @@ struct pmc_run_opts {
 	const struct pmc_list *events;
 	struct pmc_target target;  /* for a command, tids is set by pmc_run */
 	char **command;            /* run and count this, or NULL */
-	const pid_t *watch;        /* -p: stop once all of these are gone */
+	const pid_t *watch;        /* -p/-t: stop once all of these are gone */
 	int nwatch;
+	bool watch_threads;        /* watch holds threads (-t), not processes */
 	double interval_ms;        /* 0: no ticks */
 	double duration_s;         /* 0: until the command ends or *stop */
 	volatile sig_atomic_t *stop;

@@ -39,19 +39,24 @@ u64 pmc_amd_raw(unsigned event, unsigned umask)
 		{ "itlb_misses.walk_active", I(it, 0x10, 1) },                \
 	}
 
-/* AMD Zen: L1 DTLB misses that also missed the L2 DTLB (umask 0xf0, every
- * page size) start a table walk, loads and stores together; L1 ITLB misses
- * that missed the L2 ITLB likewise (4K, 2M and 1G pages; Zen 3 adds
- * coalesced 4K pages as bit 3).  Zen has no walk-duration event. */
-#define AMD_TLB(itlb_name, itlb_umask)                                        \
+/* AMD Zen: L1 DTLB misses that also missed the L2 DTLB start a table
+ * walk, loads and stores together: umask 0xf0 is the four "L2 miss" page
+ * sizes (4K, coalesced, 2M, 1G), named all_l2_miss only from Zen 4 on.
+ * L1 ITLB misses that missed the L2 ITLB likewise: Zen 2 and Zen 3 publish
+ * the whole event with umask 0xff, Zen 4 as ".all" with its four page-size
+ * bits.  Zen has no walk-duration event. */
+#define AMD_TLB(dtlb_name, itlb_name, itlb_umask)                             \
 	{                                                                     \
 		{ "ls_not_halted_cyc", A(0x076, 0x00) },                      \
 		{ "ex_ret_instr", A(0x0c0, 0x00) },                           \
-		{ "ls_l1_d_tlb_miss.all_l2_miss", A(0x045, 0xf0) },           \
+		{ dtlb_name, A(0x045, 0xf0) },                                \
 		{ NULL, 0 },                                                  \
 		{ itlb_name, A(0x085, itlb_umask) },                          \
 		{ NULL, 0 }, { NULL, 0 }, { NULL, 0 },                        \
 	}
+
+/* Before Zen 4 the L2-miss half of ls_l1_d_tlb_miss has no single name. */
+#define ZEN23_DTLB "ls_l1_d_tlb_miss.tlb_reload_*_l2_miss"
 
 static const char amd_note[] =
 	"AMD Zen has no page-walk cycle events: K_DTLBCYC, K_ITLBCYC, DTLB% "
@@ -76,11 +81,12 @@ static const struct pmc_cpu_table tables[] = {
 	{ "Intel Sapphire Rapids", PMC_VENDOR_INTEL, 6, sapphire,
 	  INTEL_TLB(0x12, 0x13, 0x11), NULL },
 	{ "AMD Zen 2", PMC_VENDOR_AMD, 0x17, zen2,
-	  AMD_TLB("bp_l1_tlb_miss_l2_tlb_miss", 0x07), amd_note },
+	  AMD_TLB(ZEN23_DTLB, "bp_l1_tlb_miss_l2_tlb_miss", 0xff), amd_note },
 	{ "AMD Zen 3", PMC_VENDOR_AMD, 0x19, zen3,
-	  AMD_TLB("bp_l1_tlb_miss_l2_tlb_miss.all", 0x0f), amd_note },
+	  AMD_TLB(ZEN23_DTLB, "bp_l1_tlb_miss_l2_tlb_miss", 0xff), amd_note },
 	{ "AMD Zen 4", PMC_VENDOR_AMD, 0x19, zen4,
-	  AMD_TLB("bp_l1_tlb_miss_l2_tlb_miss.all", 0x0f), amd_note },
+	  AMD_TLB("ls_l1_d_tlb_miss.all_l2_miss",
+		  "bp_l1_tlb_miss_l2_tlb_miss.all", 0x0f), amd_note },
 };
 
 const struct pmc_cpu_table *pmc_tables(size_t *n)

@@ -1,6 +1,7 @@
 # harden-kill.sh - `ember record -a -g` SIGKILLed at 20 random moments leaves
 # files `ember report` reads with a warning, no crash; SIGINT during a
-# command's run reaches it, the file is complete, ember exits with its status.
+# command's run reaches it, the file is complete, and the exit status says
+# what happened (the command's own exit, or death by SIGINT as perf's).
 source "$TOP/tests/e2e-lib.sh"
 
 if ! need_root; then
@@ -76,3 +77,41 @@ rc=$?
 check "SIGINT: the file is complete (report exits 0, no warning)" \
 	test $rc -eq 0 -a ! -s "$TMP/err"
 check "SIGINT: the file holds the samples before it" grep -q '^# Samples: [1-9]' "$TMP/out"
+
+# Ctrl-C as a terminal sends it: SIGINT to the whole process group, ember
+# and the command alike.  As perf 6.1 does (tried with perf record and perf
+# stat -- sleep): a command killed by it makes ember end by SIGINT too once
+# its output is complete (the shell shows 130); a command that handles it
+# and exits gives its own status.  Prints python's returncode (-2: died of
+# SIGINT) after 1 s of running ARGS in a session of their own.
+ctrl_c() {
+	python3 - "$@" <<'PY'
+import os, signal, subprocess, sys, time
+p = subprocess.Popen(sys.argv[1:], start_new_session=True,
+                     stdout=subprocess.DEVNULL, stderr=open(os.environ["ERR"], "w"),
+                     preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+time.sleep(1)
+os.killpg(p.pid, signal.SIGINT)
+print(p.wait())
+PY
+}
+export ERR=$TMP/ctrlc.err
+rc=$(ctrl_c "$EMBER" record -q -g -o "$TMP/cc.data" -- "$WORKLOADS/spin" 1 30)
+check "Ctrl-C record: ember ends by SIGINT as perf does" test "$rc" = -2
+"$EMBER" report -i "$TMP/cc.data" --stdio >"$TMP/out" 2>"$TMP/err"
+check "Ctrl-C record: the file is complete (report exits 0, no warning)" \
+	test $? -eq 0 -a ! -s "$TMP/err"
+check "Ctrl-C record: the file holds the samples before it" grep -q '^# Samples: [1-9]' "$TMP/out"
+if have_perf; then
+	perf report -i "$TMP/cc.data" --stdio >/dev/null 2>"$TMP/perr"
+	check "Ctrl-C record: perf reads the file" test $? -eq 0
+fi
+rc=$(ctrl_c "$EMBER" record -q -o "$TMP/cc3.data" -- bash -c \
+	"trap 'exit 3' INT; while :; do sleep 0.05; done")
+check "Ctrl-C record: a command that exits 3 on it gives 3" test "$rc" = 3
+rc=$(ctrl_c "$EMBER" stat -e task-clock -- "$WORKLOADS/spin" 1 30)
+check "Ctrl-C stat: ember ends by SIGINT as perf does" test "$rc" = -2
+check "Ctrl-C stat: the counts are printed first" grep -q 'seconds time elapsed' "$ERR"
+rc=$(ctrl_c "$EMBER" stat -e task-clock -- bash -c \
+	"trap 'exit 3' INT; while :; do sleep 0.05; done")
+check "Ctrl-C stat: a command that exits 3 on it gives 3" test "$rc" = 3

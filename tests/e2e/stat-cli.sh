@@ -65,6 +65,19 @@ if awk -F, '{ n++; if ($1 + 0 < last) bad = 1; last = $1 + 0 }
 	END { exit bad || n < 8 || n > 12 }' "$TMP/interval.err"; then pass interval
 else fail interval "$(cat "$TMP/interval.err")"; fi
 
+# -I in text mode repeats the column header every 25 intervals, as perf
+# does; CSV has none.  One event, so one line per interval: ~60 intervals
+# of 10 ms give headers before intervals 1, 26 and 51.
+run header -I 10 -e task-clock -- "$WORKLOADS/sleeper" 6 100
+if awk '/^#/ { if (n % 25 != 0) bad = 1; h++; next }
+	/task-clock/ { n++ }
+	END { exit bad || n < 40 || h != int((n + 24) / 25) }' "$TMP/header.err"
+then pass interval-header-every-25
+else fail interval-header-every-25 "$(grep -c '^#' "$TMP/header.err") headers: $(head -c 300 "$TMP/header.err")"; fi
+run header-csv -I 10 -x, -e task-clock -- "$WORKLOADS/sleeper" 6 100
+check interval-csv-no-header [ "$(grep -c '^#' "$TMP/header-csv.err")" -eq 0 -a \
+	"$(grep -c task-clock "$TMP/header-csv.err")" -ge 40 ]
+
 run repeat -r 3 -e page-faults -- "$WORKLOADS/touch" 1000
 if grep -q "(3 runs)" "$TMP/repeat.err" && grep -q ' +- .* seconds time elapsed' "$TMP/repeat.err"
 then pass repeat; else fail repeat "$(cat "$TMP/repeat.err")"; fi
@@ -91,6 +104,23 @@ run perthread -p $pid --per-thread -x, -e task-clock
 wait $pid
 if [ "$(grep -c "^spin-[0-9]*,.*task-clock" "$TMP/perthread.err")" -eq 3 ]; then pass per-thread
 else fail per-thread "$(cat "$TMP/perthread.err")"; fi
+
+# -t on a thread that is not its process's leader: stat stops when that
+# thread ends (here after 0.8 s), not when the process does (after 8 s).
+"$WORKLOADS/short-thread" 800 8000 >"$TMP/st.out" &
+wpid=$!
+for _ in $(seq 50); do grep -q tid "$TMP/st.out" && break; sleep 0.05; done
+tid=$(awk '/tid/ { print $3 }' "$TMP/st.out")
+start=$(date +%s%N)
+timeout -k 2 20 "$EMBER" stat -t "$tid" -x, -e task-clock >"$TMP/tid.out" 2>"$TMP/tid.err"
+RC=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+alive=no; kill -0 $wpid 2>/dev/null && alive=yes
+kill $wpid 2>/dev/null; wait $wpid 2>/dev/null
+if [ "$RC" -eq 0 ] && [ "$ms" -lt 3000 ] && [ $alive = yes ] &&
+	awk -F, '$3 == "task-clock" && $1 > 100 { ok = 1 } END { exit !ok }' "$TMP/tid.err"
+then pass tid-thread-exit
+else fail tid-thread-exit "tid '$tid': exit $RC after $ms ms, process alive: $alive: $(head -c 300 "$TMP/tid.err")"; fi
 
 "$EMBER" list >"$TMP/list.out" 2>&1
 if grep -q '^  task-clock .*Software event' "$TMP/list.out" &&
