@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
 # bench/bio.sh - the cost of recording block I/O and of analysing it.
-# 1) fio, 4 KiB random direct reads on a loop device: IOPS bare, under
-#    `ember record --block`, under `perf record` with the same tracepoints
-#    and filter, and under the kernel's blk tracer, in one run (the best of
-#    REPEAT runs each, since other load only ever lowers IOPS).
+# 1) fio, 4 KiB random direct reads on a loop device (a file in /tmp):
+#    IOPS bare, under `ember record --block -d`, under `perf record` with the
+#    same tracepoints and filter, and under the kernel's blk tracer, in one
+#    run: ROUNDS rounds of the four (order rotated each round), each mode's
+#    slowdown against the same round's bare run (median and range), and the
+#    CPU time of fio and recorder per I/O, steadier than IOPS on a shared
+#    machine.
 # 2) `ember bio` beside btt on one blktrace capture of NIOS I/Os (made up
 #    here: Q, G, I, D, C per I/O, one at a time, alternating between two
-#    per-CPU files), wall time of each.
+#    per-CPU files), wall time of each; NIOS=0 skips it.
 # Idle CPUs wake slowly and skew IOPS (any extra activity, a recorder's
 # too, then looks like a speed-up), so two SCHED_IDLE spinners keep both
-# CPUs awake for every run.  A benchmark, not a test: it asserts nothing.  Needs root, fio, perf;
-# btt (Debian package blktrace) for part 2.
+# CPUs awake for every run.  A benchmark, not a test: it asserts nothing.
+# Needs root, fio, perf; btt (Debian package blktrace) for part 2.
 #
-#   EMBER=./ember bench/bio.sh        SECONDS_PER_RUN=3 REPEAT=2 NIOS=1000000
+#   EMBER=./ember bench/bio.sh   SECONDS_PER_RUN=3 ROUNDS=5 NIOS=1000000 IOENGINE=psync|libaio
 set -u
-: "${EMBER:=./ember}" "${PERF:=perf}" "${SECONDS_PER_RUN:=3}" "${REPEAT:=2}" "${NIOS:=1000000}"
+: "${EMBER:=./ember}" "${PERF:=perf}" "${SECONDS_PER_RUN:=3}" "${ROUNDS:=5}" "${NIOS:=1000000}" \
+  "${IOENGINE:=psync}"
 EMBER=$(realpath "$EMBER")
 [ "$(id -u)" -eq 0 ] || { echo "bench/bio.sh: needs root (losetup, tracepoints)" >&2; exit 2; }
 for tool in fio "$PERF" losetup python3; do
@@ -45,8 +49,11 @@ for _ in 1 2; do
 done
 
 FIO=(fio --name=randread --filename="$LOOP" --direct=1 --rw=randread --bs=4k
-     --ioengine=psync --runtime="$SECONDS_PER_RUN" --time_based --output-format=json)
-iops_of() { python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["jobs"][0]["read"]["iops"]))' "$1" 2>/dev/null || echo 0; }
+     --ioengine="$IOENGINE" --runtime="$SECONDS_PER_RUN" --time_based --output-format=json)
+
+# IOPS and the I/O count from fio's JSON.
+fio_num() { python3 -c 'import json,sys; r = json.load(open(sys.argv[1]))["jobs"][0]["read"]
+print(int(r[sys.argv[2]]))' "$T/o.json" "$1" 2>/dev/null || echo 0; }
 
 # perf gets the tracepoints ember records, with the same device filter.
 PERF_EV=()
@@ -56,42 +63,77 @@ for tp in block_bio_queue block_getrq block_rq_insert block_rq_issue block_rq_co
 	[ -d $TR/events/block/$tp ] && PERF_EV+=(-e "block:$tp" --filter "dev == $DEV")
 done
 
-run_bare() { "${FIO[@]}" >"$T/o.json" 2>/dev/null; iops_of "$T/o.json"; }
+# Each leaves fio's JSON in $T/o.json.
+run_bare() { "${FIO[@]}" --output="$T/o.json" >/dev/null 2>&1; }
 run_ember() {
 	"$EMBER" record -q --block -d "$LOOP" -o "$T/e.data" -- "${FIO[@]}" --output="$T/o.json" >/dev/null 2>&1
-	iops_of "$T/o.json"
 }
 run_perf() {
 	"$PERF" record -q --no-bpf-event -B -a "${PERF_EV[@]}" -o "$T/p.data" -- "${FIO[@]}" \
 		--output="$T/o.json" >/dev/null 2>&1
-	iops_of "$T/o.json"
 }
 run_blk() {
 	echo blk >$TR/current_tracer && echo 1 >$TR/options/bin && echo >$TR/trace
 	echo 1 >"/sys/block/$(basename "$LOOP")/trace/enable"
-	"${FIO[@]}" >"$T/o.json" 2>/dev/null
+	"${FIO[@]}" --output="$T/o.json" >/dev/null 2>&1
 	echo 0 >"/sys/block/$(basename "$LOOP")/trace/enable"
 	echo 0 >$TR/options/bin; echo nop >$TR/current_tracer
-	iops_of "$T/o.json"
+}
+# "IOPS CPU-us-per-I/O": the CPU time of fio and the recorder (bash's time
+# counts every child) over fio's I/O count.  CPU per I/O is steadier than
+# IOPS on a shared machine: another job's load delays fio but does not
+# make it spend more CPU per request.  (The loop worker's CPU is not in it.)
+measure() {
+	local TIMEFORMAT='%U %S' u s
+	read -r u s < <({ time run_"$1"; } 2>&1)
+	local n; n=$(fio_num total_ios)
+	echo "$(fio_num iops) $(awk -v u="$u" -v s="$s" -v n="$n" 'BEGIN { printf "%.2f", (n > 0 ? (u + s) * 1e6 / n : 0) }')"
 }
 
-# Rounds of all four in turn, the best of each kept: slow phases of the
-# machine then hit every row alike.
-bare=0 ember=0 perf=0 blk=0
-for _ in $(seq "$REPEAT"); do
-	v=$(run_bare); [ "$v" -gt "$bare" ] && bare=$v
-	v=$(run_ember); [ "$v" -gt "$ember" ] && ember=$v
-	v=$(run_perf); [ "$v" -gt "$perf" ] && perf=$v
-	v=$(run_blk); [ "$v" -gt "$blk" ] && blk=$v
+# ROUNDS rounds of all four, the order rotated each round so no mode always
+# follows the same one.  Each round's slowdown is against that round's bare
+# run (a slow phase of the machine then hits both sides alike): shown are
+# the median of the per-round slowdowns and their range, the best IOPS of
+# each mode, and the median CPU per I/O.
+MODES=(bare ember perf blk)
+declare -A best=() sd=() cpu=() iops=()
+for m in "${MODES[@]}"; do best[$m]=0; sd[$m]=; cpu[$m]=; done
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", 100 * (b - a) / b; else print "-" }'; }
+run_bare   # warm-up, not counted: the first run pays for cold caches
+for r in $(seq 0 $((ROUNDS - 1))); do
+	for k in 0 1 2 3; do
+		m=${MODES[$(( (k + r) % 4 ))]}
+		read -r i c < <(measure "$m")
+		iops[$m]=$i
+		cpu[$m]+=" $c"
+		[ "$i" -gt "${best[$m]}" ] && best[$m]=$i
+	done
+	line="  round $((r + 1)) IOPS:"
+	for m in "${MODES[@]}"; do
+		line+=" $m ${iops[$m]}"
+		[ "$m" = bare ] || sd[$m]+=" $(pct "${iops[$m]}" "${iops[bare]}")"
+	done
+	echo "$line"
 done
-pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f%%", 100 * (b - a) / b; else print "-" }'; }
-echo "4 KiB random direct reads on $LOOP, ${SECONDS_PER_RUN}s runs, best of $REPEAT:"
-printf "  %-34s %10s IOPS\n" "bare" "$bare"
-printf "  %-34s %10s IOPS  slowdown %s\n" "ember record --block -d" "$ember" "$(pct "$ember" "$bare")"
-printf "  %-34s %10s IOPS  slowdown %s\n" "perf record (same tracepoints)" "$perf" "$(pct "$perf" "$bare")"
-printf "  %-34s %10s IOPS  slowdown %s\n" "kernel blk tracer" "$blk" "$(pct "$blk" "$bare")"
+# "median (min .. max)" of a list of numbers
+med() { tr ' ' '\n' <<<"$1" | awk 'NF' | sort -g | awk '{ v[n++] = $1 } END {
+	if (!n) { print "-"; exit }
+	m = n % 2 ? v[int(n / 2)] : (v[n / 2 - 1] + v[n / 2]) / 2
+	printf "%.1f%s (%.1f .. %.1f)", m, unit, v[0], v[n - 1] }' unit="${2:-}"; }
+echo "4 KiB random direct reads ($IOENGINE) on $LOOP, ${SECONDS_PER_RUN}s runs, $ROUNDS rounds:"
+printf "  %-31s %8s %-31s %s\n" "" "best" "slowdown vs same round's bare" "CPU us per I/O"
+printf "  %-31s %8s %-31s %s\n" "bare" "${best[bare]}" "" "$(med "${cpu[bare]}")"
+for m in ember perf blk; do
+	case $m in
+	ember) name="ember record --block -d" ;;
+	perf) name="perf record (same tracepoints)" ;;
+	blk) name="kernel blk tracer" ;;
+	esac
+	printf "  %-31s %8s %-31s %s\n" "$name" "${best[$m]}" "$(med "${sd[$m]}" %)" "$(med "${cpu[$m]}")"
+done
 
 # ---- analysis time on a capture of NIOS I/Os -------------------------------
+[ "$NIOS" -gt 0 ] || exit 0
 python3 - "$T/cap" "$NIOS" <<'PY'
 import random, struct, sys
 base, n = sys.argv[1], int(sys.argv[2])

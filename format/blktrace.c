@@ -1,6 +1,9 @@
 /* blktrace.c - reads blk_io_trace records: classic per-CPU blktrace files
  * (DEV.blktrace.N, merged by time) and the kernel blk tracer's binary output
- * ("# tracer: blk" lines, then each record behind a 16-byte ftrace header). */
+ * ("# tracer: blk" lines, then each record behind a 16-byte ftrace header).
+ * Records are in the writing machine's byte order: one whose magic reads
+ * byte-swapped (a capture from a big-endian machine) is swapped field by
+ * field. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +40,22 @@ static u16 get16(const u8 *p) { u16 v; memcpy(&v, p, 2); return v; }
 static u32 get32(const u8 *p) { u32 v; memcpy(&v, p, 4); return v; }
 static u64 get64(const u8 *p) { u64 v; memcpy(&v, p, 8); return v; }
 
+/* The same, in the other byte order when swap is set. */
+static u16 rd16(const u8 *p, bool swap) { u16 v = get16(p); return swap ? __builtin_bswap16(v) : v; }
+static u32 rd32(const u8 *p, bool swap) { u32 v = get32(p); return swap ? __builtin_bswap32(v) : v; }
+static u64 rd64(const u8 *p, bool swap) { u64 v = get64(p); return swap ? __builtin_bswap64(v) : v; }
+
+/* Whether a record's first word is the magic in this machine's order
+ * (0), in the other order (1), or neither (-1). */
+static int magic_order(u32 magic)
+{
+	if ((magic & BLK_MAGIC_MASK) == BLK_MAGIC)
+		return 0;
+	if ((__builtin_bswap32(magic) & BLK_MAGIC_MASK) == BLK_MAGIC)
+		return 1;
+	return -1;
+}
+
 static u8 *slurp(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
@@ -60,7 +79,9 @@ static u8 *slurp(const char *path, size_t *len)
 		return NULL;
 	}
 	*len = n;
-	return buf;
+	/* Exactly the file's size: a read past its end is then one that
+	 * AddressSanitizer (and the fuzzer) sees. */
+	return xrealloc(buf, n ? n : 1);
 }
 
 /* The ftrace capture's text preamble: lines starting with '#'. */
@@ -89,34 +110,39 @@ static int decode_one(const struct blk_file *f, int file, size_t at, struct pd_b
 	}
 	const u8 *p = d + at + hdr;
 	u32 magic = get32(p);
-	if ((magic & BLK_MAGIC_MASK) != BLK_MAGIC) {
+	int order = magic_order(magic);
+	if (order < 0) {
 		err_set("%s: offset %zu: bad magic 0x%08x (not a blk_io_trace record)", f->path,
 			at + hdr, magic);
 		return -1;
 	}
+	bool sw = order == 1;
 	memset(r, 0, sizeof(*r));
-	r->version = (u8)(magic & 0xff);
-	r->sequence = get32(p + 4);
-	r->time = get64(p + 8);
-	r->sector = get64(p + 16);
-	r->bytes = get32(p + 24);
-	r->action = get32(p + 28);
-	r->pid = get32(p + 32);
-	r->device = get32(p + 36);
-	r->cpu = get32(p + 40);
-	r->error = get16(p + 44);
-	r->pdu_len = get16(p + 46);
+	r->version = (u8)(rd32(p, sw) & 0xff);
+	r->sequence = rd32(p + 4, sw);
+	r->time = rd64(p + 8, sw);
+	r->sector = rd64(p + 16, sw);
+	r->bytes = rd32(p + 24, sw);
+	r->action = rd32(p + 28, sw);
+	r->pid = rd32(p + 32, sw);
+	r->device = rd32(p + 36, sw);
+	r->cpu = rd32(p + 40, sw);
+	r->error = rd16(p + 44, sw);
+	r->pdu_len = rd16(p + 46, sw);
 	if (f->len - at - hdr - BLK_REC_SIZE < r->pdu_len) {
 		err_set("%s: offset %zu: payload of %u bytes runs past the end", f->path, at,
 			(unsigned)r->pdu_len);
 		return -1;
 	}
 	if (f->ftrace) {
-		/* ftrace fills pid, cpu and time in its header, not always here. */
-		r->pid = get32(d + at);
-		r->cpu = get32(d + at + 4);
-		r->time = get64(d + at + 8);
+		/* ftrace fills pid, cpu and time in its header, not always here;
+		 * the header is in the same order as the record it frames. */
+		r->pid = rd32(d + at, sw);
+		r->cpu = rd32(d + at + 4, sw);
+		r->time = rd64(d + at + 8, sw);
 	}
+	/* The payloads (remap, split, unplug) are big-endian on every
+	 * machine; a comm is bytes: they need no swapping. */
 	r->pdu = p + BLK_REC_SIZE;
 	r->file = file;
 	r->offset = at;
@@ -281,7 +307,7 @@ bool pd_blk_probe(const char *path)
 	size_t n = f ? fread(head, 1, sizeof(head), f) : 0;
 	if (f)
 		fclose(f);
-	if (n >= 4 && (get32(head) & BLK_MAGIC_MASK) == BLK_MAGIC)
+	if (n >= 4 && magic_order(get32(head)) >= 0)
 		return true;
 	return n >= 13 && !memcmp(head, "# tracer: blk", 13);
 }

@@ -33,7 +33,7 @@ static void rwbs_of(u32 action, u32 bytes, char *out)
 	out[n] = '\0';
 }
 
-static enum bio_kind kind_of(u32 act)
+static enum bio_kind blk_kind_of(u32 act)
 {
 	switch (act) {
 	case PD_BLK_TA_QUEUE: return BK_QUEUE;
@@ -55,7 +55,7 @@ static enum bio_kind kind_of(u32 act)
 static void decode(const struct pd_blk_rec *r, struct bio_ev *e)
 {
 	memset(e, 0, sizeof(*e));
-	e->kind = kind_of(PD_BLK_ACT(r->action) & ~(u32)PD_BLK_TA_CGROUP);
+	e->kind = blk_kind_of(PD_BLK_ACT(r->action) & ~(u32)PD_BLK_TA_CGROUP);
 	e->dev = r->device;
 	e->sector = r->sector;
 	e->nr_sector = r->bytes >> 9;

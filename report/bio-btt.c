@@ -96,7 +96,7 @@ static void add_pattern(struct dev_stats *d, const struct bio_io *io)
 		else
 			d->rnd++;
 	}
-	d->last_end = io->sector + io->nr_sector;
+	d->last_end = io->sector + io->own_sector;
 	d->have_end = true;
 }
 
@@ -114,7 +114,7 @@ static void add_io(struct dev_stats *d, const struct bio_tracker *bt, const stru
 	phase_add(&d->ph[PH_Q2C], io->t[BT_Q], done);
 	int dir = dir_index(io->rwbs);
 	d->ios[dir] += !(io->flags & BF_SPLIT);
-	d->bytes[dir] += (u64)io->nr_sector * 512;
+	d->bytes[dir] += (u64)io->own_sector * 512;
 	d->merged_back += !!(io->flags & BF_BACKMERGE);
 	d->merged_front += !!(io->flags & BF_FRONTMERGE);
 	if (!d->first || io->t[BT_Q] < d->first)

@@ -7,13 +7,13 @@
 
 #include "report/bio.h"
 
-#define SLOTS 48
+#define DIST_SLOTS 48
 #define MAX_KEYS 1024
 
 struct dist {
 	char key[20];
 	u32 dev;
-	u64 slot[SLOTS];
+	u64 slot[DIST_SLOTS];
 	u64 n, zero;         /* zero: exact hits (sequential, for --seek) */
 	u64 last_end;
 	bool have_end;
@@ -22,7 +22,7 @@ struct dist {
 static int log2_slot(u64 v)
 {
 	int s = 0;
-	while (v > 1 && s < SLOTS - 1) {
+	while (v > 1 && s < DIST_SLOTS - 1) {
 		v >>= 1;
 		s++;
 	}
@@ -46,7 +46,7 @@ static void print_slots(const struct dist *d, const char *unit, FILE *out)
 {
 	int top = 0;
 	u64 most = 1;
-	for (int i = 0; i < SLOTS; i++)
+	for (int i = 0; i < DIST_SLOTS; i++)
 		if (d->slot[i]) {
 			top = i;
 			most = MAX(most, d->slot[i]);
@@ -73,7 +73,7 @@ int bio_print_size(const struct bio_tracker *bt, const struct bio_view_opts *o, 
 		struct dist *d = dist_get(v, &n, io->comm[0] ? io->comm : "?", 0);
 		if (!d)
 			continue;
-		d->slot[log2_slot((u64)io->nr_sector * 512 / 1024)]++;
+		d->slot[log2_slot((u64)io->own_sector * 512 / 1024)]++;
 		d->n++;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -106,7 +106,7 @@ int bio_print_seek(const struct bio_tracker *bt, const struct bio_view_opts *o, 
 			d->zero += dist == 0;
 			d->n++;
 		}
-		d->last_end = io->sector + io->nr_sector;
+		d->last_end = io->sector + io->own_sector;
 		d->have_end = true;
 	}
 	for (size_t i = 0; i < n; i++) {

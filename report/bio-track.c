@@ -27,6 +27,9 @@ struct bio_tracker {
 	bio_event_fn hook;
 	void *hook_ctx;
 	u32 seq;                 /* events seen, for perf.data sources */
+	bio_stack_fn stack_of;   /* names the submitter's stack, or NULL */
+	struct bio_stacks *stacks;
+	u32 cur_stack;           /* the stack of the event being tracked */
 };
 
 static u64 key_of(u32 dev, u64 sector)
@@ -155,6 +158,7 @@ static struct bio_io *new_io(struct bio_tracker *bt, const struct bio_ev *e,
 			     const struct bio_who *s)
 {
 	struct bio_io io = { .dev = e->dev, .sector = e->sector, .nr_sector = e->nr_sector,
+			     .own_sector = e->nr_sector, .stack = bt->cur_stack,
 			     .pid = s->pid, .tid = s->tid };
 	memcpy(io.rwbs, e->rwbs, sizeof(io.rwbs) - 1);
 	if (s->comm)
@@ -172,7 +176,7 @@ static void on_queue(struct bio_tracker *bt, const struct bio_ev *e, const struc
 	struct bio_io *old = find(bt, &bt->pending, e->dev, e->sector, false, BS_QUEUED);
 	if (old && (old->flags & BF_SPLIT) && !(old->flags & BF_NO_QUEUE)) {
 		old->flags |= BF_NO_QUEUE;   /* seen once; a third queue is new */
-		old->nr_sector = e->nr_sector;
+		old->nr_sector = old->own_sector = e->nr_sector;
 		return;
 	}
 	if (old) {
@@ -191,13 +195,15 @@ static void on_split(struct bio_tracker *bt, const struct bio_ev *e, const struc
 	bt->c.splits++;
 	if (!io || e->old_sector <= io->sector || e->old_sector >= end)
 		return;
-	io->nr_sector = (u32)(e->old_sector - io->sector);
+	io->nr_sector = io->own_sector = (u32)(e->old_sector - io->sector);
+	u32 stack = io->stack;     /* the remainder was queued by the same */
 	struct bio_ev rest = *e;
 	rest.sector = e->old_sector;
 	rest.nr_sector = (u32)(end - e->old_sector);
 	u64 q = io->t[BT_Q];
 	struct bio_io *r = new_io(bt, &rest, s);   /* io may have moved */
 	r->t[BT_Q] = q;
+	r->stack = stack;
 	r->flags |= BF_SPLIT;
 	put(bt, &bt->pending, rest.dev, rest.sector, r);
 }
@@ -272,6 +278,8 @@ static void on_stamp(struct bio_tracker *bt, const struct bio_ev *e, u64 time, i
 	struct bio_io *rq = find(bt, &bt->rq, e->dev, e->sector, false, BS_REQUEST);
 	if (!rq)
 		return;
+	if (which == BT_D && !rq->stack)
+		rq->stack = bt->cur_stack;   /* queued unseen: the issuer's */
 	if (which == BT_D && !rq->t[BT_I]) {
 		rq->flags |= BF_DIRECT;
 		rq->t[BT_I] = time;
@@ -332,6 +340,14 @@ static void on_complete(struct bio_tracker *bt, const struct bio_ev *e, u64 time
 	rq->t[BT_C] = time;
 }
 
+void bio_set_stack_fn(struct bio_tracker *bt, bio_stack_fn fn, struct bio_stacks *st)
+{
+	bt->stack_of = fn;
+	bt->stacks = st;
+}
+
+const struct bio_stacks *bio_get_stacks(const struct bio_tracker *bt) { return bt->stacks; }
+
 void bio_set_hook(struct bio_tracker *bt, bio_event_fn fn, void *ctx)
 {
 	bt->hook = fn;
@@ -359,12 +375,20 @@ void bio_track(struct bio_tracker *bt, const struct bio_ev *e, const struct bio_
 	}
 }
 
+/* The stack matters only where an I/O can begin, or be issued with no
+ * submitter seen: the events that run in the submitter's context. */
+static bool names_submitter(enum bio_kind k)
+{
+	return k == BK_QUEUE || k == BK_GETRQ || k == BK_ISSUE || k == BK_SPLIT;
+}
+
 static int bt_sample(void *ctx, const struct rp_sample *s)
 {
 	struct bio_tracker *bt = ctx;
 	struct bio_ev e;
 	if (bio_tp_decode(bt->tp, s->attr, s->s, &e) == BK_OTHER)
 		return 0;
+	bt->cur_stack = bt->stack_of && names_submitter(e.kind) ? bt->stack_of(bt->stacks, s) : 0;
 	struct bio_who w = { .time = s->s->time, .pid = s->s->pid, .tid = s->s->tid,
 			     .cpu = s->s->cpu, .seq = ++bt->seq,
 			     .comm = s->thread ? s->thread->comm : NULL };

@@ -45,19 +45,19 @@ bool bio_io_shown(const struct bio_io *io, const struct rp_filter *f)
 
 /* ---- histograms ---------------------------------------------------------- */
 
-#define SLOTS 64
+#define LAT_SLOTS 64
 
 struct hist {
 	u32 dev;
 	char flags[8];
-	u64 slot[SLOTS];
+	u64 slot[LAT_SLOTS];
 	u64 n;
 };
 
-static int log2_slot(u64 v)
+static int lat_slot(u64 v)
 {
 	int s = 0;
-	while (v > 1 && s < SLOTS - 1) {
+	while (v > 1 && s < LAT_SLOTS - 1) {
 		v >>= 1;
 		s++;
 	}
@@ -81,7 +81,7 @@ static void print_one_hist(const struct hist *h, const struct bio_view_opts *o, 
 {
 	int top = 0;
 	u64 most = 1;
-	for (int i = 0; i < SLOTS; i++)
+	for (int i = 0; i < LAT_SLOTS; i++)
 		if (h->slot[i]) {
 			top = i;
 			most = MAX(most, h->slot[i]);
@@ -129,7 +129,7 @@ int bio_print_hist(const struct bio_tracker *bt, const struct bio_view_opts *o, 
 					  o->per_flags ? io->rwbs : "");
 		if (!h)
 			continue;
-		h->slot[log2_slot((done - from) / unit)]++;
+		h->slot[lat_slot((done - from) / unit)]++;
 		h->n++;
 		measured++;
 	}

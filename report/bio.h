@@ -63,7 +63,9 @@ enum {
 struct bio_io {
 	u64 t[BT_MAX];
 	u64 sector;
-	u32 dev, nr_sector;
+	u32 dev, nr_sector;      /* a request's grows with the I/Os merged in */
+	u32 own_sector;          /* sectors as queued, before any merge */
+	u32 stack;               /* who queued it: a bio_stacks id, 0 unknown */
 	u32 pid, tid;
 	u32 parent;            /* index + 1 of the request it merged into */
 	u32 requeues;
@@ -96,6 +98,27 @@ void bio_track(struct bio_tracker *bt, const struct bio_ev *e, const struct bio_
 typedef void (*bio_event_fn)(void *ctx, const struct bio_ev *e, const struct bio_who *w);
 void bio_set_hook(struct bio_tracker *bt, bio_event_fn fn, void *ctx);
 
+/* ---- who caused the I/O: the stacks of the submitters ------------------- */
+
+/* Stacks interned by process and frames, each named once when first seen
+ * (while the replay that resolved its frames is open). */
+struct bio_stacks;
+struct bio_stacks *bio_stacks_new(void);
+void bio_stacks_free(struct bio_stacks *st);
+/* The id (1..) of a sample's stack; 0 when it has no frames. */
+u32 bio_stacks_intern(struct bio_stacks *st, const struct rp_sample *s);
+/* How many frames stack id has (0 for none), and frame i of it (leaf
+ * first): its name, and whether it is a kernel frame. */
+u32 bio_stacks_depth(const struct bio_stacks *st, u32 id);
+const char *bio_stacks_frame(const struct bio_stacks *st, u32 id, u32 i, bool *kernel);
+/* With stacks set, each I/O takes the stack of the sample that created it
+ * (block_bio_queue; request allocation or issue when no queue was seen). */
+void bio_set_stacks(struct bio_tracker *bt, struct bio_stacks *st);
+/* The tracker's side of it (so the tracker links without the stacks). */
+typedef u32 (*bio_stack_fn)(struct bio_stacks *st, const struct rp_sample *s);
+void bio_set_stack_fn(struct bio_tracker *bt, bio_stack_fn fn, struct bio_stacks *st);
+const struct bio_stacks *bio_get_stacks(const struct bio_tracker *bt);
+
 /* Feeds a blktrace capture (classic per-CPU files or the blk tracer's
  * ftrace-framed output) through the tracker.  -1 with err_set(). */
 int bio_feed_blktrace(struct bio_tracker *bt, const char *path);
@@ -125,6 +148,8 @@ struct bio_view_opts {
 	bool queued;            /* --hist: Q2C instead of D2C */
 	bool per_disk, per_flags, millis;
 	bool csv;
+	bool bytes;             /* --folded: weight by bytes, not I/Os */
+	int top;                /* --stacks: how many stacks (0: 20) */
 };
 
 /* 'R', 'W', 'D' (discard) or 'N' (other) from an rwbs string. */
@@ -139,6 +164,11 @@ int bio_print_snoop(const struct bio_tracker *bt, const struct bio_view_opts *o,
 int bio_print_size(const struct bio_tracker *bt, const struct bio_view_opts *o, FILE *out);
 int bio_print_seek(const struct bio_tracker *bt, const struct bio_view_opts *o, FILE *out);
 int bio_print_errors(const struct bio_tracker *bt, const struct bio_view_opts *o, FILE *out);
+/* The stacks that queued the I/Os, weighted by count and bytes: a table
+ * of the top stacks, or folded lines ("comm;root;..;leaf N", N the I/O
+ * count or, with bytes, the bytes) for ember flame. */
+int bio_print_stacks(const struct bio_tracker *bt, const struct bio_view_opts *o, FILE *out);
+int bio_print_folded(const struct bio_tracker *bt, const struct bio_view_opts *o, FILE *out);
 /* An SVG latency heat map (D2C, or Q2C with o->queued) over time. */
 int bio_write_heatmap(const struct bio_tracker *bt, const struct bio_view_opts *o,
 		      const char *path);

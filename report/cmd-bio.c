@@ -1,6 +1,7 @@
 /* cmd-bio.c - `ember bio`: block I/O from 'ember record --block' or a
  * blktrace capture: a btt-like phase table (default), latency histograms,
- * per-I/O lines, size/seek/error views, a heat map or blkparse lines. */
+ * per-I/O lines, size/seek/error views, a heat map, blkparse lines, or
+ * the stacks that queued the I/O (recordings made with -g). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +14,7 @@
 
 static const char usage_text[] =
 	"usage: ember bio [-i FILE] [--btt | --hist | --snoop | --size | --seek | --errors |\n"
-	"                 --heatmap OUT.svg | --blkparse] [options]\n"
+	"                 --heatmap OUT.svg | --blkparse | --stacks | --folded] [options]\n"
 	"\n"
 	"Block I/O from a recording made with 'ember record --block', or from a\n"
 	"blktrace capture: classic per-CPU files (-i DEV for DEV.blktrace.N, or one\n"
@@ -42,6 +43,11 @@ static const char usage_text[] =
 	"      --errors       failed requests with their error\n"
 	"      --heatmap FILE an SVG latency heat map: time across, log2 latency up,\n"
 	"                     colour the count (D2C; Q2C with -Q)\n"
+	"      --stacks       who caused the I/O: the stacks of the tasks that queued\n"
+	"                     it (user and kernel, from 'ember record --block -g'),\n"
+	"                     by I/O count and bytes, the top 20 (--top N)\n"
+	"      --folded       the same as folded lines for 'ember flame --folded':\n"
+	"                     COMM;ROOT;...;LEAF COUNT (with --bytes: bytes)\n"
 	"  -p, --pid LIST     only I/Os these processes queued\n"
 	"      --tid LIST, --comm LIST, --time START,END (of the queue event)\n"
 	"\n"
@@ -49,12 +55,14 @@ static const char usage_text[] =
 	"seen completing (perf_events can lose events of idle CPUs), or superseded\n"
 	"in flight are left out of the figures and counted on their own line.  An\n"
 	"issue without an insert event (requests sent straight to the driver) counts\n"
-	"as inserted at issue: G2I holds that time and I2D is 0.\n";
+	"as inserted at issue: G2I holds that time and I2D is 0.  --stacks takes an\n"
+	"I/O's stack where it was queued, or where its request was allocated or\n"
+	"issued when its queue event was not seen.\n";
 
 enum { OPT_BTT = 0x4000, OPT_HIST, OPT_SNOOP, OPT_CSV, OPT_BLKPARSE, OPT_SIZE, OPT_SEEK,
-       OPT_ERRORS, OPT_HEATMAP };
+       OPT_ERRORS, OPT_HEATMAP, OPT_STACKS, OPT_FOLDED, OPT_BYTES, OPT_TOP };
 enum view { VIEW_BTT, VIEW_HIST, VIEW_SNOOP, VIEW_BLKPARSE, VIEW_SIZE, VIEW_SEEK, VIEW_ERRORS,
-	    VIEW_HEATMAP };
+	    VIEW_HEATMAP, VIEW_STACKS, VIEW_FOLDED };
 
 struct args {
 	struct rp_opts rp;
@@ -68,8 +76,8 @@ struct args {
 static int set_view(struct args *a, enum view v)
 {
 	if (a->view_set && a->view != v) {
-		err_set("--btt, --hist, --snoop, --blkparse, --size, --seek, --errors and --heatmap "
-			"exclude each other: pick one");
+		err_set("--btt, --hist, --snoop, --blkparse, --size, --seek, --errors, --heatmap, "
+			"--stacks and --folded exclude each other: pick one");
 		return -1;
 	}
 	a->view = v;
@@ -89,6 +97,15 @@ static int parse_one(struct args *a, int opt, const char *arg)
 	case OPT_SEEK: return set_view(a, VIEW_SEEK);
 	case OPT_ERRORS: return set_view(a, VIEW_ERRORS);
 	case OPT_HEATMAP: a->heatmap = arg; return set_view(a, VIEW_HEATMAP);
+	case OPT_STACKS: return set_view(a, VIEW_STACKS);
+	case OPT_FOLDED: return set_view(a, VIEW_FOLDED);
+	case OPT_BYTES: a->v.bytes = true; return 1;
+	case OPT_TOP:
+		if (parse_int(arg, &a->v.top) < 0 || a->v.top < 1) {
+			err_set("--top '%s': give a count of stacks, 1 or more", arg);
+			return -1;
+		}
+		return 1;
 	case OPT_CSV: a->v.csv = true; return 1;
 	case 'Q': a->v.queued = true; return 1;
 	case 'D': a->v.per_disk = true; return 1;
@@ -107,6 +124,14 @@ static int check_args(struct args *a, int argc, char **argv)
 	if (((a->v.queued && a->view != VIEW_HEATMAP) || a->v.per_disk || a->v.per_flags ||
 	     a->v.millis) && a->view != VIEW_HIST) {
 		cmd_error(CMD, "-Q, -D, -F and -m shape histograms: add --hist (or -Q --heatmap)");
+		return EXIT_USAGE;
+	}
+	if (a->v.bytes && a->view != VIEW_FOLDED) {
+		cmd_error(CMD, "--bytes weighs folded stacks: add --folded");
+		return EXIT_USAGE;
+	}
+	if (a->v.top && a->view != VIEW_STACKS) {
+		cmd_error(CMD, "--top is for the --stacks table: add --stacks");
 		return EXIT_USAGE;
 	}
 	if (a->v.csv && a->view != VIEW_SNOOP) {
@@ -130,6 +155,10 @@ static int parse_args(struct args *a, int argc, char **argv)
 		{ "errors", no_argument, NULL, OPT_ERRORS },
 		{ "heatmap", required_argument, NULL, OPT_HEATMAP },
 		{ "csv", no_argument, NULL, OPT_CSV },
+		{ "stacks", no_argument, NULL, OPT_STACKS },
+		{ "folded", no_argument, NULL, OPT_FOLDED },
+		{ "bytes", no_argument, NULL, OPT_BYTES },
+		{ "top", required_argument, NULL, OPT_TOP },
 		{ "queued", no_argument, NULL, 'Q' },
 		{ "disks", no_argument, NULL, 'D' },
 		{ "flags", no_argument, NULL, 'F' },
@@ -181,9 +210,19 @@ static void warn_summary(const char *input, const struct rp_summary *sum)
 		cmd_error(CMD, "%s: %s (the figures cover what came before)", input, sum->error);
 }
 
+static bool wants_stacks(const struct args *a)
+{
+	return a->view == VIEW_STACKS || a->view == VIEW_FOLDED;
+}
+
 /* A blktrace capture: no replay, no tracing data; the same tracker. */
 static int read_blktrace(struct args *a, struct bio_tracker **bt)
 {
+	if (wants_stacks(a)) {
+		cmd_error(CMD, "%s: blktrace captures hold no stacks: record with "
+			  "'ember record --block -g' for --stacks and --folded", a->rp.input);
+		return EXIT_RUNTIME;
+	}
 	a->v.filter = &a->rp.filter;
 	*bt = bio_tracker_new(NULL);
 	a->blkparse.out = stdout;
@@ -196,7 +235,23 @@ static int read_blktrace(struct args *a, struct bio_tracker **bt)
 	return EXIT_OK;
 }
 
-static int replay(struct args *a, struct bio_tp *tp, struct bio_tracker **bt)
+/* --stacks and --folded: whole callchains, interned as the I/Os begin. */
+static int want_callchains(struct args *a, struct replay *r, struct bio_stacks **st)
+{
+	if (!wants_stacks(a))
+		return EXIT_OK;
+	if (!rp_has_callchains(r)) {
+		cmd_error(CMD, "%s has no stacks: record with 'ember record --block -g' for "
+			  "--stacks and --folded", a->rp.input);
+		return EXIT_RUNTIME;
+	}
+	rp_set_callchains(r, true);
+	*st = bio_stacks_new();
+	return EXIT_OK;
+}
+
+static int replay(struct args *a, struct bio_tp *tp, struct bio_tracker **bt,
+		  struct bio_stacks **st)
 {
 	if (strcmp(a->rp.input, "-") && pd_blk_probe(a->rp.input))
 		return read_blktrace(a, bt);
@@ -216,7 +271,11 @@ static int replay(struct args *a, struct bio_tp *tp, struct bio_tracker **bt)
 		rc = check_recording(a->rp.input, tp);
 	if (rc == EXIT_OK) {
 		rp_set_callchains(r, false);
+		rc = want_callchains(a, r, st);
+	}
+	if (rc == EXIT_OK) {
 		*bt = bio_tracker_new(tp);
+		bio_set_stacks(*bt, *st);
 		a->blkparse.out = stdout;
 		if (a->view == VIEW_BLKPARSE)
 			bio_set_hook(*bt, bio_blkparse_line, &a->blkparse);
@@ -244,6 +303,8 @@ static int show(const struct args *a, const struct bio_tracker *bt)
 	case VIEW_SEEK: rc = bio_print_seek(bt, &a->v, stdout); break;
 	case VIEW_ERRORS: rc = bio_print_errors(bt, &a->v, stdout); break;
 	case VIEW_HEATMAP: rc = bio_write_heatmap(bt, &a->v, a->heatmap); break;
+	case VIEW_STACKS: rc = bio_print_stacks(bt, &a->v, stdout); break;
+	case VIEW_FOLDED: rc = bio_print_folded(bt, &a->v, stdout); break;
 	default: rc = bio_print_btt(bt, &a->v, stdout); break;
 	}
 	if (rc < 0) {
@@ -265,7 +326,8 @@ int cmd_bio(int argc, char **argv)
 	rp_progress_if_tty(&a.rp);
 	struct bio_tp tp = { 0 };
 	struct bio_tracker *bt = NULL;
-	rc = replay(&a, &tp, &bt);
+	struct bio_stacks *st = NULL;
+	rc = replay(&a, &tp, &bt, &st);
 	if (bt && (rc == EXIT_OK || bio_nios(bt))) {
 		int src = show(&a, bt);
 		if (rc == EXIT_OK)
@@ -273,6 +335,7 @@ int cmd_bio(int argc, char **argv)
 	}
 	fflush(stdout);
 	bio_tracker_free(bt);
+	bio_stacks_free(st);
 	bio_tp_free(&tp);
 	rp_opts_free(&a.rp);
 	return rc;
