@@ -2,7 +2,8 @@
 # bench/unwind.sh - DWARF unwinding beside perf, in one run: on one
 # --call-graph dwarf recording of at least 50k samples (the known-ratio
 # workload built -O2 -fomit-frame-pointer), the wall time of
-# `ember report --stdio` with each unwinder and of `perf report --stdio`,
+# `ember report --stdio` with each unwinder (with the fast path in front,
+# and without it: EMBER_UNWIND_FAST=0) and of `perf report --stdio`,
 # unwinding throughput, and whether the top-20 children percentages are
 # the same.  Then the cost of -g's leaf-repair snapshot: the workload's
 # speed and the file size under `record -g` with and without it.
@@ -34,11 +35,15 @@ wall() {
 	t1=$(date +%s.%N)
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }'
 }
-top20() { grep '%' "$1" | grep -v '^#' | head -20 | awk '{ print $1, $NF }' | sort; }
+# the first 20 rows as "children% name" (the whole name: "X (inlined)")
+top20() { grep '%' "$1" | grep -v '^#' | head -20 |
+	awk '{ p = $1; sub(/^[^]]*\] /, ""); print p, $0 }' | sort; }
 
 t_none=$(wall none "$EMBER" report -i "$file" --stdio --no-children -gnone --sort sym)
 t_dw=$(wall libdw "$EMBER" report -i "$file" --stdio --unwinder libdw --children --sort sym -gnone)
 t_lu=$(wall libunwind "$EMBER" report -i "$file" --stdio --unwinder libunwind --children --sort sym -gnone)
+t_dw0=$(EMBER_UNWIND_FAST=0 wall libdw0 "$EMBER" report -i "$file" --stdio --unwinder libdw --children --sort sym -gnone)
+t_lu0=$(EMBER_UNWIND_FAST=0 wall libunwind0 "$EMBER" report -i "$file" --stdio --unwinder libunwind --children --sort sym -gnone)
 t_perf=$(wall perf perf report -i "$file" --stdio --children --sort sym -g none)
 
 printf '\n%-34s %8s %14s %10s %s\n' "report --children (same file)" "wall s" "unwind smp/s" "vs perf" "top-20 as perf"
@@ -47,12 +52,15 @@ row() {
 	rate=$(awk -v n="$samples" -v t="$t" -v z="$t_none" 'BEGIN { d = t - z; if (d <= 0) d = 0.001; printf "%.0f", n / d }')
 	if [ "$tag" = perf ]; then same=-
 	elif diff <(top20 "$tmp/$tag.out") <(top20 "$tmp/perf.out") >/dev/null; then same=identical
-	else same=differs; fi
+	else same="differs: $(diff <(top20 "$tmp/$tag.out") <(top20 "$tmp/perf.out") |
+		grep '^[<>]' | head -4 | tr '\n' ' ')"; fi
 	printf '%-34s %8s %14s %9sx %s\n' "$name" "$t" "$rate" \
 		"$(awk -v p="$t_perf" -v t="$t" 'BEGIN { printf "%.1f", p / t }')" "$same"
 }
 row "ember --unwinder libdw" "$t_dw" libdw
 row "ember --unwinder libunwind" "$t_lu" libunwind
+row "  libdw, EMBER_UNWIND_FAST=0" "$t_dw0" libdw0
+row "  libunwind, EMBER_UNWIND_FAST=0" "$t_lu0" libunwind0
 row "perf report" "$t_perf" perf
 echo "(no unwinding, ember --no-children -g none: $t_none s; throughput = samples / (wall - that))"
 

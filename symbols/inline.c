@@ -1,7 +1,9 @@
 /* inline.c - inline frames and source lines of a file address through
  * libdw: the functions inlined there (innermost first) and file:line.
- * The DWARF is the file's own or its separate debug file's; results are
- * cached per address, as a profile asks for the same few thousand. */
+ * The DWARF is the file's own or its separate debug file's, opened
+ * without the sections these never read (libdw inflates every compressed
+ * one it is given); results are cached per address, as a profile asks
+ * for the same few thousand. */
 #include "symbols/symbols-internal.h"
 
 #include <dwarf.h>
@@ -12,31 +14,103 @@
 #include <string.h>
 #include <unistd.h>
 
-/* A dso's DWARF and what was asked of it. */
-struct sym_dwarf {
+/* One opening of a DWARF file. */
+struct dwarf_open {
 	int fd;
+	Elf *elf;
 	Dwarf *dwarf;
+};
+
+/* A dso's DWARF and what was asked of it: one opening for inline scopes
+ * (without line tables), another made for source lines when asked. */
+struct sym_dwarf {
+	char *path;                  /* the file the DWARF came from */
+	struct dwarf_open scopes, lines;
+	bool lines_tried;
+	Dwarf *dwarf;                /* scopes.dwarf */
 	struct u64map frames;        /* addr -> (first << 16 | count) + 1 */
 	VEC(const struct sym *) flat;
 	struct u64map names;         /* name hash -> index + 1 in owned */
 	VEC(struct sym *) owned;     /* the "NAME (inlined)" symbols */
 };
 
+/* Sections libdw would inflate (distributions compress debug files)
+ * but neither scopes nor source lines read; the line tables too when
+ * only scopes are wanted.  A fifth to a third of libc's DWARF. */
+static bool unread_section(const char *name, bool lines)
+{
+	static const char *const never[] = {
+		".debug_loclists", ".debug_loc", ".debug_macro", ".debug_macinfo",
+		".debug_pubnames", ".debug_pubtypes", ".debug_frame",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(never); i++)
+		if (!strcmp(name, never[i]))
+			return true;
+	return !lines && (!strcmp(name, ".debug_line") || !strcmp(name, ".debug_line_str"));
+}
+
+/* Marks those sections empty (NOBITS) in our private mapping, which
+ * dwarf_begin_elf skips. */
+static void hide_unread(Elf *e, bool lines)
+{
+	size_t shstrndx;
+	if (elf_getshdrstrndx(e, &shstrndx) < 0)
+		return;
+	for (Elf_Scn *scn = elf_nextscn(e, NULL); scn; scn = elf_nextscn(e, scn)) {
+		GElf_Shdr sh;
+		const char *name = gelf_getshdr(scn, &sh) ? elf_strptr(e, shstrndx, sh.sh_name) : NULL;
+		if (name && sh.sh_type != SHT_NOBITS && unread_section(name, lines)) {
+			sh.sh_type = SHT_NOBITS;
+			gelf_update_shdr(scn, &sh);
+		}
+	}
+}
+
+static void dwarf_close(struct dwarf_open *o)
+{
+	if (o->dwarf)
+		dwarf_end(o->dwarf);
+	if (o->elf)
+		elf_end(o->elf);
+	if (o->fd >= 0)
+		close(o->fd);
+	*o = (struct dwarf_open){ .fd = -1 };
+}
+
+static bool dwarf_open_file(struct dwarf_open *o, const char *path, bool lines)
+{
+	*o = (struct dwarf_open){ .fd = -1 };
+	if (!path || (o->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	/* Private and writable: hiding sections changes only our copy. */
+	o->elf = elf_begin(o->fd, ELF_C_READ_MMAP_PRIVATE, NULL);
+	if (o->elf && elf_kind(o->elf) == ELF_K_ELF) {
+		hide_unread(o->elf, lines);
+		o->dwarf = dwarf_begin_elf(o->elf, DWARF_C_READ, NULL);
+	}
+	if (!o->dwarf)
+		dwarf_close(o);
+	return o->dwarf != NULL;
+}
+
 static bool open_dwarf(struct sym_dwarf *dw, const char *path)
 {
-	if (!path)
+	if (!dwarf_open_file(&dw->scopes, path, false))
 		return false;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	Dwarf *d = dwarf_begin(fd, DWARF_C_READ);
-	if (!d) {
-		close(fd);
-		return false;
-	}
-	dw->fd = fd;
-	dw->dwarf = d;
+	dw->dwarf = dw->scopes.dwarf;
+	dw->path = xstrdup(path);
 	return true;
+}
+
+/* The DWARF with line tables, opened on the first source line asked. */
+static Dwarf *lines_dwarf(struct sym_dwarf *dw)
+{
+	if (!dw->lines_tried) {
+		dw->lines_tried = true;
+		dwarf_open_file(&dw->lines, dw->path, true);
+	}
+	return dw->lines.dwarf;
 }
 
 /* The file's DWARF: where its symbols came from, the file, then the
@@ -47,7 +121,7 @@ static struct sym_dwarf *dso_dwarf(struct sym_ctx *c, struct sym_dso *d)
 		return d->dwarf;
 	d->dwarf_tried = true;
 	struct sym_dwarf *dw = xcalloc(1, sizeof(*dw));
-	dw->fd = -1;
+	dw->scopes.fd = dw->lines.fd = -1;
 	bool ok = open_dwarf(dw, d->sym_file) || open_dwarf(dw, d->path);
 	if (!ok && d->build_id_size) {
 		char hex[2 * SYM_BUILD_ID_MAX + 1];
@@ -78,10 +152,9 @@ void sym_dwarf_free(struct sym_dwarf *dw)
 	VEC_FREE(&dw->flat);
 	u64map_free(&dw->frames);
 	u64map_free(&dw->names);
-	if (dw->dwarf)
-		dwarf_end(dw->dwarf);
-	if (dw->fd >= 0)
-		close(dw->fd);
+	dwarf_close(&dw->scopes);
+	dwarf_close(&dw->lines);
+	free(dw->path);
 	free(dw);
 }
 
@@ -246,8 +319,9 @@ int sym_srcline(struct sym_ctx *c, struct sym_dso *d, u64 file_addr, char *buf, 
 	if (!d || d->kind != DSO_FILE || !d->trusted)
 		return -1;
 	struct sym_dwarf *dw = dso_dwarf(c, d);
+	Dwarf *lines = dw ? lines_dwarf(dw) : NULL;
 	Dwarf_Die cu;
-	if (!dw || !dwarf_addrdie(dw->dwarf, file_addr, &cu))
+	if (!lines || !dwarf_addrdie(lines, file_addr, &cu))
 		return -1;
 	Dwarf_Line *line = dwarf_getsrc_die(&cu, file_addr);
 	int lineno;

@@ -82,12 +82,24 @@ static const Dwfl_Thread_Callbacks ld_thread_callbacks = {
 	.set_initial_registers = ld_set_initial_registers,
 };
 
+/* No separate debug files: libdw would read one only for its
+ * .debug_frame, after .eh_frame had no entry, and distributions' debug
+ * files carry none, but opening one inflates all its DWARF (tens of ms
+ * for libc's).  A file's own .debug_frame is still used, as the
+ * libunwind backend and the fast path use it. */
+static int ld_no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			   Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			   GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	return -1;
+}
+
 static void *ld_open(struct unw_dwarf *u)
 {
 	struct ld_state *st = xcalloc(1, sizeof(*st));
 	st->u = u;
 	st->callbacks.find_elf = dwfl_build_id_find_elf;
-	st->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	st->callbacks.find_debuginfo = ld_no_debuginfo;
 	st->callbacks.debuginfo_path = &st->debuginfo_path;
 	u64map_init(&st->spaces);
 	return st;

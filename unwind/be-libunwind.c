@@ -1,16 +1,124 @@
 /* be-libunwind.c - the libunwind backend: remote unwinding of a copied
  * user stack, with accessors that read the copy, the sample's registers
- * and the mapped files' .eh_frame_hdr search tables. */
+ * and the mapped files' .eh_frame_hdr search tables, and a file's own
+ * .debug_frame where .eh_frame has no entry. */
 #include "unwind/unwind-internal.h"
 
 #include <libunwind.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Not in libunwind's public headers, but exported: searches a remote
  * .eh_frame_hdr table described by a unw_dyn_info_t. */
 #define dwarf_search_unwind_table UNW_OBJ(dwarf_search_unwind_table)
 extern int dwarf_search_unwind_table(unw_addr_space_t as, unw_word_t ip, unw_dyn_info_t *di,
 				     unw_proc_info_t *pi, int need_unwind_info, void *arg);
+
+/* libunwind reads a .debug_frame (UNW_INFO_FORMAT_TABLE) from local
+ * memory through this descriptor: its struct unw_debug_frame_list, the
+ * one its own (here not exported) dwarf_find_debug_frame builds.  Not in
+ * its public headers, so mirrored as 1.6 lays it out (checked against
+ * the installed library's code; 1.6 added load_offset and counts the
+ * index in bytes): a sorted table of (start address, FDE offset) over
+ * the section's bytes.  tests/e2e/unwind-dwarf.sh fails if it drifts. */
+struct lu_table_entry {
+	int32_t start_ip_offset;
+	int32_t fde_offset;
+};
+#define LU_DEBUG_FRAME_1_6 (UNW_VERSION >= UNW_VERSION_CODE(1, 6))
+struct lu_debug_frame_list {
+	unw_word_t start, end;
+#if LU_DEBUG_FRAME_1_6
+	unw_word_t load_offset;
+#endif
+	char *debug_frame;
+	size_t debug_frame_size;
+	struct lu_table_entry *index;
+	size_t index_size;            /* bytes since 1.6, entries before */
+	struct lu_debug_frame_list *next;
+};
+struct unw_debug_frame {
+	struct lu_debug_frame_list list;
+	VEC(struct lu_table_entry) entries;
+};
+
+void unw_lu_debug_free(struct unw_debug_frame *d)
+{
+	if (!d)
+		return;
+	VEC_FREE(&d->entries);
+	free(d);
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct lu_table_entry *x = a, *y = b;
+	return (x->start_ip_offset > y->start_ip_offset) - (x->start_ip_offset < y->start_ip_offset);
+}
+
+/* The search table of the file's own .debug_frame: libdw walks its
+ * entries; each FDE's address range starts with its first address. */
+static struct unw_debug_frame *lu_debug_frame(struct unw_file *f)
+{
+	if (f->lu_debug_tried)
+		return f->lu_debug;
+	f->lu_debug_tried = true;
+	Elf_Data *data = unw_file_section(f, ".debug_frame");
+	const unsigned char *ident = (const unsigned char *)elf_getident(f->elf, NULL);
+	if (!data || !ident)
+		return NULL;
+	struct unw_debug_frame *d = xcalloc(1, sizeof(*d));
+	Dwarf_Off off = 0, next;
+	Dwarf_CFI_Entry e;
+	while (dwarf_next_cfi(ident, data, false, off, &next, &e) == 0) {
+		if (!dwarf_cfi_cie_p(&e) && e.fde.end - e.fde.start >= 16) {
+			u64 start;
+			memcpy(&start, e.fde.start, sizeof(start));
+			if (start <= INT32_MAX && off <= INT32_MAX) {
+				struct lu_table_entry t = { (int32_t)start, (int32_t)off };
+				VEC_PUSH(&d->entries, t);
+			}
+		}
+		off = next;
+	}
+	if (!d->entries.n) {
+		unw_lu_debug_free(d);
+		return NULL;
+	}
+	qsort(d->entries.v, d->entries.n, sizeof(*d->entries.v), entry_cmp);
+	d->list.debug_frame = data->d_buf;
+	d->list.debug_frame_size = data->d_size;
+	d->list.index = d->entries.v;
+#if LU_DEBUG_FRAME_1_6
+	d->list.index_size = d->entries.n * sizeof(struct lu_table_entry);
+#else
+	d->list.index_size = d->entries.n;
+#endif
+	d->list.start = 0;
+	d->list.end = ~(unw_word_t)0;
+	f->lu_debug = d;
+	return d;
+}
+
+/* ip's entry in the file's own .debug_frame (libunwind parses it from
+ * our memory; bias places the file's addresses). */
+static int lu_search_debug_frame(unw_addr_space_t as, unw_word_t ip, struct unw_file *f,
+				 u64 bias, const struct unw_map *m, unw_proc_info_t *pi,
+				 int need_unwind_info, void *arg)
+{
+	struct unw_debug_frame *d = lu_debug_frame(f);
+	if (!d)
+		return -UNW_ENOINFO;
+	unw_dyn_info_t di = {
+		.start_ip = m->start,
+		.end_ip = m->end,
+		.format = UNW_INFO_FORMAT_TABLE,
+	};
+	di.u.ti.segbase = bias;
+	di.u.ti.table_len = sizeof(d->list) / sizeof(unw_word_t);
+	di.u.ti.table_data = (unw_word_t *)&d->list;
+	return dwarf_search_unwind_table(as, ip, &di, pi, need_unwind_info, arg);
+}
 
 struct lu_state {
 	unw_accessors_t accessors;    /* libunwind keeps a pointer to them */
@@ -27,21 +135,28 @@ static int lu_find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t
 	if (!w->in->find_map || w->in->find_map(w->in->find_ctx, ip, &m) < 0)
 		return -UNW_ENOINFO;
 	struct unw_file *f = unw_file_get(w->u, &m);
-	if (!f || !f->fde_count)
+	if (!f)
 		return -UNW_ENOINFO;
 	u64 bias = unw_file_bias(f, &m);
 	w->cur = f;
 	w->cur_bias = bias;
-	unw_dyn_info_t di = {
-		.start_ip = m.start,
-		.end_ip = m.end,
-		.format = UNW_INFO_FORMAT_REMOTE_TABLE,
-	};
-	di.u.rti.segbase = f->hdr_vaddr + bias;
-	di.u.rti.table_data = f->table_vaddr + bias;
-	/* Entries are two 4-byte words; the length is in unw_word_t units. */
-	di.u.rti.table_len = f->fde_count * 8 / sizeof(unw_word_t);
-	return dwarf_search_unwind_table(as, ip, &di, pi, need_unwind_info, arg);
+	int ret = -UNW_ENOINFO;
+	if (f->fde_count) {
+		unw_dyn_info_t di = {
+			.start_ip = m.start,
+			.end_ip = m.end,
+			.format = UNW_INFO_FORMAT_REMOTE_TABLE,
+		};
+		di.u.rti.segbase = f->hdr_vaddr + bias;
+		di.u.rti.table_data = f->table_vaddr + bias;
+		/* Entries are two 4-byte words; the length is in unw_word_t units. */
+		di.u.rti.table_len = f->fde_count * 8 / sizeof(unw_word_t);
+		ret = dwarf_search_unwind_table(as, ip, &di, pi, need_unwind_info, arg);
+	}
+	/* No .eh_frame entry: the file's own .debug_frame, as libdw looks. */
+	if (ret == -UNW_ENOINFO)
+		ret = lu_search_debug_frame(as, ip, f, bias, &m, pi, need_unwind_info, arg);
+	return ret;
 }
 
 static void lu_put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi, void *arg)
@@ -154,3 +269,4 @@ const struct unw_backend_ops unw_libunwind_ops = {
 	.close = lu_close,
 	.walk = lu_walk,
 };
+

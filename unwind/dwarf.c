@@ -37,6 +37,9 @@ struct unw_dwarf *unw_dwarf_new(enum unw_backend b)
 	u->backend = b;
 	u->ops = b == UNW_BACKEND_LIBUNWIND ? &unw_libunwind_ops : &unw_libdw_ops;
 	u64map_init(&u->files);
+	u64map_init(&u->rules);
+	const char *fast = getenv("EMBER_UNWIND_FAST");
+	u->fast = !fast || strcmp(fast, "0");
 	elf_version(EV_CURRENT);
 	u->state = u->ops->open(u);
 	if (!u->state) {
@@ -50,6 +53,9 @@ static void file_free(struct unw_file *f)
 {
 	if (f->cfi)
 		dwarf_cfi_end(f->cfi);
+	if (f->own_dwarf)
+		dwarf_end(f->own_dwarf);     /* ends its debug_cfi too */
+	unw_lu_debug_free(f->lu_debug);
 	if (f->elf)
 		elf_end(f->elf);
 	if (f->data)
@@ -70,6 +76,7 @@ void unw_dwarf_free(struct unw_dwarf *u)
 		file_free(u->all_files.v[i]);
 	VEC_FREE(&u->all_files);
 	u64map_free(&u->files);
+	u64map_free(&u->rules);
 	free(u);
 }
 
@@ -196,6 +203,7 @@ struct unw_file *unw_file_get(struct unw_dwarf *u, const struct unw_map *m)
 	u64 *slot = u64map_slot(&u->files, (u64)(uintptr_t)m->key, &created);
 	if (created) {
 		struct unw_file *f = file_load(m);
+		f->index = (u32)u->all_files.n;
 		VEC_PUSH(&u->all_files, f);
 		*slot = u->all_files.n;
 		if (f->elf)
@@ -231,6 +239,46 @@ Dwarf_CFI *unw_file_cfi(struct unw_file *f)
 		f->cfi = dwarf_getcfi_elf(f->elf);
 	}
 	return f->cfi;
+}
+
+/* The file's section of that name, with contents in the file. */
+static Elf_Scn *find_section(Elf *elf, const char *name)
+{
+	size_t shstrndx;
+	if (elf_getshdrstrndx(elf, &shstrndx) < 0)
+		return NULL;
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+		const char *n = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+		if (n && !strcmp(n, name) && sh.sh_type != SHT_NOBITS)
+			return scn;
+	}
+	return NULL;
+}
+
+Elf_Data *unw_file_section(struct unw_file *f, const char *name)
+{
+	Elf_Scn *scn = find_section(f->elf, name);
+	GElf_Shdr sh;
+	if (!scn || !gelf_getshdr(scn, &sh))
+		return NULL;
+	if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+		return NULL;
+	Elf_Data *d = elf_getdata(scn, NULL);
+	return d && d->d_buf && d->d_size ? d : NULL;
+}
+
+Dwarf_CFI *unw_file_debug_cfi(struct unw_file *f)
+{
+	if (!f->debug_tried) {
+		f->debug_tried = true;
+		/* Only a file that has one: libdw would read all its DWARF. */
+		if (find_section(f->elf, ".debug_frame"))
+			f->own_dwarf = dwarf_begin_elf(f->elf, DWARF_C_READ, NULL);
+		if (f->own_dwarf)
+			f->debug_cfi = dwarf_getcfi(f->own_dwarf);
+	}
+	return f->debug_cfi;
 }
 
 /* 8 bytes at ELF address vaddr of the file, when the file holds them. */
@@ -284,7 +332,14 @@ int unw_dwarf_user(struct unw_dwarf *u, const struct unw_user *in, struct unw_fr
 		return 0;
 	if (max > UNW_MAX_PCS)
 		max = UNW_MAX_PCS;
-	int n = u->ops->walk(u->state, &w, u->pcs, max);
+	int n = u->fast ? unw_fast_walk(u, &w, u->pcs, max) : -1;
+	if (n > 0) {
+		u->stats.fast++;
+	} else {
+		/* The backend starts afresh: nothing the fast path saw counts. */
+		w.hit_end = false;
+		n = u->ops->walk(u->state, &w, u->pcs, max);
+	}
 	if (n < 1) {
 		u->pcs[0] = ip;     /* the sampled ip at least */
 		n = 1;

@@ -3,77 +3,8 @@
  * CFI (through libdw) and a small stack snapshot give it back. */
 #include "unwind/unwind-internal.h"
 
-#include <dwarf.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Where the CFA is, as an offset from the sp, when the rule is "sp + N"
- * (a frameless function, or one not yet past its prologue).  A rule based
- * on the frame pointer means the kernel's walk already found the caller. */
-static int cfa_sp_offset(Dwarf_Frame *fr, s64 *off)
-{
-	Dwarf_Op *ops;
-	size_t nops;
-	if (dwarf_frame_cfa(fr, &ops, &nops) != 0 || nops != 1)
-		return -1;
-	if (ops[0].atom == DW_OP_bregx && ops[0].number == 7) {
-		*off = (s64)ops[0].number2;
-		return 0;
-	}
-	if (ops[0].atom == DW_OP_breg7) {
-		*off = (s64)ops[0].number;
-		return 0;
-	}
-	return -1;
-}
-
-/* A constant operand of libdw's decoded ops, for the "CFA + constant"
- * register rules it gives. */
-static bool op_constant(const Dwarf_Op *op, s64 *v)
-{
-	if (op->atom >= DW_OP_lit0 && op->atom <= DW_OP_lit31) {
-		*v = op->atom - DW_OP_lit0;
-		return true;
-	}
-	if (op->atom == DW_OP_consts || op->atom == DW_OP_const1s ||
-	    op->atom == DW_OP_const2s || op->atom == DW_OP_const4s ||
-	    op->atom == DW_OP_const8s) {
-		*v = (s64)op->number;
-		return true;
-	}
-	if (op->atom == DW_OP_constu || op->atom == DW_OP_const1u ||
-	    op->atom == DW_OP_const2u || op->atom == DW_OP_const4u) {
-		*v = (s64)op->number;
-		return true;
-	}
-	return false;
-}
-
-/* Where the return address is saved, as an offset from the CFA; -1 when
- * the rule is anything but "saved at CFA + N". */
-static int ra_cfa_offset(Dwarf_Frame *fr, s64 *off)
-{
-	Dwarf_Op mem[3], *ops;
-	size_t nops;
-	if (dwarf_frame_register(fr, 16, mem, &ops, &nops) != 0 || !ops || nops == 0 ||
-	    ops[0].atom != DW_OP_call_frame_cfa)
-		return -1;
-	s64 c;
-	if (nops == 1) {
-		*off = 0;
-		return 0;
-	}
-	if (nops == 2 && ops[1].atom == DW_OP_plus_uconst) {
-		*off = (s64)ops[1].number;
-		return 0;
-	}
-	if (nops == 3 && op_constant(&ops[1], &c) &&
-	    (ops[2].atom == DW_OP_plus || ops[2].atom == DW_OP_minus)) {
-		*off = ops[2].atom == DW_OP_plus ? c : -c;
-		return 0;
-	}
-	return -1;
-}
 
 /* The return address of the leaf at pc, read from the snapshot; -1 when
  * its CFI does not put it there. */
@@ -88,8 +19,13 @@ static int leaf_return_address(struct unw_dwarf *u, const struct unw_user *in, u
 	Dwarf_Frame *fr;
 	if (!cfi || dwarf_cfi_addrframe(cfi, pc - unw_file_bias(f, &m), &fr) != 0)
 		return -1;
+	/* Only "CFA = sp + N" (a frameless function, or one not yet past
+	 * its prologue): a rule on the frame pointer means the kernel's walk
+	 * already found the caller. */
 	s64 cfa, slot;
-	int rc = cfa_sp_offset(fr, &cfa) == 0 && ra_cfa_offset(fr, &slot) == 0 ? 0 : -1;
+	int reg;
+	int rc = unw_rule_cfa(fr, &reg, &cfa) == 0 && reg == 7 &&
+			 unw_rule_reg(fr, 16, &slot) == UNW_RULE_AT_CFA ? 0 : -1;
 	free(fr);
 	if (rc < 0)
 		return -1;

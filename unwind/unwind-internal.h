@@ -26,8 +26,14 @@ struct unw_file {
 	VEC(struct unw_load) loads;
 	u64 hdr_vaddr, table_vaddr;   /* .eh_frame_hdr and its table */
 	u64 fde_count;                /* 0: no usable search table */
-	Dwarf_CFI *cfi;               /* .eh_frame through libdw (leaf fix) */
+	Dwarf_CFI *cfi;               /* .eh_frame through libdw */
 	bool cfi_tried;
+	u32 index;                    /* in all_files: part of rule keys */
+	Dwarf *own_dwarf;             /* the file's own .debug_frame ... */
+	Dwarf_CFI *debug_cfi;         /* ... through libdw */
+	bool debug_tried;
+	struct unw_debug_frame *lu_debug;  /* the same, indexed for libunwind */
+	bool lu_debug_tried;
 };
 
 /* The sample being unwound, as the backends' callbacks see it. */
@@ -41,6 +47,13 @@ struct unw_walk {
 };
 
 #define UNW_MAX_PCS 512
+
+/* A mapping the fast path met: where, and the file's bias. */
+struct unw_fast_map {
+	u64 start, end, bias;
+	struct unw_file *f;
+};
+#define UNW_FAST_MAPS 16
 
 struct unw_backend_ops {
 	void *(*open)(struct unw_dwarf *u);
@@ -61,6 +74,14 @@ struct unw_dwarf {
 	VEC(struct unw_file *) all_files;
 	struct unw_stats stats;
 	u64 pcs[UNW_MAX_PCS];
+	/* The fast path (fast.c): on unless EMBER_UNWIND_FAST=0. */
+	bool fast;
+	struct u64map rules;          /* file index << 48 | address -> rule */
+	const void *fm_space;         /* the layout fm[] describes */
+	u64 fm_generation;
+	struct unw_fast_map fm[UNW_FAST_MAPS];
+	int fm_n;
+	unsigned fm_next;
 };
 
 /* perf's x86_64 register numbers (asm/perf_regs.h), used in the mask. */
@@ -84,5 +105,29 @@ struct unw_file *unw_file_get(struct unw_dwarf *u, const struct unw_map *m);
 u64 unw_file_bias(const struct unw_file *f, const struct unw_map *m);
 /* libdw's CFI for the file (its .eh_frame), or NULL. */
 Dwarf_CFI *unw_file_cfi(struct unw_file *f);
+/* The (uncompressed) contents of the file's section NAME, or NULL. */
+Elf_Data *unw_file_section(struct unw_file *f, const char *name);
+/* libdw's CFI for the file's own .debug_frame, or NULL when it has none. */
+Dwarf_CFI *unw_file_debug_cfi(struct unw_file *f);
+
+/* What libdw's rule for a register is, in the shapes the fast path and
+ * the leaf repair run themselves (offsets in *off). */
+enum unw_rule_kind {
+	UNW_RULE_UNDEFINED,           /* no value: for the return address, the end */
+	UNW_RULE_SAME,                /* unchanged from the callee */
+	UNW_RULE_AT_CFA,              /* saved at CFA + off */
+	UNW_RULE_VAL_CFA,             /* is CFA + off */
+	UNW_RULE_OTHER,               /* anything else: registers, expressions */
+};
+enum unw_rule_kind unw_rule_reg(Dwarf_Frame *fr, int regno, s64 *off);
+/* The CFA as register + offset; -1 when it is an expression. */
+int unw_rule_cfa(Dwarf_Frame *fr, int *reg, s64 *off);
+
+/* Frees what the libunwind backend built from a file's .debug_frame. */
+void unw_lu_debug_free(struct unw_debug_frame *d);
+
+/* The fast path's walk: fills pcs like a backend's walk and returns the
+ * count, or -1 when the sample needs the backend. */
+int unw_fast_walk(struct unw_dwarf *u, struct unw_walk *w, u64 *pcs, int max);
 
 #endif

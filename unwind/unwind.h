@@ -64,6 +64,7 @@ struct unw_stats {
 	u64 files;                /* files whose tables were loaded */
 	u64 leaf_checked;         /* -g chains examined for a lost caller */
 	u64 leaf_repaired;        /* ... and given it back */
+	u64 fast;                 /* user stacks the fast path unwound alone */
 };
 
 struct unw_dwarf;

@@ -4,7 +4,9 @@
 # --call-graph dwarf unwinds through every function to main with both
 # unwinders, at the design's percentages and perf's; a libc qsort callback
 # unwinds across the library; a copy too small for the stack ends in a
-# marker frame; an inlined function shows as its own "(inlined)" frame.
+# marker frame; an inlined function shows as its own "(inlined)" frame;
+# a binary whose CFI is only in .debug_frame unwinds with both; and the
+# fast path in front of the backends changes no chain.
 set -u
 . "$(dirname "$0")/../e2e-lib.sh"
 . "$(dirname "$0")/../e2e-report-lib.sh"
@@ -22,6 +24,9 @@ build() {   # build NAME SOURCE CFLAGS...
 build ratio ratio.c -fomit-frame-pointer -fno-optimize-sibling-calls
 build qsortcb qsortcb.c -fomit-frame-pointer
 build inlined inlined.c -fomit-frame-pointer
+# CFI only in .debug_frame (its .eh_frame has the C runtime's entries).
+build ratio-df ratio.c -fomit-frame-pointer -fno-optimize-sibling-calls \
+	-fno-asynchronous-unwind-tables
 if objdump -d "$TMP/ratio" | grep -A3 '<mid_ab>:' | grep -q 'push.*%rbp'; then
 	fail unwind-build "mid_ab still sets up a frame pointer"; exit 0
 fi
@@ -146,3 +151,38 @@ if grep -q 'spin_inner' "$TMP/noinl"; then
 else
 	pass "no-inline (no spin_inner frame)"
 fi
+
+# ---- CFI only in .debug_frame ----------------------------------------------
+if ! readelf -SW "$TMP/ratio-df" | grep -q '\.debug_frame'; then
+	fail debug-frame-build "ratio-df has no .debug_frame"
+elif record ratio-df "$TMP/ratio-df" 2; then
+	for unw in libdw libunwind; do
+		chains "$TMP/ratio-df.data" $unw >"$TMP/df.$unw"
+		read -r total good < <(awk '
+			$1 == "leaf_a" || $1 == "leaf_b" { t++; if ($0 ~ /^leaf_[ab] mid_ab work main( |$)/) g++ }
+			$1 == "leaf_c" { t++; if ($0 ~ /^leaf_c work main( |$)/) g++ }
+			END { print t + 0, g + 0 }' "$TMP/df.$unw")
+		if [ "$total" -gt 300 ] && [ $((good * 100)) -ge $((total * 95)) ]; then
+			pass "debug-frame-$unw ($good of $total leaf samples reach main from .debug_frame)"
+		else
+			fail "debug-frame-$unw" "$good of $total leaf samples reach main; first: $(grep -m1 '^leaf' "$TMP/df.$unw" | head -c 200)"
+		fi
+	done
+fi
+
+# ---- the fast path changes nothing -----------------------------------------
+# The same chains, marker frames included, with it turned off
+# (EMBER_UNWIND_FAST=0), for each backend and each file above.
+for unw in libdw libunwind; do
+	for tag in ratio qsortcb small ratio-df; do
+		[ -f "$TMP/$tag.data" ] || continue
+		chains "$TMP/$tag.data" $unw >"$TMP/fast.$tag.$unw"
+		EMBER_UNWIND_FAST=0 chains "$TMP/$tag.data" $unw >"$TMP/slow.$tag.$unw"
+		n=$(wc -l <"$TMP/fast.$tag.$unw")
+		if [ "$n" -gt 100 ] && cmp -s "$TMP/fast.$tag.$unw" "$TMP/slow.$tag.$unw"; then
+			pass "fast-path-$unw-$tag (identical chains for $n samples)"
+		else
+			fail "fast-path-$unw-$tag" "$(diff "$TMP/fast.$tag.$unw" "$TMP/slow.$tag.$unw" | grep -c '^<') of $n chains differ: $(diff "$TMP/fast.$tag.$unw" "$TMP/slow.$tag.$unw" | head -4 | head -c 300)"
+		fi
+	done
+done

@@ -7,6 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <dlfcn.h>
+
+#include "symbols/symbols.h"
 #include "tests/unit/test.h"
 #include "unwind/unwind.h"
 
@@ -206,11 +209,94 @@ static void unwind_own_stack(enum unw_backend b)
 static void test_libunwind_own_stack(void) { unwind_own_stack(UNW_BACKEND_LIBUNWIND); }
 static void test_libdw_own_stack(void) { unwind_own_stack(UNW_BACKEND_LIBDW); }
 
+/* An unwinder with the fast path on or off (EMBER_UNWIND_FAST=0). */
+static struct unw_dwarf *unwinder_with(enum unw_backend b, bool fast)
+{
+	if (fast)
+		unsetenv("EMBER_UNWIND_FAST");
+	else
+		setenv("EMBER_UNWIND_FAST", "0", 1);
+	struct unw_dwarf *u = unw_dwarf_new(b);
+	unsetenv("EMBER_UNWIND_FAST");
+	return u;
+}
+
+/* The fast path gives the backend's frames exactly: for the whole copy
+ * and for every copy cut short of it (each 8-byte step moves where the
+ * walk runs out, and the marker must come at the same frame). */
+static void fast_same_as_backend(enum unw_backend b)
+{
+	const char *name = unw_backend_name(b);
+	struct snap *s = xcalloc(1, sizeof(*s));
+	struct self_maps *maps = xcalloc(1, sizeof(*maps));
+	read_self_maps(maps, &s->stack_end);
+	level2(s);
+	struct unw_dwarf *fast = unwinder_with(b, true), *slow = unwinder_with(b, false);
+	CHECK(fast && slow, "%s: unwinders made", name);
+	if (!fast || !slow)
+		return;
+	int differ = 0, cuts = 0, walks = 0;
+	u64 first_bad = 0;
+	for (u64 size = 8; size <= s->size; size += 8) {
+		struct unw_frame a[64], z[64];
+		struct unw_user in = user_of(s, maps, size);
+		int na = unw_dwarf_user(fast, &in, a, 64), nz = unw_dwarf_user(slow, &in, z, 64);
+		bool same = na == nz;
+		for (int i = 0; same && i < na; i++)
+			same = a[i].ip == z[i].ip && a[i].cut == z[i].cut;
+		if (!same && !differ++)
+			first_bad = size;
+		cuts += na > 0 && a[na - 1].cut;
+		walks++;
+	}
+	CHECK(differ == 0, "%s: fast path and backend agree on %d copies (%d differ, first at %llu bytes)",
+	      name, walks, differ, (unsigned long long)first_bad);
+	CHECK(cuts > 0 && cuts < walks, "%s: %d of %d copies cut short", name, cuts, walks);
+	CHECK(unw_dwarf_stats(fast)->fast * 10 >= unw_dwarf_stats(fast)->samples * 9,
+	      "%s: the fast path took %llu of %llu walks", name,
+	      (unsigned long long)unw_dwarf_stats(fast)->fast,
+	      (unsigned long long)unw_dwarf_stats(fast)->samples);
+	CHECK(unw_dwarf_stats(slow)->fast == 0, "%s: EMBER_UNWIND_FAST=0 turns it off", name);
+	unw_dwarf_free(fast);
+	unw_dwarf_free(slow);
+	free_maps(maps);
+	free(maps);
+	free(s);
+}
+
+static void test_libunwind_fast_path(void) { fast_same_as_backend(UNW_BACKEND_LIBUNWIND); }
+static void test_libdw_fast_path(void) { fast_same_as_backend(UNW_BACKEND_LIBDW); }
+
+/* symbols/inline.c opens DWARF without the line tables for scopes and
+ * again with them for source lines: both must answer, in either order. */
+static void test_source_lines(void)
+{
+	Dl_info info;
+	CHECK(dladdr((void *)level2, &info) && info.dli_fbase, "dladdr finds level2");
+	u64 fa = (u64)(uintptr_t)level2 - (u64)(uintptr_t)info.dli_fbase;
+	struct sym_opts o = { .demangle = true, .debug_dir = "/nonexistent" };
+	struct sym_ctx *c = sym_ctx_new(&o);
+	struct sym_dso *d = sym_dso_get(c, "/proc/self/exe", NULL, 0, 0);
+	const struct sym *s = d ? sym_lookup(d, fa) : NULL;
+	CHECK(s && !strcmp(s->name, "level2"), "level2 by its file address %#llx",
+	      (unsigned long long)fa);
+	const struct sym *out[8];
+	if (s)
+		CHECK(sym_inline_frames(c, d, fa, s, true, out, 8) >= 0, "scopes of level2");
+	char line[256] = "";
+	CHECK(sym_srcline(c, d, fa, line, sizeof(line)) == 0 && !strncmp(line, "test-unwind.c:", 14),
+	      "level2's source line after its scopes: %s", line);
+	sym_ctx_free(c);
+}
+
 int main(void)
 {
 	RUN(test_backend_names);
 	RUN(test_registers);
 	RUN(test_libunwind_own_stack);
 	RUN(test_libdw_own_stack);
+	RUN(test_libunwind_fast_path);
+	RUN(test_libdw_fast_path);
+	RUN(test_source_lines);
 	return test_summary();
 }
