@@ -7,11 +7,19 @@
 #
 # Other load only ever lowers the rate, so each recorder runs REPEAT times
 # in turn with the bare baseline and the best rate counts; file sizes are
-# of the last run.  ember --off-cpu records more than sched_switch -g (also
-# sched_wakeup(_new) with call chains, for waker stacks, and switch records,
-# for switch-ins a per-task recording cannot otherwise see), so perf is
-# also run with those same events: the like-for-like row.  perf gets --no-bpf-event and -B (build-id collection
-# at exit sometimes aborts perf 6.1 here; it is not part of the cost).
+# of the last run.  Beside the rate, the CPU time (user + system, recorder
+# and workload together) per round trip, the least of the runs: load
+# disturbs it much less than the rate, so its extra over bare is the
+# steadier measure of what recording costs.
+#
+# ember --off-cpu records more than sched_switch -g (also switch records,
+# for the switch-ins a per-task recording cannot see in sched_switch), so
+# perf is also run with those same events: the like-for-like row.  The
+# higher --off-cpu levels are shown for their cost: =wakeups adds
+# sched_wakeup(_new) without call chains (sched lat), =wakers adds their
+# call chains (offcpu --wakers).  perf gets --no-bpf-event and -B
+# (build-id collection at exit sometimes aborts perf 6.1 here; it is not
+# part of the cost).
 #
 #   EMBER=./ember WORKLOADS=build/workloads bench/offcpu.sh
 #   SECONDS_PER_RUN=2 REPEAT=3  (defaults)
@@ -28,55 +36,78 @@ command -v "$PERF" >/dev/null || { echo "bench/offcpu.sh: Linux perf missing (ma
 T=$(mktemp -d /tmp/ember-bench.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
-# rate_of FILE: the switches/s the workload printed (0 when it did not).
-rate_of() {
-	awk '/^pingpong:/ { r = $(NF - 1) } END { print r + 0 }' "$1"
+# The rows: each a name and its label.
+ROWS=(bare ember perf same wakeups wakers)
+declare -A LABEL=(
+	[bare]="bare"
+	[ember]="ember record --off-cpu"
+	[perf]="perf record -e sched:sched_switch -g"
+	[same]="perf record, the same events as --off-cpu"
+	[wakeups]="ember record --off-cpu=wakeups"
+	[wakers]="ember record --off-cpu=wakers"
+)
+
+# run_row NAME: the workload under that row's recorder, into $T/NAME.*.
+run_row() {
+	local perf=("$PERF" record -q -B --no-bpf-event -o "$T/$1.data")
+	local pp=("$PP" "$SECONDS_PER_RUN")
+	case $1 in
+	bare) "${pp[@]}" ;;
+	ember) "$EMBER" record -q --off-cpu -o "$T/$1.data" -- "${pp[@]}" ;;
+	wakeups|wakers) "$EMBER" record -q "--off-cpu=$1" -o "$T/$1.data" -- "${pp[@]}" ;;
+	perf) "${perf[@]}" -e sched:sched_switch -g -- "${pp[@]}" ;;
+	same) "${perf[@]}" -e sched:sched_switch --switch-events -g -- "${pp[@]}" ;;
+	esac >"$T/$1.out" 2>"$T/$1.err"
 }
 
-run_bare() { "$PP" "$SECONDS_PER_RUN" >"$T/bare.out" 2>&1; rate_of "$T/bare.out"; }
-run_ember() {
-	"$EMBER" record -q --off-cpu -o "$T/ember.data" -- "$PP" "$SECONDS_PER_RUN" \
-		>"$T/ember.out" 2>"$T/ember.err"
-	rate_of "$T/ember.out"
-}
-run_perf() {
-	"$PERF" record -q -B --no-bpf-event -e sched:sched_switch -g -o "$T/perf.data" -- \
-		"$PP" "$SECONDS_PER_RUN" >"$T/perf.out" 2>"$T/perf.err"
-	rate_of "$T/perf.out"
-}
-
-best() { awk -v a="$1" -v b="$2" 'BEGIN { print (a > b ? a : b) }'; }
-run_perf_same() {
-	"$PERF" record -q -B --no-bpf-event -e sched:sched_switch,sched:sched_wakeup,sched:sched_wakeup_new \
-		--switch-events -g -o "$T/perfsame.data" -- "$PP" "$SECONDS_PER_RUN" \
-		>"$T/perfsame.out" 2>"$T/perfsame.err"
-	rate_of "$T/perfsame.out"
+# measure NAME: one run; prints "switches/s cpu-ns-per-round-trip" (0 0
+# when the workload printed nothing).  bash's `times` in the subshell gives
+# the CPU time of its children: the recorder and the workload.
+measure() {
+	( run_row "$1"; times >"$T/$1.cpu" )
+	awk 'function s(t,  m) { m = t; sub(/m.*/, "", m); sub(/^[0-9]+m/, "", t); sub(/s$/, "", t)
+			return m * 60 + t }
+	     FNR == NR && /^pingpong:/ { trips = $2; rate = $(NF - 1) }
+	     FNR != NR && FNR == 2 { cpu = s($1) + s($2) }
+	     END { if (trips > 0) printf "%.0f %.0f\n", rate, cpu * 1e9 / trips; else print "0 0" }' \
+		"$T/$1.out" "$T/$1.cpu"
 }
 
-bare=0 ember=0 perf=0 same=0
+declare -A RATE CPU
+for r in "${ROWS[@]}"; do RATE[$r]=0 CPU[$r]=0; done
 for i in $(seq "$REPEAT"); do
-	bare=$(best "$bare" "$(run_bare)")
-	ember=$(best "$ember" "$(run_ember)")
-	perf=$(best "$perf" "$(run_perf)")
-	same=$(best "$same" "$(run_perf_same)")
+	for r in "${ROWS[@]}"; do
+		read -r rate cpu < <(measure "$r")
+		RATE[$r]=$(awk -v a="$rate" -v b="${RATE[$r]}" 'BEGIN { print (a > b ? a : b) }')
+		CPU[$r]=$(awk -v a="$cpu" -v b="${CPU[$r]}" 'BEGIN { print (b == 0 || (a > 0 && a < b) ? a : b) }')
+	done
 done
 
 size_mb() { [ -f "$1" ] && awk -v b="$(stat -c %s "$1")" 'BEGIN { printf "%.1f", b / 1048576 }' || echo -; }
-slow() { awk -v b="$bare" -v r="$1" 'BEGIN { if (b > 0 && r > 0) printf "%.1f%%", 100 * (1 - r / b); else print "failed" }'; }
-events() { "$EMBER" script -i "$1" -F event 2>/dev/null | grep -c 'sched:sched_switch'; }
+slow() { awk -v b="${RATE[bare]}" -v r="$1" 'BEGIN { if (b > 0 && r > 0) printf "%.1f%%", 100 * (1 - r / b); else print "failed" }'; }
+extra() { awk -v b="${CPU[bare]}" -v c="$1" 'BEGIN { if (b > 0 && c > 0) printf "+%.0f", c - b; else print "-" }'; }
+events() { [ -f "$1" ] && "$EMBER" script -i "$1" -F event 2>/dev/null | grep -c 'sched:sched_switch' || echo -; }
 
-printf '%-44s %14s %10s %9s %10s\n' "pingpong ${SECONDS_PER_RUN}s, best of $REPEAT" "switches/s" "slowdown" "file MB" "switches"
-printf '%-44s %14.0f %10s %9s %10s\n' "bare" "$bare" "-" "-" "-"
-printf '%-44s %14.0f %10s %9s %10s\n' "ember record --off-cpu" "$ember" "$(slow "$ember")" \
-	"$(size_mb "$T/ember.data")" "$(events "$T/ember.data")"
-printf '%-44s %14.0f %10s %9s %10s\n' "perf record -e sched:sched_switch -g" "$perf" "$(slow "$perf")" \
-	"$(size_mb "$T/perf.data")" "$(events "$T/perf.data")"
-printf '%-44s %14.0f %10s %9s %10s\n' "perf record, the same events as --off-cpu" "$same" "$(slow "$same")" \
-	"$(size_mb "$T/perfsame.data")" "$(events "$T/perfsame.data")"
-awk -v b="$bare" -v e="$ember" -v p="$perf" -v q="$same" 'BEGIN {
-	if (b > 0 && e > 0 && p > 0 && b > p)
-		printf "slowdown ratio ember/perf(sched_switch -g): %.2f (target: at most 1)\n", (b - e) / (b - p)
-	if (b > 0 && e > 0 && q > 0 && b > q)
-		printf "slowdown ratio ember/perf(same events):     %.2f\n", (b - e) / (b - q)
-}'
-grep -h 'lost' "$T/ember.err" "$T/perf.err" "$T/perfsame.err" 2>/dev/null | head -3
+printf '%-42s %11s %9s %11s %8s %8s %9s\n' "pingpong ${SECONDS_PER_RUN}s, best of $REPEAT" "switches/s" \
+	"slowdown" "ns/trip" "extra" "file MB" "switches"
+for r in "${ROWS[@]}"; do
+	printf '%-42s %11.0f %9s %11.0f %8s %8s %9s\n' "${LABEL[$r]}" "${RATE[$r]}" \
+		"$([ "$r" = bare ] && echo - || slow "${RATE[$r]}")" "${CPU[$r]}" \
+		"$([ "$r" = bare ] && echo - || extra "${CPU[$r]}")" \
+		"$(size_mb "$T/$r.data")" "$(events "$T/$r.data")"
+done
+# ratio NAME OF: ember's cost over perf's, by rate and by CPU time.
+ratio() {
+	awk -v b="${RATE[bare]}" -v e="${RATE[$1]}" -v p="${RATE[$2]}" \
+	    -v cb="${CPU[bare]}" -v ce="${CPU[$1]}" -v cp="${CPU[$2]}" -v what="$3" 'BEGIN {
+		if (b > 0 && e > 0 && p > 0 && b > p)
+			printf "%s slowdown %.2f, extra CPU %.2f", what, (b - e) / (b - p), \
+				(cp > cb && ce > 0) ? (ce - cb) / (cp - cb) : 0
+	}'
+}
+echo "$(ratio ember perf "ember/perf(sched_switch -g):") (target: at most 1)"
+echo "$(ratio ember same "ember/perf(same events):    ")"
+# Lost events make a run look cheaper than it was: name the runs that lost.
+for f in "$T"/*.err; do
+	grep -i 'lost' "$f" 2>/dev/null | sed "s|^|$(basename "$f" .err) (last run): |" | head -2
+done

@@ -15,11 +15,11 @@
 #define CMD "record"
 
 /* Set by SIGINT/SIGTERM; counts them so a second one can be firmer. */
-static volatile sig_atomic_t stop_requests;
+static volatile sig_atomic_t stop_requests, stop_signal;
 
 static void on_stop_signal(int sig)
 {
-	(void)sig;
+	stop_signal = sig;
 	stop_requests++;
 }
 
@@ -47,9 +47,11 @@ static const char usage_text[] =
 "  -m, --mmap-pages N     ring pages per CPU, a power of two (or 512K, 4M)\n"
 "      --duration SECS    stop after SECS seconds\n"
 "      --switch-events    record context switches\n"
-"      --off-cpu          record where threads block: sched_switch with call\n"
-"                         chains (-g unless --call-graph), sched_wakeup(_new)\n"
-"                         and switch events; with -F or -c also CPU samples\n"
+"      --off-cpu[=LEVEL]  record where threads block: sched_switch with call\n"
+"                         chains (-g unless --call-graph) and switch events;\n"
+"                         with -F or -c also CPU samples.  LEVEL adds:\n"
+"                         wakeups  sched_wakeup(_new), for 'ember sched lat'\n"
+"                         wakers   and their call chains, for 'offcpu --wakers'\n"
 "      --block            record block I/O: the block tracepoints this kernel\n"
 "                         has (queue, getrq, insert, issue, complete, merges,\n"
 "                         splits, remaps, requeues, errors), system-wide\n"
@@ -77,7 +79,7 @@ static const struct option long_opts[] = {
 	{ "mmap-pages", required_argument, NULL, 'm' },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "switch-events", no_argument, NULL, OPT_SWITCH },
-	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
+	{ "off-cpu", optional_argument, NULL, OPT_OFF_CPU },
 	{ "block", no_argument, NULL, OPT_BLOCK },
 	{ "device", required_argument, NULL, 'd' },
 	{ "no-leaf-fix", no_argument, NULL, OPT_NO_LEAF_FIX },
@@ -169,6 +171,21 @@ static int parse_duration(struct rec_opts *o, const char *arg)
 	return 0;
 }
 
+/* --off-cpu's detail level; without one, the switches alone. */
+static int parse_off_cpu(struct rec_opts *o, const char *arg)
+{
+	if (!arg || !strcmp(arg, "switches"))
+		o->off_cpu = REC_OFFCPU_SWITCHES;
+	else if (!strcmp(arg, "wakeups"))
+		o->off_cpu = REC_OFFCPU_WAKEUPS;
+	else if (!strcmp(arg, "wakers"))
+		o->off_cpu = REC_OFFCPU_WAKERS;
+	else
+		return bad("--off-cpu=%s", arg, "the levels are switches (the default), "
+			   "wakeups (for sched lat) and wakers (for offcpu --wakers)");
+	return 0;
+}
+
 static int parse_event(struct rec_opts *o, const char *arg)
 {
 	if (pmc_parse(&o->events, arg) < 0) {
@@ -247,7 +264,7 @@ static int parse_one(struct cli *cl, int c, char **argv)
 	case 'm': return parse_pages(o, optarg);
 	case OPT_DURATION: return parse_duration(o, optarg);
 	case OPT_SWITCH: o->switch_events = true; return 0;
-	case OPT_OFF_CPU: o->off_cpu = true; return 0;
+	case OPT_OFF_CPU: return parse_off_cpu(o, optarg);
 	case OPT_NO_LEAF_FIX: o->no_leaf_fix = true; return 0;
 	case OPT_BLOCK: o->block = true; return 0;
 	case 'd': return parse_device(cl, optarg);
@@ -307,18 +324,30 @@ static int add_default_event(struct cli *cl)
 }
 
 /* --off-cpu: the scheduler's view (who switched out, with what stack and
- * state; who woke whom) plus switch records, which carry the switch-ins a
- * per-task recording cannot see through sched_switch.  CPU samples join
- * only when -F or -c asks for them (the default event comes first). */
+ * state) plus switch records, which carry the switch-ins a per-task
+ * recording cannot see through sched_switch (from idle or an untraced
+ * task) and, system-wide, the switches whose sched_switch sample is lost.
+ * Wakeups only when the level asks: each costs the waking task time in
+ * the kernel, the most of it for its call chain.  CPU samples join only
+ * when -F or -c asks for them (the default event comes first). */
 static int add_off_cpu_events(struct cli *cl)
 {
 	struct rec_opts *o = &cl->o;
 	if (o->events.n == 0 && (o->freq || o->period) && add_default_event(cl) < 0)
 		return -1;
-	if (pmc_parse(&o->events, "sched:sched_switch,sched:sched_wakeup,"
-		      "sched:sched_wakeup_new") < 0) {
+	size_t wakeups = 0;
+	int rc = pmc_parse(&o->events, "sched:sched_switch");
+	if (rc == 0 && o->off_cpu >= REC_OFFCPU_WAKEUPS) {
+		wakeups = o->events.n;
+		rc = pmc_parse(&o->events, "sched:sched_wakeup,sched:sched_wakeup_new");
+	}
+	if (rc < 0) {
 		cmd_error(CMD, "--off-cpu: %s", err_msg());
 		return -1;
+	}
+	if (o->off_cpu == REC_OFFCPU_WAKEUPS) {
+		o->chainless_first = wakeups;
+		o->chainless_n = o->events.n - wakeups;
 	}
 	o->switch_events = true;
 	if (o->callgraph == REC_CG_NONE)
@@ -436,14 +465,32 @@ static void print_summary(const struct cli *cl, const struct rec_session *s)
 		t->bytes / 1048576.0, output_name(&cl->o));
 }
 
-/* Like perf, the command's own failure becomes ours. */
+/* Like perf, the command's own failure becomes ours.  Stopped by SIGINT
+ * or SIGTERM (perf 6.1, tried): a command that exits on its own gives its
+ * status; otherwise, the file complete and the summary printed, we die of
+ * our signal so the shell sees 130/143.  A command killed otherwise gives
+ * 128 + its signal. */
 static int child_exit_status(const struct rec_child *c)
 {
-	if (!c->pid || !c->exited)
-		return EXIT_OK;
-	if (WIFEXITED(c->status))
+	if (c->pid && c->exited && WIFEXITED(c->status))
 		return WEXITSTATUS(c->status);
-	if (WIFSIGNALED(c->status) && WTERMSIG(c->status) != SIGINT)
+	/* A Ctrl-C that killed the command may still be pending here: the
+	 * stop signals are blocked outside the drain's ppoll. */
+	int sig = stop_signal;
+	sigset_t set;
+	if (!sig && sigpending(&set) == 0)
+		sig = sigismember(&set, SIGINT) ? SIGINT
+		      : sigismember(&set, SIGTERM) ? SIGTERM : 0;
+	if (sig) {
+		fflush(NULL);
+		signal(sig, SIG_DFL);
+		sigemptyset(&set);
+		sigaddset(&set, sig);
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+		raise(sig);
+		return 128 + sig;
+	}
+	if (c->pid && c->exited && WIFSIGNALED(c->status))
 		return 128 + WTERMSIG(c->status);
 	return EXIT_OK;
 }

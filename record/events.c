@@ -68,14 +68,25 @@ static void config_period(struct rec_session *s, struct rec_evsel *e)
 	e->attr.sample_freq = freq;
 }
 
-static void config_sample_type(struct rec_session *s, struct rec_evsel *e)
+/* --off-cpu's wakeups below the wakers level: a call chain is most of a
+ * tracepoint sample's cost in the kernel, and only waker stacks use it. */
+static bool chainless(const struct rec_session *s, int ei)
 {
+	size_t i = (size_t)ei;
+	return i >= s->o->chainless_first && i - s->o->chainless_first < s->o->chainless_n;
+}
+
+static void config_sample_type(struct rec_session *s, int ei)
+{
+	struct rec_evsel *e = &s->evsels[ei];
 	struct perf_event_attr *a = &e->attr;
 	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
 			 PERF_SAMPLE_IDENTIFIER;
 	if (is_tracepoint(e))
 		a->sample_type |= PERF_SAMPLE_RAW;
+	if (chainless(s, ei))
+		return;
 	if (s->o->callgraph != REC_CG_NONE)
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 	if (s->o->callgraph == REC_CG_DWARF) {
@@ -120,7 +131,7 @@ static void config_one(struct rec_session *s, int ei)
 	*a = e->ev->attr;
 	a->size = sizeof(*a);
 	config_period(s, e);
-	config_sample_type(s, e);
+	config_sample_type(s, ei);
 	a->sample_id_all = 1;
 	a->read_format = PERF_FORMAT_ID;
 	/* Wake the drain at a quarter full: room to spare while it runs. */

@@ -24,6 +24,16 @@ enum rec_callgraph { REC_CG_NONE, REC_CG_FP, REC_CG_DWARF };
  * leaf's saved registers and small locals above its return address. */
 #define REC_LEAF_STACK 512
 
+/* --off-cpu's detail levels, each adding to the one before.  Each costs
+ * the recorded task time in the kernel on every switch or wakeup, so the
+ * default records only what the off-CPU views need. */
+enum rec_offcpu {
+	REC_OFFCPU_NONE,
+	REC_OFFCPU_SWITCHES,       /* sched_switch with call chains, switch records */
+	REC_OFFCPU_WAKEUPS,        /* + sched_wakeup(_new), no call chains: sched lat */
+	REC_OFFCPU_WAKERS,         /* + the wakers' call chains: offcpu --wakers */
+};
+
 /* Everything the command line decides; filled by cmd-record.c. */
 struct rec_opts {
 	struct pmc_list events;    /* empty: the default event */
@@ -43,7 +53,9 @@ struct rec_opts {
 	u32 mmap_pages;            /* data pages per ring, a power of two */
 	double duration;           /* seconds, 0 for none */
 	bool switch_events;
-	bool off_cpu;              /* --off-cpu: sched tracepoints, every hit */
+	enum rec_offcpu off_cpu;   /* --off-cpu: sched tracepoints, every hit */
+	size_t chainless_first;    /* events [first, first + n) take no call */
+	size_t chainless_n;        /* chain whatever -g says */
 	bool block;                /* --block: block tracepoints, every hit */
 	char **command;            /* NULL-terminated, or NULL */
 	int self_argc;             /* ember's own command line, for the */

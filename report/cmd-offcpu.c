@@ -25,7 +25,8 @@ static const char usage_text[] =
 	"      --flame FILE       an off-CPU flame graph (SVG, blue palette)\n"
 	"      --title TEXT       its title (default \"Off-CPU Time Flame Graph\")\n"
 	"      --threads          per thread: wall, on-CPU, off-CPU time (ms)\n"
-	"      --wakers           join each stack with its waker's (sched_wakeup)\n"
+	"      --wakers           join each stack with its waker's (sched_wakeup; record\n"
+	"                         with --off-cpu=wakers for the wakers' stacks)\n"
 	"      --min-us N         only intervals of at least N microseconds\n"
 	"      --max-us N         only intervals of at most N microseconds\n"
 	"      --state LETTERS    only these states, e.g. S or SD\n"
@@ -168,6 +169,19 @@ static bool has_switch_records(struct pd_reader *r)
 	return false;
 }
 
+/* Whether the recording's sched_wakeup samples carry call chains (they do
+ * only from 'record --off-cpu=wakers'). */
+static bool wakeups_have_chains(struct pd_reader *r, const struct sched_tp *tp)
+{
+	for (size_t i = 0; i < pd_reader_nattrs(r); i++) {
+		const struct perf_event_attr *a = &pd_reader_attr(r, i)->attr;
+		if (a->type == PERF_TYPE_TRACEPOINT && a->config == tp->id[SCHED_WAKEUP] &&
+		    (a->sample_type & PERF_SAMPLE_CALLCHAIN))
+			return true;
+	}
+	return false;
+}
+
 static int check_recording(const char *cmd, const char *input, const struct sched_tp *tp,
 			   struct pd_reader *r, const struct offcpu_opts *o)
 {
@@ -180,7 +194,12 @@ static int check_recording(const char *cmd, const char *input, const struct sche
 		cmd_warn(cmd, "%s has switch records but no sched:sched_switch: intervals "
 			 "have no stacks (record with --off-cpu)", input);
 	if (o->wakers && !tp->have[SCHED_WAKEUP])
-		cmd_warn(cmd, "%s has no sched:sched_wakeup events: no wakers to show", input);
+		cmd_warn(cmd, "%s has no sched:sched_wakeup events: no wakers to show "
+			 "(record with 'ember record --off-cpu=wakers')", input);
+	else if (o->wakers && !wakeups_have_chains(r, tp))
+		cmd_warn(cmd, "%s has sched:sched_wakeup without call chains: wakers are "
+			 "shown without their stacks (record with 'ember record "
+			 "--off-cpu=wakers')", input);
 	return EXIT_OK;
 }
 

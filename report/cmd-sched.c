@@ -17,7 +17,7 @@ static const char usage_text[] =
 	"Wakeup-to-run latency: from each sched_wakeup or sched_wakeup_new to the\n"
 	"woken thread's next switch-in, as a log2 histogram of microseconds, with\n"
 	"the longest wait and what ran on that CPU meanwhile.  Record with\n"
-	"'ember record --off-cpu -a' to see every wakeup and switch.\n"
+	"'ember record --off-cpu=wakeups -a' to see every wakeup and switch.\n"
 	"\n"
 	"  -i, --input FILE   data file (default ember.data; - for stdin)\n"
 	"      --per-comm     a histogram per command name\n"
@@ -74,7 +74,8 @@ static int check_recording(const struct sched_tp *tp, const char *input)
 {
 	if (!tp->have[SCHED_WAKEUP] && !tp->have[SCHED_WAKEUP_NEW]) {
 		cmd_error(CMD, "%s has no sched:sched_wakeup events: record with "
-			  "'ember record --off-cpu -a'", input);
+			  "'ember record --off-cpu=wakeups -a' (plain --off-cpu leaves "
+			  "wakeups out)", input);
 		return EXIT_RUNTIME;
 	}
 	return EXIT_OK;

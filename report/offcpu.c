@@ -316,7 +316,10 @@ static void on_wakeup(struct offcpu *oc, const struct rp_sample *s, const struct
 	/* The last waker before the switch-in is the one that counts. */
 	u32 waker = real_tid(s->s->tid) ? s->s->tid : 0;
 	u32 pid = s->thread ? s->thread->pid : waker;
-	u32 stack = stack_intern(oc, s->frames, s->nframes, pid);
+	/* Without a call chain the one frame would be the tracepoint's own
+	 * address: the waker is known, its stack is not. */
+	bool chain = s->attr && (s->attr->attr.sample_type & PERF_SAMPLE_CALLCHAIN);
+	u32 stack = stack_intern(oc, s->frames, chain ? s->nframes : 0, pid);
 	t = thread_get(oc, e->target, now);       /* the vector may have moved */
 	t->woken = true;
 	t->waker_stack = stack;

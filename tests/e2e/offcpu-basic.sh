@@ -55,23 +55,36 @@ check_stacks() {
 # Off-CPU time includes waiting for a CPU after the wakeup: when other
 # tests load the machine that wait can pass the tolerance, so up to three
 # recordings are tried (each try's figures are shown on failure).
-F=$TMP/task.data
-tries=
-for try in 1 2 3; do
-	if ! record_wl "$F"; then
-		fail "record --off-cpu" "$(head -c 300 "$TMP/rec.err")"
-		exit 0
+# attributed NAME FILE [RECORD OPTIONS]: records until the figures hold.
+attributed() {
+	local name=$1 file=$2 tries=
+	shift 2
+	for try in 1 2 3; do
+		if ! record_wl "$file" "$@"; then
+			fail "record --off-cpu $*" "$(head -c 300 "$TMP/rec.err")"
+			return 1
+		fi
+		attribution_ok "$name" "$file" && break
+		tries+="try $try: $GOT; "
+	done
+	if attribution_ok "$name" "$file"; then
+		pass "$name: $GOT${tries:+ (after: $tries)}"
+	else
+		fail "$name: attribution" "$tries"
 	fi
-	attribution_ok per-task "$F" && break
-	tries+="try $try: $GOT; "
-done
+}
+F=$TMP/task.data
+attributed per-task "$F" || exit 0
 pass "record --off-cpu of a command"
-if attribution_ok per-task "$F"; then
-	pass "per-task: $GOT${tries:+ (after: $tries)}"
-else
-	fail "per-task: attribution" "$tries"
-fi
 check_stacks per-task "$F"
+
+# The default level records switches only: no wakeup costs the workload.
+check "plain --off-cpu records sched_switch and switch records, no wakeups" \
+	test "$("$EMBER" script -i "$F" -F event 2>/dev/null | sort -u | tr -d ' :' | tr '\n' ,)" = "schedsched_switch,"
+# The other levels change what is recorded, not the figures.
+WK=$TMP/wakers.data WU=$TMP/wakeups.data
+attributed "--off-cpu=wakers" "$WK" --off-cpu=wakers
+attributed "--off-cpu=wakeups" "$WU" --off-cpu=wakeups
 
 # With DWARF unwinding the user stack runs all the way to _start.
 if "$EMBER" record -q --off-cpu --call-graph dwarf -o "$TMP/dwarf.data" -- "$W" >/dev/null 2>&1; then
@@ -119,15 +132,33 @@ check "--kernel-stacks-only: no user frames" \
 	test "$(grep -c 'sleep_steps\|main' "$TMP/kern")" = 0 -a "$(grep -c schedule "$TMP/kern")" -gt 0
 
 # Wakers: the pipe read was ended by the pipewriter's write.
-"$EMBER" offcpu -i "$F" --wakers --folded --comm offcpu >"$TMP/wakers" 2>/dev/null
-if grep -Eq '^offcpu;.*pipe_wait;.*schedule;__schedule;--;.*;writer;start_thread;([^;]*;)?pipewriter [0-9]+$' "$TMP/wakers"; then
-	pass "--wakers: pipe_wait joined with the pipewriter's write stack"
+"$EMBER" offcpu -i "$WK" --wakers --folded --comm offcpu >"$TMP/wakers" 2>"$TMP/wakers.err"
+if grep -Eq '^offcpu;.*pipe_wait;.*schedule;__schedule;--;.*;writer;start_thread;([^;]*;)?pipewriter [0-9]+$' "$TMP/wakers" &&
+   [ ! -s "$TMP/wakers.err" ]; then
+	pass "--wakers (--off-cpu=wakers): pipe_wait joined with the pipewriter's write stack"
 else
-	fail "--wakers" "$(grep pipe_wait "$TMP/wakers" | head -c 600)"
+	fail "--wakers" "$(grep pipe_wait "$TMP/wakers" | head -c 600) $(cat "$TMP/wakers.err")"
 fi
-"$EMBER" offcpu -i "$F" --wakers --comm offcpu >"$TMP/wtable" 2>/dev/null
+"$EMBER" offcpu -i "$WK" --wakers --comm offcpu >"$TMP/wtable" 2>/dev/null
 check "--wakers table: waker: and target: lines" \
 	grep -Eq '^    target: +offcpu \([0-9]+\) S$' "$TMP/wtable"
+# Below the wakers level the waker is known but not its stack; plain
+# --off-cpu has no wakeups.  Either way the figures stay and the warning
+# names the level that brings the stacks back.
+"$EMBER" offcpu -i "$WU" --wakers --folded --comm offcpu >"$TMP/wu" 2>"$TMP/wu.err"
+if grep -Eq '^offcpu;.*pipe_wait;.*schedule;__schedule;--;pipewriter [0-9]+$' "$TMP/wu" &&
+   grep -q 'without call chains.*--off-cpu=wakers' "$TMP/wu.err"; then
+	pass "--wakers on --off-cpu=wakeups: the pipewriter as waker, no stack, and how to get it"
+else
+	fail "--wakers on --off-cpu=wakeups" "$(grep pipe_wait "$TMP/wu" | head -c 400) $(cat "$TMP/wu.err")"
+fi
+"$EMBER" offcpu -i "$F" --wakers --folded --comm offcpu >"$TMP/wn" 2>"$TMP/wn.err"
+"$EMBER" offcpu -i "$F" --folded --comm offcpu >"$TMP/plain" 2>/dev/null
+if cmp -s "$TMP/wn" "$TMP/plain" && grep -q 'no sched:sched_wakeup.*--off-cpu=wakers' "$TMP/wn.err"; then
+	pass "--wakers on plain --off-cpu: the same stacks as without, and how to get wakers"
+else
+	fail "--wakers on plain --off-cpu" "$(cat "$TMP/wn.err")"
+fi
 
 # Flame graph: blue palette and its title.
 if "$EMBER" offcpu -i "$F" --flame "$TMP/off.svg" 2>/dev/null &&
@@ -142,11 +173,13 @@ fi
 # Usage and runtime errors.
 "$EMBER" offcpu -i "$F" --state Q >/dev/null 2>"$TMP/e1"; rc1=$?
 "$EMBER" offcpu --bogus >/dev/null 2>&1; rc2=$?
+"$EMBER" record -q --off-cpu=all -o "$TMP/bad.data" -- "$WORKLOADS/sleeper" 2 1 >/dev/null 2>"$TMP/e4"; rc4=$?
 "$EMBER" record -q -e cpu-clock -o "$TMP/noswitch.data" -- "$WORKLOADS/sleeper" 2 1 >/dev/null 2>&1
 "$EMBER" offcpu -i "$TMP/noswitch.data" >/dev/null 2>"$TMP/e3"; rc3=$?
 if [ $rc1 = 2 ] && [ $rc2 = 2 ] && [ $rc3 = 1 ] && grep -q '^ember offcpu: .*--off-cpu' "$TMP/e3" &&
-   grep -q '^ember offcpu: bad --state' "$TMP/e1"; then
-	pass "errors: bad option 2, recording without sched_switch 1, with the fix"
+   grep -q '^ember offcpu: bad --state' "$TMP/e1" && [ $rc4 = 2 ] && [ "$(wc -l <"$TMP/e4")" = 1 ] &&
+   grep -q '^ember record: --off-cpu=all: .*wakeups.*wakers' "$TMP/e4"; then
+	pass "errors: bad option 2, recording without sched_switch 1, unknown --off-cpu level 2, with the fix"
 else
-	fail "errors" "rc $rc1 $rc2 $rc3: $(cat "$TMP/e1" "$TMP/e3")"
+	fail "errors" "rc $rc1 $rc2 $rc3 $rc4: $(cat "$TMP/e1" "$TMP/e3" "$TMP/e4")"
 fi

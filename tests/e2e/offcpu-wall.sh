@@ -17,7 +17,7 @@ record() {
 }
 record
 check "one file holds cpu-clock samples and sched_switch" \
-	test "$("$EMBER" script -i "$F" -F event 2>/dev/null | sort -u | tr -d ' :' | tr '\n' ,)" = "cpu-clock,schedsched_switch,schedsched_wakeup,schedsched_wakeup_new,"
+	test "$("$EMBER" script -i "$F" -F event 2>/dev/null | sort -u | tr -d ' :' | tr '\n' ,)" = "cpu-clock,schedsched_switch,"
 
 # check_wall: the graph's per-thread totals against the threads' lives.
 check_wall() {

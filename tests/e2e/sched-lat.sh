@@ -8,11 +8,12 @@
 need_root || { skip sched-lat "needs root for tracepoints"; exit 0; }
 ensure_tracefs || { skip sched-lat "no tracefs"; exit 0; }
 
-# record_clean FILE CMD...: a system-wide recording that lost nothing.
+# record_clean FILE CMD...: a system-wide recording with wakeups (plain
+# --off-cpu leaves them out) that lost nothing.
 record_clean() {
 	local out=$1; shift
 	for try in 1 2 3; do
-		"$EMBER" record --off-cpu -a -m 2048 -o "$out" -- "$@" >"$TMP/wl.out" 2>"$TMP/rec.err" ||
+		"$EMBER" record --off-cpu=wakeups -a -m 2048 -o "$out" -- "$@" >"$TMP/wl.out" 2>"$TMP/rec.err" ||
 			continue
 		grep -q ' 0 lost' "$TMP/rec.err" && return 0
 	done
@@ -102,5 +103,7 @@ fi
 "$EMBER" sched bogus >/dev/null 2>&1; rc2=$?
 "$EMBER" record -q -e cpu-clock -o "$TMP/plain.data" -- "$WORKLOADS/sleeper" 2 1 >/dev/null 2>&1
 "$EMBER" sched lat -i "$TMP/plain.data" >/dev/null 2>"$TMP/e3"; rc3=$?
-check "errors: no or unknown subcommand 2, no wakeups in the file 1 with the fix" \
-	test "$rc1$rc2$rc3" = 221 -a "$(grep -c 'record with' "$TMP/e3")" = 1
+"$EMBER" record -q --off-cpu -o "$TMP/switches.data" -- "$WORKLOADS/sleeper" 2 1 >/dev/null 2>&1
+"$EMBER" sched lat -i "$TMP/switches.data" >/dev/null 2>"$TMP/e4"; rc4=$?
+check "errors: no or unknown subcommand 2, no wakeups in the file (none recorded, or plain --off-cpu) 1 with the fix" \
+	test "$rc1$rc2$rc3$rc4" = 2211 -a "$(grep -c 'record with .*--off-cpu=wakeups' "$TMP/e3" "$TMP/e4" | grep -c ':1$')" = 2
