@@ -632,6 +632,11 @@ const struct rp_summary *rp_summary(struct replay *rp)
 	return &rp->summary;
 }
 
+const char *rp_srcline(struct replay *rp, const struct rp_frame *f)
+{
+	return f->dso ? sym_srcline(rp->syms, f->dso, f->addr) : NULL;
+}
+
 void rp_close(struct replay *rp)
 {
 	if (!rp)

@@ -135,6 +135,10 @@ void rp_close(struct replay *rp);
 bool rp_id_listed(const pid_t *v, int n, u32 x);
 bool rp_comm_listed(const char *list, const char *comm);
 
+/* "file:line" of a frame's address from its file's DWARF (looked up once
+ * per address), or NULL when unknown. */
+const char *rp_srcline(struct replay *rp, const struct rp_frame *f);
+
 /* Resolves a frame the replay left pending (see rp_opts.defer_kernel). */
 void rp_resolve(struct replay *rp, struct rp_frame *f);
 

@@ -15,7 +15,8 @@ static const char usage_text[] =
 	"Prints one line per sample, as perf script does.\n"
 	"\n"
 	"  -i, --input FILE   data file (default ember.data; - for stdin)\n"
-	"  -F, --fields LIST  comm,pid,tid,cpu,time,period,event,trace,ip,sym,dso,symoff\n"
+	"  -F, --fields LIST  comm,pid,tid,cpu,time,period,event,trace,ip,sym,dso,symoff,\n"
+	"                     srcline; +LIST adds to the default fields, -LIST removes\n"
 	"      --blkparse     block I/O events in blkparse's default line layout, from\n"
 	"                     an ember recording or a blktrace capture (as ember bio)\n"
 	"                     (default: all that the recording has)\n"
@@ -27,13 +28,14 @@ enum field {
 	F_TIME = 1 << 4, F_PERIOD = 1 << 5, F_EVENT = 1 << 6, F_TRACE = 1 << 7,
 	F_IP = 1 << 8, F_SYM = 1 << 9, F_DSO = 1 << 10, F_SYMOFF = 1 << 11,
 	F_BLKPARSE = 1 << 12,      /* --blkparse: block events as blkparse */
+	F_SRCLINE = 1 << 13,       /* file:line under each frame */
 };
 
 static const struct { const char *name; unsigned bit; } field_names[] = {
 	{ "comm", F_COMM }, { "pid", F_PID }, { "tid", F_TID }, { "cpu", F_CPU },
 	{ "time", F_TIME }, { "period", F_PERIOD }, { "event", F_EVENT },
 	{ "trace", F_TRACE }, { "ip", F_IP }, { "sym", F_SYM }, { "dso", F_DSO },
-	{ "symoff", F_SYMOFF },
+	{ "symoff", F_SYMOFF }, { "srcline", F_SRCLINE },
 };
 
 #define DEFAULT_FIELDS (F_COMM | F_TID | F_CPU | F_TIME | F_PERIOD | F_EVENT | \
@@ -42,15 +44,23 @@ static const struct { const char *name; unsigned bit; } field_names[] = {
 struct script {
 	unsigned fields;
 	struct pd_reader *reader;
+	struct replay *rp;          /* for source lines */
 	struct pd_trace *trace;     /* NULL without tracepoints */
 	struct strbuf line;
 	FILE *out;
 };
 
+/* -F LIST replaces the fields; a list starting with + or - edits the
+ * defaults instead, each name added (+) or removed (-), as in perf. */
 static int parse_fields(const char *spec, unsigned *fields)
 {
-	*fields = 0;
+	bool edit = *spec == '+' || *spec == '-';
+	if (!edit)
+		*fields = 0;
 	for (const char *p = spec; *p;) {
+		bool remove = *p == '-';
+		if (*p == '+' || *p == '-')
+			p++;
 		size_t n = strcspn(p, ",");
 		unsigned bit = 0;
 		for (size_t i = 0; i < ARRAY_SIZE(field_names); i++)
@@ -58,10 +68,13 @@ static int parse_fields(const char *spec, unsigned *fields)
 				bit = field_names[i].bit;
 		if (!bit) {
 			err_set("unknown field '%.*s' in -F (known: comm,pid,tid,cpu,time,"
-				"period,event,trace,ip,sym,dso,symoff)", (int)n, p);
+				"period,event,trace,ip,sym,dso,symoff,srcline)", (int)n, p);
 			return -1;
 		}
-		*fields |= bit;
+		if (remove)
+			*fields &= ~bit;
+		else
+			*fields |= bit;
 		p += n + (p[n] == ',');
 	}
 	return 0;
@@ -104,6 +117,25 @@ static void put_frame_text(struct script *sc, const struct rp_frame *f)
 		sb_add(l, " (", 2);
 		sb_puts(l, f->dso ? sym_dso_path(f->dso) : "[unknown]");
 		sb_add(l, ")", 1);
+	}
+}
+
+/* "  file:line" on a line of its own under a frame, as perf prints it:
+ * nothing for a user address without line information, the kernel's
+ * file and address for a kernel one. */
+static void put_srcline(struct script *sc, const struct rp_frame *f)
+{
+	struct strbuf *l = &sc->line;
+	const char *line = rp_srcline(sc->rp, f);
+	if (line) {
+		sb_add(l, "\n  ", 3);
+		sb_puts(l, line);
+	} else if (f->kernel) {
+		sb_add(l, "\n  ", 3);
+		sb_puts(l, rp_frame_dso(f));
+		sb_add(l, "[", 1);
+		sb_add_hex(l, f->ip, 0);
+		sb_add(l, "]", 1);
 	}
 }
 
@@ -188,6 +220,8 @@ static int script_sample(void *ctx, const struct rp_sample *s)
 			sb_add_hex(l, f->offset, 16);
 			sb_add(l, " ", 1);
 			put_frame_text(sc, f);
+			if (sc->fields & F_SRCLINE)
+				put_srcline(sc, f);
 			sb_puts(l, "\n");
 		}
 	} else if ((sc->fields & F_IP) && !tracepoint && s->nframes) {
@@ -195,6 +229,8 @@ static int script_sample(void *ctx, const struct rp_sample *s)
 		sb_add_hex(l, s->frames[0].ip, 16);
 		sb_add(l, " ", 1);
 		put_frame_text(sc, &s->frames[0]);
+		if (sc->fields & F_SRCLINE)
+			put_srcline(sc, &s->frames[0]);
 	}
 	sb_add(l, "\n", 1);
 	/* Lines gather in one buffer that goes out in big writes. */
@@ -288,6 +324,7 @@ int cmd_script(int argc, char **argv)
 		return EXIT_RUNTIME;
 	}
 	sc.reader = rp_reader(rp);
+	sc.rp = rp;
 	rp_set_callchains(rp, rp_has_callchains(rp));
 	load_trace(&sc);
 	struct rp_sink sink = { .ctx = &sc, .sample = script_sample, .finish = script_finish };

@@ -32,7 +32,12 @@ struct sym_dwarf {
 	VEC(const struct sym *) flat;
 	struct u64map names;         /* name hash -> index + 1 in owned */
 	VEC(struct sym *) owned;     /* the "NAME (inlined)" symbols */
+	struct u64map line_at;       /* addr -> index + 1 in srclines, or
+					NO_LINE when the DWARF has none */
+	VEC(char *) srclines;        /* "file:line", one per address */
 };
+
+#define NO_LINE UINT64_MAX
 
 /* Sections libdw would inflate (distributions compress debug files)
  * but neither scopes nor source lines read; the line tables too when
@@ -132,6 +137,7 @@ static struct sym_dwarf *dso_dwarf(struct sym_ctx *c, struct sym_dso *d)
 	}
 	u64map_init(&dw->frames);
 	u64map_init(&dw->names);
+	u64map_init(&dw->line_at);
 	d->dwarf = dw;
 	if (!ok) {
 		sym_dwarf_free(dw);
@@ -150,6 +156,10 @@ void sym_dwarf_free(struct sym_dwarf *dw)
 	}
 	VEC_FREE(&dw->owned);
 	VEC_FREE(&dw->flat);
+	for (size_t i = 0; i < dw->srclines.n; i++)
+		free(dw->srclines.v[i]);
+	VEC_FREE(&dw->srclines);
+	u64map_free(&dw->line_at);
 	u64map_free(&dw->frames);
 	u64map_free(&dw->names);
 	dwarf_close(&dw->scopes);
@@ -314,21 +324,40 @@ int sym_inline_frames(struct sym_ctx *c, struct sym_dso *d, u64 file_addr,
 	return count;
 }
 
-int sym_srcline(struct sym_ctx *c, struct sym_dso *d, u64 file_addr, char *buf, size_t cap)
+/* "file:line" from the line table, the file without its directory as
+ * perf shows it by default; NULL when the DWARF does not say. */
+static char *lookup_srcline(struct sym_dwarf *dw, u64 file_addr)
 {
-	if (!d || d->kind != DSO_FILE || !d->trusted)
-		return -1;
-	struct sym_dwarf *dw = dso_dwarf(c, d);
-	Dwarf *lines = dw ? lines_dwarf(dw) : NULL;
+	Dwarf *lines = lines_dwarf(dw);
 	Dwarf_Die cu;
 	if (!lines || !dwarf_addrdie(lines, file_addr, &cu))
-		return -1;
+		return NULL;
 	Dwarf_Line *line = dwarf_getsrc_die(&cu, file_addr);
 	int lineno;
 	const char *file = line ? dwarf_linesrc(line, NULL, NULL) : NULL;
 	if (!file || dwarf_lineno(line, &lineno) != 0)
-		return -1;
+		return NULL;
 	const char *slash = strrchr(file, '/');
-	snprintf(buf, cap, "%s:%d", slash ? slash + 1 : file, lineno);
-	return 0;
+	return xasprintf("%s:%d", slash ? slash + 1 : file, lineno);
+}
+
+const char *sym_srcline(struct sym_ctx *c, struct sym_dso *d, u64 file_addr)
+{
+	if (!d || d->kind != DSO_FILE || !d->trusted)
+		return NULL;
+	struct sym_dwarf *dw = dso_dwarf(c, d);
+	if (!dw)
+		return NULL;
+	bool created;
+	u64 *slot = u64map_slot(&dw->line_at, file_addr, &created);
+	if (created) {
+		char *line = lookup_srcline(dw, file_addr);
+		if (!line) {
+			*slot = NO_LINE;
+		} else {
+			VEC_PUSH(&dw->srclines, line);
+			*slot = dw->srclines.n;
+		}
+	}
+	return *slot == NO_LINE ? NULL : dw->srclines.v[*slot - 1];
 }

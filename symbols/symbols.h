@@ -111,8 +111,9 @@ size_t sym_dso_count(const struct sym_dso *d);
 int sym_inline_frames(struct sym_ctx *c, struct sym_dso *d, u64 file_addr,
 		      const struct sym *base, bool rename, const struct sym **out, int max);
 
-/* "file:line" of file address addr into buf; -1 when the DWARF does not
- * say. */
-int sym_srcline(struct sym_ctx *c, struct sym_dso *d, u64 file_addr, char *buf, size_t cap);
+/* "file:line" of file address addr of d (the line table's innermost
+ * location), owned by d and looked up once per address; NULL when the
+ * DWARF does not say. */
+const char *sym_srcline(struct sym_ctx *c, struct sym_dso *d, u64 file_addr);
 
 #endif

@@ -31,13 +31,9 @@ static void source_at(struct sym_ctx *c, struct sym_dso *d, u64 fa, const struct
 		for (int i = 0; i < n; i++)
 			fuzz_touch_str(out[i]->name);
 	}
-	/* A small buffer: a long file name must be cut, not overrun. */
-	char line[24];
-	if (sym_srcline(c, d, fa, line, sizeof(line)) == 0) {
-		if (!memchr(line, 0, sizeof(line)))
-			abort();
+	const char *line = sym_srcline(c, d, fa);
+	if (line)
 		fuzz_touch_str(line);
-	}
 }
 
 /* The symbol at addr and a walk through its first bytes, where inlined
