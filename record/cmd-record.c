@@ -448,13 +448,32 @@ static const char *output_name(const struct rec_opts *o)
 	return strcmp(o->output, "-") ? o->output : "standard output";
 }
 
+/* "cpu0 1200, cpu1 1308": the CPUs whose rings dropped samples (a busy
+ * CPU overflows while the others keep up). */
+static const char *lost_per_cpu(const struct rec_session *s)
+{
+	static char buf[256];
+	size_t len = 0;
+	buf[0] = 0;
+	for (int i = 0; i < s->ncpus && len < sizeof(buf) - 32; i++) {
+		if (!s->rings[i].lost)
+			continue;
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%scpu%d %llu",
+					len ? ", " : "", s->rings[i].cpu,
+					(unsigned long long)s->rings[i].lost);
+	}
+	if (len >= sizeof(buf) - 32)
+		snprintf(buf + len, sizeof(buf) - len, ", ...");
+	return buf;
+}
+
 /* Samples lost to full rings are reported even with -q. */
 static void print_summary(const struct cli *cl, const struct rec_session *s)
 {
 	const struct rec_tally *t = &s->total;
 	if (t->lost)
-		cmd_warn(CMD, "%llu samples lost: the rings overflowed; use a larger -m "
-			 "or a lower -F", (unsigned long long)t->lost);
+		cmd_warn(CMD, "%llu samples lost (%s): the rings overflowed; use a larger -m "
+			 "or a lower -F", (unsigned long long)t->lost, lost_per_cpu(s));
 	if (t->throttles && !cl->quiet)
 		cmd_warn(CMD, "the kernel throttled sampling %llu times "
 			 "(perf_event_max_sample_rate)", (unsigned long long)t->throttles);

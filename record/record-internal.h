@@ -79,6 +79,7 @@ struct rec_ring {
 	size_t map_len;
 	u8 *data;
 	u64 mask;                  /* data size - 1 */
+	u64 lost;                  /* samples this CPU's ring dropped */
 };
 
 /* Files seen in MMAP2 records (kernel-supplied or synthesized), for the

@@ -128,6 +128,7 @@ int rec_ring_drain(struct rec_ring *r, struct rec_node *n, bool *had_data)
 	rec_tally_walk(r->data, r->mask, tail, head, &t, note_build_id, &c);
 	if (copy_out(r, n, tail, head) < 0)
 		return -1;
+	r->lost += t.lost - n->tally.lost;
 	n->tally = t;
 	n->tally.bytes += head - tail;
 	__atomic_store_n(&meta->data_tail, head, __ATOMIC_RELEASE);

@@ -54,6 +54,15 @@ else
 		skip flood-lost-reported "could not provoke loss at -c 10000 -a -g -m 1 ($EL_N samples kept)"
 	elif [ "$EL_M" -gt 0 ] && [ "$inFile" -gt 0 ] && [ "$EL_M" -ge "$inFile" ]; then
 		pass flood-lost-reported
+		# The warning names each CPU's loss: "(cpu0 N, cpu1 M)", adding
+		# up to the total.
+		percpu=$(grep -o 'samples lost ([^)]*)' "$TMP/flood.err" | grep -o 'cpu[0-9]* [0-9]*')
+		sum=$(echo "$percpu" | awk '{ s += $2 } END { print s + 0 }')
+		if [ -n "$percpu" ] && [ "$sum" -eq "$EL_M" ]; then
+			pass flood-lost-per-cpu
+		else
+			fail flood-lost-per-cpu "per-CPU losses '$(echo $percpu)' add to $sum, not $EL_M"
+		fi
 	else
 		fail flood-lost-reported "end line says $EL_M lost, LOST records in the file total $inFile"
 	fi
