@@ -10,29 +10,18 @@ need_root || { skip bio-blktrace "needs root for losetup and tracefs"; exit 0; }
 ensure_tracefs || { skip bio-blktrace "no tracefs"; exit 0; }
 T=/sys/kernel/tracing
 grep -qw blk "$T/available_tracers" 2>/dev/null || { skip bio-blktrace "no blk tracer"; exit 0; }
-command -v losetup >/dev/null || { skip bio-blktrace "losetup is missing"; exit 0; }
-command -v chrt >/dev/null || { skip bio-blktrace "chrt is missing"; exit 0; }
 
-LOOP= SPIN= OLD_TRACER=$(cat "$T/current_tracer") OLD_KB=$(cat "$T/buffer_size_kb")
-cleanup() {
-	[ -n "$SPIN" ] && kill "$SPIN" 2>/dev/null
-	if [ -n "$LOOP" ]; then
-		echo 0 >"/sys/block/$(basename "$LOOP")/trace/enable" 2>/dev/null
-		losetup -d "$LOOP" 2>/dev/null
-	fi
+OLD_TRACER=$(cat "$T/current_tracer") OLD_KB=$(cat "$T/buffer_size_kb")
+# The blk tracer put back as it was.
+bio_more_cleanup() {
+	[ -n "$LOOP" ] && echo 0 >"/sys/block/$(basename "$LOOP")/trace/enable" 2>/dev/null
 	echo 0 >"$T/options/bin" 2>/dev/null
 	echo "$OLD_TRACER" >"$T/current_tracer" 2>/dev/null
 	echo "${OLD_KB%% *}" >"$T/buffer_size_kb" 2>/dev/null
 	echo 1 >"$T/tracing_on" 2>/dev/null
-	rm -rf "$TMP"
 }
-trap cleanup EXIT
-truncate -s 32M "$TMP/disk.img"
-LOOP=$(losetup -f --show "$TMP/disk.img") || { skip bio-blktrace "losetup failed"; exit 0; }
-command -v udevadm >/dev/null && udevadm settle 2>/dev/null
-chrt -i 0 "$WORKLOADS/spin" 2 300 >/dev/null 2>&1 &
-SPIN=$!
-sleep 0.2
+. "$(dirname "$0")/../e2e-bio-lib.sh"
+bio_setup bio-blktrace
 WL="dd if=/dev/zero of=$LOOP bs=64k count=200 oflag=direct 2>/dev/null &&
     dd if=$LOOP of=/dev/null bs=64k count=200 iflag=direct 2>/dev/null"
 

@@ -5,26 +5,9 @@
 # busy by SCHED_IDLE spinners, because perf_events loses the completions
 # an idle CPU handles (DESIGN.md quirks).
 . "$(dirname "$0")/../e2e-lib.sh"
+. "$(dirname "$0")/../e2e-bio-lib.sh"
+bio_setup bio-loop
 
-need_root || { skip bio-loop "needs root for losetup and tracepoints"; exit 0; }
-ensure_tracefs || { skip bio-loop "no tracefs"; exit 0; }
-[ -d /sys/kernel/tracing/events/block ] || { skip bio-loop "no block tracepoints"; exit 0; }
-command -v losetup >/dev/null || { skip bio-loop "losetup (util-linux) is missing"; exit 0; }
-command -v chrt >/dev/null || { skip bio-loop "chrt (util-linux) is missing"; exit 0; }
-
-LOOP= SPIN=
-cleanup() {
-	[ -n "$SPIN" ] && kill "$SPIN" 2>/dev/null
-	[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-truncate -s 32M "$TMP/disk.img"
-LOOP=$(losetup -f --show "$TMP/disk.img") || { skip bio-loop "losetup failed"; exit 0; }
-command -v udevadm >/dev/null && udevadm settle 2>/dev/null
-chrt -i 0 "$WORKLOADS/spin" 2 300 >/dev/null 2>&1 &
-SPIN=$!
-sleep 0.2
 majmin=$(printf '%d,%d' "0x$(stat -c %t "$LOOP")" "0x$(stat -c %T "$LOOP")")
 WL="dd if=/dev/zero of=$LOOP bs=64k count=200 oflag=direct 2>/dev/null &&
     dd if=$LOOP of=/dev/null bs=64k count=200 iflag=direct 2>/dev/null"

@@ -6,25 +6,8 @@
 # bytes; perf script on the same file gives the per-function counts too.
 . "$(dirname "$0")/../e2e-lib.sh"
 
-need_root || { skip bio-stacks "needs root for losetup and tracepoints"; exit 0; }
-ensure_tracefs || { skip bio-stacks "no tracefs"; exit 0; }
-[ -d /sys/kernel/tracing/events/block ] || { skip bio-stacks "no block tracepoints"; exit 0; }
-command -v losetup >/dev/null || { skip bio-stacks "losetup (util-linux) is missing"; exit 0; }
-
-LOOP= SPIN=
-cleanup() {
-	[ -n "$SPIN" ] && kill "$SPIN" 2>/dev/null
-	[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-truncate -s 32M "$TMP/disk.img"
-LOOP=$(losetup -f --show "$TMP/disk.img") || { skip bio-stacks "losetup failed"; exit 0; }
-command -v udevadm >/dev/null && udevadm settle 2>/dev/null
-# Idle CPUs lose completions (DESIGN.md); the queue events matter here,
-# but keep the recording whole all the same.
-chrt -i 0 "$WORKLOADS/spin" 2 300 >/dev/null 2>&1 &
-SPIN=$!
+. "$(dirname "$0")/../e2e-bio-lib.sh"
+bio_setup bio-stacks
 
 F=$TMP/stk.data
 if ! "$EMBER" record --block -d "$LOOP" -g -m 1024 -o "$F" -- \
