@@ -16,10 +16,10 @@ static const char usage_text[] =
 	"\n"
 	"  -i, --input FILE   data file (default ember.data; - for stdin)\n"
 	"  -F, --fields LIST  comm,pid,tid,cpu,time,period,event,trace,ip,sym,dso,symoff,\n"
-	"                     srcline; +LIST adds to the default fields, -LIST removes\n"
+	"                     srcline (default: all that the recording has but\n"
+	"                     srcline); +LIST adds to the defaults, -LIST removes\n"
 	"      --blkparse     block I/O events in blkparse's default line layout, from\n"
 	"                     an ember recording or a blktrace capture (as ember bio)\n"
-	"                     (default: all that the recording has)\n"
 	"      --comm LIST, --pid LIST, --tid LIST, --cpu LIST, --time START,END\n"
 	"      --no-demangle\n";
 
