@@ -269,16 +269,10 @@ void sb_free(struct strbuf *sb)
 
 /* ---- u64 hash map ------------------------------------------------------ */
 
-u64 hash_u64(u64 x)
-{
-	/* splitmix64 finalizer: cheap and spreads nearby keys well. */
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
+/* Keys and values side by side, so a probe touches one cache line; a
+ * free slot holds U64MAP_FREE, and the one key equal to it lives beside
+ * the table (m->free_key). */
+#define U64MAP_FREE 0x9e3779b97f4a7c15ULL
 
 void u64map_init(struct u64map *m)
 {
@@ -287,68 +281,67 @@ void u64map_init(struct u64map *m)
 
 void u64map_free(struct u64map *m)
 {
-	free(m->keys);
-	free(m->vals);
-	free(m->used);
+	free(m->slots);
 	memset(m, 0, sizeof(*m));
 }
 
-static size_t u64map_find(const struct u64map *m, u64 key)
+static struct u64map_slot *u64map_find(const struct u64map *m, u64 key)
 {
 	size_t mask = m->cap - 1;
 	size_t i = hash_u64(key) & mask;
-	while (m->used[i] && m->keys[i] != key)
+	while (m->slots[i].key != key && m->slots[i].key != U64MAP_FREE)
 		i = (i + 1) & mask;
-	return i;
+	return &m->slots[i];
 }
 
 static void u64map_grow(struct u64map *m)
 {
-	struct u64map bigger;
+	struct u64map bigger = *m;
 	bigger.cap = m->cap ? m->cap * 2 : 64;
-	bigger.n = 0;
-	/* Only `used` must start zeroed; written at once (not calloc'd and
-	 * read first) so each page faults once, not as a shared zero page
-	 * first and a copy later. */
-	bigger.keys = xmalloc(bigger.cap * sizeof(u64));
-	bigger.vals = xmalloc(bigger.cap * sizeof(u64));
-	bigger.used = xmalloc(bigger.cap);
-	memset(bigger.used, 0, bigger.cap);
-	for (size_t i = 0; i < m->cap; i++) {
-		if (!m->used[i])
-			continue;
-		size_t j = u64map_find(&bigger, m->keys[i]);
-		bigger.used[j] = 1;
-		bigger.keys[j] = m->keys[i];
-		bigger.vals[j] = m->vals[i];
-		bigger.n++;
-	}
-	u64map_free(m);
+	bigger.slots = xmalloc(bigger.cap * sizeof(*bigger.slots));
+	for (size_t i = 0; i < bigger.cap; i++)
+		bigger.slots[i].key = U64MAP_FREE;
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->slots[i].key != U64MAP_FREE)
+			*u64map_find(&bigger, m->slots[i].key) = m->slots[i];
+	free(m->slots);
 	*m = bigger;
 }
 
 u64 *u64map_slot(struct u64map *m, u64 key, bool *created)
 {
+	if (key == U64MAP_FREE) {
+		if (created)
+			*created = !m->has_free_key;
+		if (!m->has_free_key) {
+			m->has_free_key = true;
+			m->free_val = 0;
+			m->n++;
+		}
+		return &m->free_val;
+	}
 	if ((m->n + 1) * 4 > m->cap * 3)
 		u64map_grow(m);
-	size_t i = u64map_find(m, key);
+	struct u64map_slot *sl = u64map_find(m, key);
+	bool fresh = sl->key == U64MAP_FREE;
 	if (created)
-		*created = !m->used[i];
-	if (!m->used[i]) {
-		m->used[i] = 1;
-		m->keys[i] = key;
-		m->vals[i] = 0;
+		*created = fresh;
+	if (fresh) {
+		sl->key = key;
+		sl->val = 0;
 		m->n++;
 	}
-	return &m->vals[i];
+	return &sl->val;
 }
 
 u64 *u64map_get(const struct u64map *m, u64 key)
 {
+	if (key == U64MAP_FREE)
+		return m->has_free_key ? (u64 *)&m->free_val : NULL;
 	if (!m->cap)
 		return NULL;
-	size_t i = u64map_find(m, key);
-	return m->used[i] ? &m->vals[i] : NULL;
+	struct u64map_slot *sl = u64map_find(m, key);
+	return sl->key == key ? &sl->val : NULL;
 }
 
 /* ---- Parsing ----------------------------------------------------------- */

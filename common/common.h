@@ -102,10 +102,14 @@ void sb_free(struct strbuf *sb);
 /* --- Hash map from u64 keys to u64 values (open addressing) -------------
  * Built for hot paths: no allocation per insert beyond occasional growth.
  * Key 0 is allowed.  Values are often pointers cast to u64 or indexes. */
+struct u64map_slot {
+	u64 key, val;
+};
 struct u64map {
-	u64 *keys, *vals;
-	u8 *used;
+	struct u64map_slot *slots;
 	size_t n, cap;
+	bool has_free_key;         /* the key that marks free slots, kept apart */
+	u64 free_val;
 };
 void u64map_init(struct u64map *m);
 void u64map_free(struct u64map *m);
@@ -114,7 +118,17 @@ void u64map_free(struct u64map *m);
 u64 *u64map_slot(struct u64map *m, u64 key, bool *created);
 /* Returns the value slot or NULL when absent. */
 u64 *u64map_get(const struct u64map *m, u64 key);
-u64 hash_u64(u64 x);
+
+static inline u64 hash_u64(u64 x)
+{
+	/* splitmix64 finalizer: cheap and spreads nearby keys well. */
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
 
 /* --- Parsing -------------------------------------------------------------
  * Each returns 0 on success, -1 with err_set() naming the bad text. */

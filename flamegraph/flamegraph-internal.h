@@ -37,6 +37,12 @@ static inline enum flame_kind flame_node_kind(const struct flame_node *n)
 	return (enum flame_kind)(n->name_kind >> FLAME_KIND_SHIFT);
 }
 
+#define FLAME_MEMOS 16
+struct flame_memo {
+	VEC(u32) names;
+	VEC(u32) nodes;
+};
+
 struct flame_tree {
 	struct flame_tree_opts opts;
 	VEC(char) text;
@@ -49,7 +55,11 @@ struct flame_tree {
 	u64 total[2];
 	bool diff;
 	VEC(struct flame_frame) scratch;  /* the parser's frames of one line */
-	VEC(struct flame_frame) reversed; /* --reverse's copy */
+	/* The last stacks added, as name ids and the nodes they led to, one
+	 * per first frame (a process, in collapse's stacks; samples of a few
+	 * interleave): the next stack mostly begins the same way, and that
+	 * part needs no child lookups. */
+	struct flame_memo memos[FLAME_MEMOS];
 };
 
 /* a + b without wrapping; sets *sat when it would have. */

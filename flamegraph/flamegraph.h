@@ -42,6 +42,19 @@ void flame_tree_free(struct flame_tree *t);
 int flame_tree_add(struct flame_tree *t, const struct flame_frame *frames, size_t n,
 		   u64 count, enum flame_side side);
 
+/* Callers that meet the same names again and again intern each once and
+ * add stacks by id, skipping a string hash per frame. */
+#define FLAME_NO_NAME UINT32_MAX
+struct flame_named {
+	u32 name;                /* from flame_tree_name() */
+	enum flame_kind kind;
+};
+/* The id of a name in t, added when new; FLAME_NO_NAME when t is full. */
+u32 flame_tree_name(struct flame_tree *t, const char *name, size_t len);
+/* flame_tree_add() with interned names (none FLAME_NO_NAME). */
+int flame_tree_add_named(struct flame_tree *t, const struct flame_named *frames, size_t n,
+			 u64 count, enum flame_side side);
+
 /* The sum of all counts added on a side. */
 u64 flame_tree_total(const struct flame_tree *t, enum flame_side side);
 /* Whether anything was added on the BEFORE side (a differential tree). */

@@ -88,7 +88,10 @@ void flame_tree_free(struct flame_tree *t)
 	VEC_FREE(&t->nodes);
 	free(t->kids);
 	VEC_FREE(&t->scratch);
-	VEC_FREE(&t->reversed);
+	for (int i = 0; i < FLAME_MEMOS; i++) {
+		VEC_FREE(&t->memos[i].names);
+		VEC_FREE(&t->memos[i].nodes);
+	}
 	free(t);
 }
 
@@ -133,19 +136,15 @@ static u32 child_of(struct flame_tree *t, u32 parent, u32 name, enum flame_kind 
 	return id;
 }
 
-static const struct flame_frame *in_order(struct flame_tree *t, const struct flame_frame *f,
-					  size_t n)
+u32 flame_tree_name(struct flame_tree *t, const char *name, size_t len)
 {
-	if (!t->opts.reverse)
-		return f;
-	VEC_GROW(&t->reversed, n);
-	for (size_t i = 0; i < n; i++)
-		t->reversed.v[i] = f[n - 1 - i];
-	return t->reversed.v;
+	return intern(t, name, len);
 }
 
-int flame_tree_add(struct flame_tree *t, const struct flame_frame *frames, size_t n,
-		   u64 count, enum flame_side side)
+/* Adds count along one stack: frame i's name and kind come from frames
+ * (interned here) or named; with --reverse the leaf goes first. */
+static int add_stack(struct flame_tree *t, const struct flame_frame *frames,
+		     const struct flame_named *named, size_t n, u64 count, enum flame_side side)
 {
 	if (n > FLAME_MAX_DEPTH) {
 		err_set("stack of %zu frames (at most %d)", n, FLAME_MAX_DEPTH);
@@ -154,14 +153,31 @@ int flame_tree_add(struct flame_tree *t, const struct flame_frame *frames, size_
 	if (!count)
 		return 0;
 	int s = side == FLAME_BEFORE;
-	const struct flame_frame *f = in_order(t, frames, n);
 	u32 cur = 0;
 	t->nodes.v[0].value[s] = flame_sat_add(t->nodes.v[0].value[s], count, NULL);
-	for (size_t i = 0; i < n; i++) {
-		u32 name = intern(t, f[i].name, f[i].len);
-		enum flame_kind kind = f[i].kind <= FLAME_INLINED ? f[i].kind : FLAME_USER;
-		u32 next = name == FLAME_NONE ? FLAME_NONE : child_of(t, cur, name, kind);
+	struct flame_memo *m = NULL;
+	bool same = true;      /* so far the path of the memo's last stack */
+	for (size_t k = 0; k < n; k++) {
+		size_t i = t->opts.reverse ? n - 1 - k : k;
+		u32 name = frames ? intern(t, frames[i].name, frames[i].len) : named[i].name;
+		enum flame_kind kind = frames ? frames[i].kind : named[i].kind;
+		kind = kind <= FLAME_INLINED ? kind : FLAME_USER;
+		if (!m) {
+			m = &t->memos[hash_u64(name) % FLAME_MEMOS];
+			VEC_GROW(&m->names, n);
+			VEC_GROW(&m->nodes, n);
+		}
+		u32 next;
+		if (same && k < m->names.n && m->names.v[k] == name) {
+			next = m->nodes.v[k];
+		} else {
+			same = false;
+			next = name == FLAME_NONE ? FLAME_NONE : child_of(t, cur, name, kind);
+			m->names.v[k] = name;
+			m->nodes.v[k] = next;
+		}
 		if (next == FLAME_NONE) {
+			m->names.n = 0;
 			err_set("flame graph too large (%zu frames, %zu names)",
 				t->nodes.n, t->names.n);
 			return -1;
@@ -169,10 +185,24 @@ int flame_tree_add(struct flame_tree *t, const struct flame_frame *frames, size_
 		cur = next;
 		t->nodes.v[cur].value[s] = flame_sat_add(t->nodes.v[cur].value[s], count, NULL);
 	}
+	if (m)
+		m->names.n = m->nodes.n = n;
 	t->total[s] = flame_sat_add(t->total[s], count, NULL);
 	if (s)
 		t->diff = true;
 	return 0;
+}
+
+int flame_tree_add(struct flame_tree *t, const struct flame_frame *frames, size_t n,
+		   u64 count, enum flame_side side)
+{
+	return add_stack(t, frames, NULL, n, count, side);
+}
+
+int flame_tree_add_named(struct flame_tree *t, const struct flame_named *frames, size_t n,
+			 u64 count, enum flame_side side)
+{
+	return add_stack(t, NULL, frames, n, count, side);
 }
 
 u64 flame_tree_total(const struct flame_tree *t, enum flame_side side)

@@ -54,6 +54,8 @@ struct pd_reader {
 
 	VEC(struct pd_attr) attrs;
 	struct u64map id_to_attr;  /* kernel id -> index + 1 */
+	u64 last_id;           /* attr_by_id's last answer: records come in */
+	size_t last_attr;      /* runs of one event (index + 1, 0 = none) */
 	bool same_layout;      /* all attrs share sample_type (id positions) */
 
 	struct feature feat[PD_FEAT_MAX];
@@ -168,6 +170,7 @@ static int add_attr(struct pd_reader *r, const u8 *p, size_t size, const u8 *ids
 	VEC_PUSH(&r->attrs, a);
 	for (size_t i = 0; i < nids; i++)
 		*u64map_slot(&r->id_to_attr, a.ids[i], NULL) = r->attrs.n;
+	r->last_attr = 0;      /* an id may have moved to the new attr */
 	r->same_layout = true;
 	for (size_t i = 1; i < r->attrs.n; i++)
 		if (r->attrs.v[i].attr.sample_type != r->attrs.v[0].attr.sample_type)
@@ -175,17 +178,21 @@ static int add_attr(struct pd_reader *r, const u8 *p, size_t size, const u8 *ids
 	return 0;
 }
 
-static const struct pd_attr *attr_by_id(const struct pd_reader *r, u64 id)
+static const struct pd_attr *attr_by_id(struct pd_reader *r, u64 id)
 {
+	if (r->last_attr && r->last_id == id)
+		return &r->attrs.v[r->last_attr - 1];
 	const u64 *slot = u64map_get(&r->id_to_attr, id);
-	if (slot)
-		return &r->attrs.v[*slot - 1];
-	return r->attrs.n ? &r->attrs.v[0] : NULL;
+	if (!slot)
+		return r->attrs.n ? &r->attrs.v[0] : NULL;
+	r->last_id = id;
+	r->last_attr = *slot;
+	return &r->attrs.v[*slot - 1];
 }
 
 /* Which attr a record belongs to.  With PERF_SAMPLE_IDENTIFIER the id is at
  * a fixed place; otherwise only a common sample_type makes ID findable. */
-static const struct pd_attr *attr_of(const struct pd_reader *r, const u8 *rec,
+static const struct pd_attr *attr_of(struct pd_reader *r, const u8 *rec,
 				     size_t size, u32 type)
 {
 	if (r->attrs.n <= 1)

@@ -11,6 +11,7 @@ struct frame_ref {
 	size_t off, len;
 	enum flame_kind kind;
 	bool cached;                 /* in the cache's arena, not names */
+	u32 name;                    /* cached: the tree's id of the name */
 };
 
 /* Where a frame's cached names are: refs [first, first + n). */
@@ -34,6 +35,7 @@ struct collapse {
 	struct strbuf arena;
 	VEC(struct frame_ref) refs;
 	VEC(struct flame_frame) frames;
+	VEC(struct flame_named) named;
 };
 
 /* ---- Naming ------------------------------------------------------------ */
@@ -115,7 +117,7 @@ static enum flame_kind frame_kind(const struct collapse *c, const char *mod, siz
 
 static void push_ref(struct collapse *c, size_t off, enum flame_kind kind)
 {
-	struct frame_ref r = { off, c->names.len - off, kind, false };
+	struct frame_ref r = { off, c->names.len - off, kind, false, FLAME_NO_NAME };
 	VEC_PUSH(&c->refs, r);
 }
 
@@ -208,13 +210,22 @@ static bool cacheable(const struct rp_frame *f)
 	       !(f->dso && strstr(sym_dso_path(f->dso), " ("));
 }
 
-/* Moves the refs made since first into the cache under key. */
+/* The text of a ref not yet cached (the buffer is empty, not there, when
+ * nothing was added to it). */
+static const char *name_at(const struct collapse *c, const struct frame_ref *r)
+{
+	return c->names.s ? c->names.s + r->off : "";
+}
+
+/* Moves the refs made since first into the cache under key, their names
+ * interned in the tree once for all the samples that will show them. */
 static void remember(struct collapse *c, u64 key, size_t first)
 {
 	struct cached_frame cf = { (u32)c->cached_refs.n, (u32)(c->refs.n - first) };
 	for (size_t i = first; i < c->refs.n; i++) {
 		struct frame_ref *r = &c->refs.v[i];
-		struct frame_ref moved = { c->arena.len, r->len, r->kind, true };
+		struct frame_ref moved = { c->arena.len, r->len, r->kind, true,
+					   flame_tree_name(c->tree, name_at(c, r), r->len) };
 		sb_add(&c->arena, c->names.s + r->off, r->len);
 		VEC_PUSH(&c->cached_refs, moved);
 		*r = moved;
@@ -280,6 +291,19 @@ static u64 sample_count(const struct collapse *c, const struct rp_sample *s)
 	return s->s->period ? s->s->period : 1;
 }
 
+/* The stack by its names' text: what fails as flame_tree_add() fails when
+ * the tree is full. */
+static int add_by_text(struct collapse *c, const struct rp_sample *s, size_t n)
+{
+	VEC_GROW(&c->frames, n);
+	for (size_t i = 0; i < n; i++) {
+		const struct frame_ref *r = &c->refs.v[i];
+		const char *base = r->cached ? c->arena.s : c->names.s;
+		c->frames.v[i] = (struct flame_frame){ base ? base + r->off : "", r->len, r->kind };
+	}
+	return flame_tree_add(c->tree, c->frames.v, n, sample_count(c, s), c->side);
+}
+
 static int collapse_sample(void *ctx, const struct rp_sample *s)
 {
 	struct collapse *c = ctx;
@@ -294,16 +318,19 @@ static int collapse_sample(void *ctx, const struct rp_sample *s)
 	int nframes = s->chain_dropped ? 0 : s->nframes;
 	for (int i = nframes - 1; i >= 0; i--)
 		add_frame(c, &s->frames[i], java);
-	/* Names are referenced only now: the buffer may have moved. */
-	VEC_GROW(&c->frames, c->refs.n);
-	for (size_t i = 0; i < c->refs.n; i++) {
-		const struct frame_ref *r = &c->refs.v[i];
-		const char *base = r->cached ? c->arena.s : c->names.s;
-		c->frames.v[i] = (struct flame_frame){ base ? base + r->off : "", r->len, r->kind };
-	}
 	size_t n = MIN(c->refs.n, (size_t)FLAME_MAX_DEPTH);
 	c->folded++;
-	return flame_tree_add(c->tree, c->frames.v, n, sample_count(c, s), c->side);
+	/* Cached frames come with their names' ids; the rest (the process,
+	 * names never cached) are interned now. */
+	VEC_GROW(&c->named, n);
+	for (size_t i = 0; i < n; i++) {
+		const struct frame_ref *r = &c->refs.v[i];
+		u32 id = r->cached ? r->name : flame_tree_name(c->tree, name_at(c, r), r->len);
+		if (id == FLAME_NO_NAME)
+			return add_by_text(c, s, n);
+		c->named.v[i] = (struct flame_named){ id, r->kind };
+	}
+	return flame_tree_add_named(c->tree, c->named.v, n, sample_count(c, s), c->side);
 }
 
 /* ---- Options and the run ----------------------------------------------- */
@@ -378,6 +405,7 @@ int collapse_replay(const char *cmd, struct rp_opts *rp, const struct collapse_o
 	VEC_FREE(&c.cached_refs);
 	VEC_FREE(&c.refs);
 	VEC_FREE(&c.frames);
+	VEC_FREE(&c.named);
 	rp_close(r);
 	return status;
 }

@@ -30,7 +30,6 @@ struct call_node {
 	u64 addr;
 	bool kernel;
 	u64 period;
-	u64 parent;                      /* parent_key() of where it hangs */
 	int first_child, next_sibling;   /* indexes into nodes, -1 = none */
 };
 
@@ -39,8 +38,19 @@ struct entry {
 	u64 self, children, samples;
 	u64 seen;                  /* last sample that counted its children */
 	int tree;                  /* first root call_node, -1 = none */
+	int memo;                  /* its path_memo while trees grow, -1 = none */
 	u32 id;                    /* unique among all entries */
 	bool tree_wanted;          /* its tree will be printed */
+};
+
+/* The last path added to an entry's tree, as frame_entries and the nodes
+ * they led to: the next stack under the entry mostly begins the same way,
+ * and that part of its path needs no lookups. */
+#define MEMO_DEPTH 64
+struct path_memo {
+	u32 n;
+	u32 fe[MEMO_DEPTH];
+	int node[MEMO_DEPTH];
 };
 
 /* The entries of one event (attr). */
@@ -63,13 +73,22 @@ struct frame_entry {
 	size_t entry;              /* index into its table's entries */
 };
 
-/* One unique stack of one thread key and event, with its samples. */
+/* A frame of a unique stack: what the keys and trees read of a resolved
+ * frame, in two thirds of its size (stacks hold millions of frames). */
+struct hframe {
+	struct sym_dso *dso;
+	const struct sym *sym;
+	u64 offset;                /* the ip while pending */
+	bool kernel, pending, inline_scope;
+};
+
+/* One unique stack of one thread key and event, with its samples: small,
+ * as every sample's lookup lands on one. */
 struct stack {
-	struct hist_key thread;    /* comm/pid/tid/cpu part only */
-	u32 thread_id;             /* the same, as a small number */
-	size_t table;
-	size_t first;              /* frames[first .. first + nframes) */
+	u32 thread_id;             /* its thread key: thread_keys[thread_id] */
+	u32 table;
 	u32 nframes;
+	size_t first;              /* frames[first .. first + nframes) */
 	u64 period, samples;
 };
 
@@ -79,12 +98,15 @@ struct hist {
 	const struct rp_thread *last_thread;   /* thread_key's cache */
 	u32 last_changes;
 	const char *last_comm;
-	struct rp_frame scratch[RP_MAX_FRAMES];
+	struct hist_key last_key;              /* thread_id's cache */
+	u32 last_thread_id;
+	bool last_key_valid;
 	VEC(struct stack) stacks;
-	VEC(struct rp_frame) frames;
+	VEC(struct hframe) frames;
 	VEC(u32) frame_entry_of;   /* per frame of frames: its entry (pass 1) */
+	VEC(u32) frame_fe_of;      /* ... and its frame_entries index */
 	struct u64map stack_index; /* stack hash -> index + 1 (probing) */
-	struct u64map child_index; /* (parent, frame) hash -> node index */
+	struct u64map child_index; /* (parent, frame_entry) -> node index */
 	u32 next_entry_id;
 	VEC(struct hist_key) thread_keys;     /* thread_id -> key */
 	struct u64map thread_index;           /* key hash -> thread_id + 1 */
@@ -93,6 +115,7 @@ struct hist {
 	struct pd_reader *reader;
 	VEC(struct table) tables;  /* one per attr */
 	VEC(struct call_node) nodes;
+	VEC(struct path_memo) memos;  /* one per entry whose tree shows */
 	struct u64map strings;     /* string hash -> interned string */
 	VEC(char *) string_list;
 	struct u64map by_pointer;  /* dso or sym pointer -> interned name */
@@ -193,7 +216,7 @@ static struct hist_key thread_key(struct hist *h, const struct rp_sample *s)
 
 /* The key of frame f under a thread part, holding only the keys in use. */
 static struct hist_key make_key(struct hist *h, const struct hist_key *thread,
-				const struct rp_frame *f)
+				const struct hframe *f)
 {
 	struct hist_key k = *thread;
 	if (uses(h, HK_DSO) || uses(h, HK_SYM)) {
@@ -236,7 +259,7 @@ static struct entry *find_entry(struct hist *h, struct table *t, const struct hi
 		bool created;
 		u64 *slot = u64map_slot(&t->index, hash, &created);
 		if (created) {
-			struct entry e = { .k = *k, .tree = -1, .id = h->next_entry_id++ };
+			struct entry e = { .k = *k, .tree = -1, .memo = -1, .id = h->next_entry_id++ };
 			VEC_PUSH(&t->entries, e);
 			*slot = t->entries.n;
 			return &t->entries.v[t->entries.n - 1];
@@ -263,27 +286,14 @@ static u64 sort_value(const struct hist *h, const struct entry *e)
 
 /* ---- call trees ----------------------------------------------------------- */
 
-static int node_new(struct hist *h, const struct rp_frame *f, u64 parent)
+static int node_new(struct hist *h, const struct hframe *f)
 {
 	struct call_node n = {
 		.dso = f->dso, .sym = f->sym, .addr = f->sym ? 0 : f->offset,
-		.kernel = f->kernel, .parent = parent, .first_child = -1, .next_sibling = -1,
+		.kernel = f->kernel, .first_child = -1, .next_sibling = -1,
 	};
 	VEC_PUSH(&h->nodes, n);
 	return (int)h->nodes.n - 1;
-}
-
-static bool node_is(const struct call_node *n, const struct rp_frame *f)
-{
-	return n->dso == f->dso && n->sym == f->sym && n->kernel == f->kernel &&
-	       (f->sym || n->addr == f->offset);
-}
-
-/* Where a node hangs: under another node (its index), or at the top of an
- * entry's tree (the entry's id with the high bit set). */
-static u64 parent_key(const struct entry *e, int parent)
-{
-	return parent < 0 ? (1ull << 63) | e->id : (u64)parent;
 }
 
 /* The list a new child of parent (-1: the entry's top) goes into.  Taken
@@ -293,40 +303,54 @@ static int *child_list(struct hist *h, struct entry *e, int parent)
 	return parent < 0 ? &e->tree : &h->nodes.v[parent].first_child;
 }
 
-/* The child of parent matching f, created when missing.  Found through a
- * hash of (parent, frame): a node can have thousands of children (every
- * function a compiler's main loop calls), too many to walk each time. */
-static int node_child(struct hist *h, struct entry *e, int parent, const struct rp_frame *f)
+/* The child of parent (-1: the top of the entry's tree) for the frame
+ * whose frame_entry is fe, created when missing.  Every stack under one
+ * entry has the entry's thread key and event, so fe alone tells frames
+ * apart there, and (parent, fe) is an exact key: one probe, no compare.
+ * A node can have thousands of children, too many to walk each time. */
+static int node_child(struct hist *h, struct entry *e, int parent, u32 fe,
+		      const struct hframe *f)
 {
-	u64 pk = parent_key(e, parent);
-	u64 key = hash_u64(pk ^ hash_u64((u64)(uintptr_t)f->sym ^ ((u64)(uintptr_t)f->dso << 4) ^
-					 (f->sym ? 0 : f->offset) ^ f->kernel));
-	for (;; key++) {
-		bool created;
-		u64 *slot = u64map_slot(&h->child_index, key, &created);
-		if (created) {
-			int n = node_new(h, f, pk);
-			*slot = (u64)n;
-			int *first = child_list(h, e, parent);
-			h->nodes.v[n].next_sibling = *first;
-			*first = n;
-			return n;
-		}
-		const struct call_node *c = &h->nodes.v[*slot];
-		if (c->parent == pk && node_is(c, f))
-			return (int)*slot;
-	}
+	/* Node indexes are ints and entry ids stay below 2^31 (an entry
+	 * is far bigger than 1 byte): the two kinds of parent never meet. */
+	u64 where = parent < 0 ? (1ull << 31) | e->id : (u64)parent;
+	bool created;
+	u64 *slot = u64map_slot(&h->child_index, where << 32 | fe, &created);
+	if (!created)
+		return (int)*slot;
+	int n = node_new(h, f);
+	*slot = (u64)n;
+	int *first = child_list(h, e, parent);
+	h->nodes.v[n].next_sibling = *first;
+	*first = n;
+	return n;
 }
 
-/* Adds the chain frames[from..to) (stepping by dir) under the entry. */
-static void tree_add(struct hist *h, struct entry *e, const struct rp_frame *frames,
-		     int from, int to, int dir, u64 period)
+/* Adds the chain frames[from..to) (stepping by dir) under the entry;
+ * fes[i] is frame i's frame_entry.  The part the entry's last path shares
+ * is walked from the memo: the same frames lead to the same nodes. */
+static void tree_add(struct hist *h, struct entry *e, const struct hframe *frames,
+		     const u32 *fes, int from, int to, int dir, u64 period)
 {
+	struct path_memo *m = e->memo >= 0 ? &h->memos.v[e->memo] : NULL;
+	bool same = m != NULL;
 	int parent = -1;
-	for (int i = from; i != to; i += dir) {
-		parent = node_child(h, e, parent, &frames[i]);
+	u32 depth = 0;
+	for (int i = from; i != to; i += dir, depth++) {
+		if (same && depth < m->n && m->fe[depth] == fes[i]) {
+			parent = m->node[depth];
+		} else {
+			same = false;
+			parent = node_child(h, e, parent, fes[i], &frames[i]);
+			if (m && depth < MEMO_DEPTH) {
+				m->fe[depth] = fes[i];
+				m->node[depth] = parent;
+			}
+		}
 		h->nodes.v[parent].period += period;
 	}
+	if (m)
+		m->n = MIN(depth, (u32)MEMO_DEPTH);
 }
 
 /* ---- the sink ------------------------------------------------------------- */
@@ -367,15 +391,15 @@ static u32 thread_id(struct hist *h, const struct hist_key *thread)
 }
 
 static bool frame_entry_is(const struct frame_entry *fe, const struct stack *st,
-			   const struct rp_frame *f)
+			   const struct hframe *f)
 {
 	return fe->thread_id == st->thread_id && fe->table == st->table && fe->dso == f->dso &&
 	       fe->sym == f->sym && fe->kernel == f->kernel && (f->sym || fe->offset == f->offset);
 }
 
-/* The entry frame f of stack st belongs to. */
-static struct entry *frame_entry(struct hist *h, struct table *t, const struct stack *st,
-				 const struct rp_frame *f)
+/* The frame_entries index of frame f of stack st (its entry is there). */
+static u32 frame_entry(struct hist *h, struct table *t, const struct stack *st,
+		       const struct hframe *f)
 {
 	u64 hash = hash_u64(((u64)st->thread_id << 32 | st->table) ^
 			    hash_u64((u64)(uintptr_t)f->sym ^ ((u64)(uintptr_t)f->dso << 4) ^
@@ -386,10 +410,10 @@ static struct entry *frame_entry(struct hist *h, struct table *t, const struct s
 		if (!created) {
 			const struct frame_entry *fe = &h->frame_entries.v[*slot - 1];
 			if (frame_entry_is(fe, st, f))
-				return &t->entries.v[fe->entry];
+				return (u32)(*slot - 1);
 			continue;
 		}
-		struct hist_key k = make_key(h, &st->thread, f);
+		struct hist_key k = make_key(h, &h->thread_keys.v[st->thread_id], f);
 		struct entry *e = find_entry(h, t, &k);
 		struct frame_entry fe = {
 			.dso = f->dso, .sym = f->sym, .offset = f->sym ? 0 : f->offset,
@@ -398,8 +422,27 @@ static struct entry *frame_entry(struct hist *h, struct table *t, const struct s
 		};
 		VEC_PUSH(&h->frame_entries, fe);
 		*slot = h->frame_entries.n;
-		return e;
+		return (u32)(h->frame_entries.n - 1);
 	}
+}
+
+/* A kernel frame the replay left unresolved gets its name now. */
+static void resolve_pending(struct hist *h, struct hframe *f)
+{
+	if (!f->pending)
+		return;
+	struct rp_frame rf = { .ip = f->offset, .addr = f->offset, .offset = f->offset,
+			       .kernel = f->kernel, .pending = true };
+	rp_resolve(h->rp, &rf);
+	*f = (struct hframe){ rf.dso, rf.sym, rf.offset, rf.kernel, false, f->inline_scope };
+}
+
+/* Whether two frames land on one frame_entry (under one thread key and
+ * event): frame_entry_is() for two frames. */
+static bool same_place(const struct hframe *a, const struct hframe *b)
+{
+	return a->dso == b->dso && a->sym == b->sym && a->kernel == b->kernel &&
+	       (b->sym || a->offset == b->offset);
 }
 
 /* Pass 1 over one unique stack (all its samples at once): the entry of
@@ -407,15 +450,29 @@ static struct entry *frame_entry(struct hist *h, struct table *t, const struct s
  * entry along the chain counted once.  Kernel frames were left unresolved
  * while samples streamed in (kallsyms loaded meanwhile): they get their
  * names here, once per unique stack. */
-static void sum_stack(struct hist *h, const struct stack *st)
+static void sum_stack(struct hist *h, const struct stack *st, const struct stack *prev)
 {
 	struct table *t = table_at(h, st->table);
 	int n = (int)st->nframes;
-	struct rp_frame *frames = h->frames.v + st->first;
+	struct hframe *frames = h->frames.v + st->first;
 	u32 *entries = h->frame_entry_of.v + st->first;
+	u32 *fes = h->frame_fe_of.v + st->first;
+	/* The previous stack, aligned at the root, often shares frames with
+	 * this one: those have its frame_entries, with no lookup. */
+	int shift = 0;
+	if (prev && prev->thread_id == st->thread_id && prev->table == st->table)
+		shift = (int)prev->nframes - n;
+	else
+		prev = NULL;
 	for (int i = 0; i < n; i++) {
-		rp_resolve(h->rp, &frames[i]);
-		entries[i] = (u32)(frame_entry(h, t, st, &frames[i]) - t->entries.v);
+		resolve_pending(h, &frames[i]);
+		int k = i + shift;
+		if (prev && k >= 0 && k < (int)prev->nframes &&
+		    same_place(&h->frames.v[prev->first + (size_t)k], &frames[i]))
+			fes[i] = h->frame_fe_of.v[prev->first + (size_t)k];
+		else
+			fes[i] = frame_entry(h, t, st, &frames[i]);
+		entries[i] = (u32)h->frame_entries.v[fes[i]].entry;
 	}
 	t->used = true;
 	t->total += st->period;
@@ -445,16 +502,17 @@ static void tree_stack(struct hist *h, const struct stack *st)
 {
 	struct table *t = table_at(h, st->table);
 	int n = (int)st->nframes;
-	const struct rp_frame *frames = h->frames.v + st->first;
+	const struct hframe *frames = h->frames.v + st->first;
 	const u32 *entries = h->frame_entry_of.v + st->first;
+	const u32 *fes = h->frame_fe_of.v + st->first;
 	if (!h->o.children) {
 		struct entry *leaf = &t->entries.v[entries[0]];
 		if (!leaf->tree_wanted)
 			return;
 		if (h->o.graph == HG_CALLEE)
-			tree_add(h, leaf, frames, 0, n, 1, st->period);
+			tree_add(h, leaf, frames, fes, 0, n, 1, st->period);
 		else
-			tree_add(h, leaf, frames, n - 1, -1, -1, st->period);
+			tree_add(h, leaf, frames, fes, n - 1, -1, -1, st->period);
 		return;
 	}
 	h->sample_seq++;
@@ -466,9 +524,9 @@ static void tree_stack(struct hist *h, const struct stack *st)
 		/* As perf: with children, an entry's tree is what it calls,
 		 * and the sampled function's own tree is the whole chain. */
 		if (h->o.graph == HG_CALLER)
-			tree_add(h, e, frames, i ? i : n - 1, -1, -1, st->period);
+			tree_add(h, e, frames, fes, i ? i : n - 1, -1, -1, st->period);
 		else
-			tree_add(h, e, frames, i, n, 1, st->period);
+			tree_add(h, e, frames, fes, i, n, 1, st->period);
 	}
 }
 
@@ -480,7 +538,7 @@ static u64 frame_hash(u64 x, const struct rp_frame *f)
 			(f->sym ? 0 : f->offset) ^ f->kernel);
 }
 
-static bool same_frames(const struct rp_frame *a, const struct rp_frame *b, int n)
+static bool same_frames(const struct hframe *a, const struct rp_frame *b, int n)
 {
 	for (int i = 0; i < n; i++)
 		if (a[i].dso != b[i].dso || a[i].sym != b[i].sym || a[i].kernel != b[i].kernel ||
@@ -489,33 +547,50 @@ static bool same_frames(const struct rp_frame *a, const struct rp_frame *b, int 
 	return true;
 }
 
+static struct hframe hframe_of(const struct rp_frame *f)
+{
+	return (struct hframe){ f->dso, f->sym, f->offset, f->kernel, f->pending,
+				f->inline_scope };
+}
+
+/* thread_id() of the sample's thread key, remembered for the next
+ * samples: runs of one thread are common. */
+static u32 sample_thread_id(struct hist *h, const struct hist_key *thread)
+{
+	if (!h->last_key_valid || !key_equal(&h->last_key, thread)) {
+		h->last_key = *thread;
+		h->last_key_valid = true;
+		h->last_thread_id = thread_id(h, thread);
+	}
+	return h->last_thread_id;
+}
+
 /* Finds or adds the unique stack of this sample.  Samples only count into
  * stacks; entries are built once per stack at the end, so a profile of a
  * million samples over a few thousand stacks costs a few thousand walks. */
 static struct stack *find_stack(struct hist *h, const struct hist_key *thread, size_t table,
 				const struct rp_frame *frames, int n)
 {
-	u64 hash = hash_u64((u64)(uintptr_t)thread->comm ^ ((u64)thread->pid << 32) ^
-			    thread->tid ^ ((u64)thread->cpu << 20) ^ ((u64)table << 40) ^ (u64)n);
+	u32 tid = sample_thread_id(h, thread);
+	u64 hash = hash_u64((u64)tid << 32 ^ ((u64)table << 40) ^ (u64)n);
 	for (int i = 0; i < n; i++)
 		hash = frame_hash(hash, &frames[i]);
 	for (;; hash++) {
 		bool created;
 		u64 *slot = u64map_slot(&h->stack_index, hash, &created);
 		if (created) {
-			struct stack st = { .thread = *thread, .thread_id = thread_id(h, thread),
-					    .table = table,
+			struct stack st = { .thread_id = tid, .table = (u32)table,
 					    .first = h->frames.n, .nframes = (u32)n };
 			VEC_GROW(&h->frames, h->frames.n + (size_t)n);
-			memcpy(h->frames.v + h->frames.n, frames, (size_t)n * sizeof(*frames));
+			for (int i = 0; i < n; i++)
+				h->frames.v[h->frames.n + (size_t)i] = hframe_of(&frames[i]);
 			h->frames.n += (size_t)n;
 			VEC_PUSH(&h->stacks, st);
 			*slot = h->stacks.n;
 			return &h->stacks.v[h->stacks.n - 1];
 		}
 		struct stack *st = &h->stacks.v[*slot - 1];
-		if (st->table == table && st->nframes == (u32)n &&
-		    key_equal(&st->thread, thread) &&
+		if (st->thread_id == tid && st->table == table && st->nframes == (u32)n &&
 		    same_frames(h->frames.v + st->first, frames, n))
 			return st;
 	}
@@ -544,6 +619,11 @@ static void choose_trees(struct hist *h)
 		for (size_t j = 0; j < t->entries.n; j++) {
 			struct entry *e = &t->entries.v[j];
 			e->tree_wanted = pct(sort_value(h, e), t->total) >= limit;
+			if (e->tree_wanted) {
+				struct path_memo m = { .n = 0 };
+				e->memo = (int)h->memos.n;
+				VEC_PUSH(&h->memos, m);
+			}
 		}
 	}
 }
@@ -552,8 +632,9 @@ static int hist_on_finish(void *ctx)
 {
 	struct hist *h = ctx;
 	VEC_GROW(&h->frame_entry_of, h->frames.n);
+	VEC_GROW(&h->frame_fe_of, h->frames.n);
 	for (size_t i = 0; i < h->stacks.n; i++)
-		sum_stack(h, &h->stacks.v[i]);
+		sum_stack(h, &h->stacks.v[i], i ? &h->stacks.v[i - 1] : NULL);
 	if (h->o.graph == HG_NONE)
 		return 0;
 	choose_trees(h);
@@ -593,9 +674,11 @@ void hist_free(struct hist *h)
 	}
 	VEC_FREE(&h->tables);
 	VEC_FREE(&h->nodes);
+	VEC_FREE(&h->memos);
 	VEC_FREE(&h->stacks);
 	VEC_FREE(&h->frames);
 	VEC_FREE(&h->frame_entry_of);
+	VEC_FREE(&h->frame_fe_of);
 	u64map_free(&h->stack_index);
 	u64map_free(&h->child_index);
 	u64map_free(&h->thread_index);
@@ -697,6 +780,8 @@ static const char *const key_titles[HK_MAX] = {
 
 static int cmp_str(const char *a, const char *b)
 {
+	if (a == b)
+		return 0;    /* interned: one pointer per name */
 	return strcmp(a ? a : "", b ? b : "");
 }
 
@@ -705,9 +790,24 @@ static int cmp_u64(u64 a, u64 b)
 	return (a > b) - (a < b);
 }
 
-/* A total order on keys, so equal periods print in a stable order. */
-static int cmp_keys(const struct hist_key *x, const struct hist_key *y)
+/* A row to sort: its sort value and its compared keys beside it, so no
+ * comparison looks at the entry (a cache miss each). */
+struct row {
+	u64 value;
+	const char *comm, *dso_name, *sym_name;
+	u32 pid, tid, cpu;
+	bool kernel;
+	u64 sym_start, addr;
+	const struct entry *e;
+};
+
+/* Descending by period; ties by the keys so output is stable. */
+static bool row_before(const struct row *x, const struct row *y)
 {
+	if (x->value != y->value)
+		return x->value > y->value;
+	/* A total order on the keys, so equal periods print in a stable
+	 * order. */
 	int c = cmp_str(x->comm, y->comm);
 	c = c ? c : cmp_u64(x->pid, y->pid);
 	c = c ? c : cmp_u64(x->tid, y->tid);
@@ -716,19 +816,34 @@ static int cmp_keys(const struct hist_key *x, const struct hist_key *y)
 	c = c ? c : cmp_str(x->sym_name, y->sym_name);
 	c = c ? c : cmp_u64(x->sym_start, y->sym_start);
 	c = c ? c : cmp_u64(x->addr, y->addr);
-	return c ? c : cmp_u64(x->kernel, y->kernel);
+	return (c ? c : cmp_u64(x->kernel, y->kernel)) < 0;
 }
 
-/* Descending by period; ties by the keys so output is stable. */
-static int cmp_entries(const void *a, const void *b, void *ctx)
+/* A merge sort with the comparison inlined: tens of thousands of rows,
+ * where qsort's indirect calls were most of the printing time.  The keys
+ * are a total order, so any correct sort gives the same rows. */
+static void sort_rows(struct row *v, size_t n)
 {
-	const struct hist *sort_ctx = ctx;
-	const struct entry *x = *(const struct entry *const *)a;
-	const struct entry *y = *(const struct entry *const *)b;
-	u64 vx = sort_value(sort_ctx, x), vy = sort_value(sort_ctx, y);
-	if (vx != vy)
-		return vx > vy ? -1 : 1;
-	return cmp_keys(&x->k, &y->k);
+	struct row *tmp = xmalloc((n ? n : 1) * sizeof(*tmp));
+	struct row *src = v, *dst = tmp;
+	for (size_t width = 1; width < n; width *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * width) {
+			size_t mid = MIN(lo + width, n), hi = MIN(lo + 2 * width, n);
+			size_t i = lo, j = mid, k = lo;
+			while (i < mid && j < hi)
+				dst[k++] = row_before(&src[j], &src[i]) ? src[j++] : src[i++];
+			while (i < mid)
+				dst[k++] = src[i++];
+			while (j < hi)
+				dst[k++] = src[j++];
+		}
+		struct row *swap = src;
+		src = dst;
+		dst = swap;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(tmp);
 }
 
 static void frame_label(const struct call_node *n, char *buf, size_t cap)
@@ -739,16 +854,21 @@ static void frame_label(const struct call_node *n, char *buf, size_t cap)
 		snprintf(buf, cap, "%#llx", (unsigned long long)n->addr);
 }
 
-/* The nodes of a sibling list, largest period first. */
-static int sorted_children(const struct hist *h, int first, int **order)
+/* The nodes of a sibling list that show (at least GRAPH_MIN_PERCENT of
+ * total, as perf's graph,0.5), largest period first; equal periods keep
+ * the list's order.  Filtered before sorting: a node can have thousands
+ * of children, of which a handful show. */
+static int shown_children(const struct hist *h, int first, u64 total, int **order)
 {
 	int n = 0;
 	for (int i = first; i >= 0; i = h->nodes.v[i].next_sibling)
-		n++;
+		if (pct(h->nodes.v[i].period, total) >= GRAPH_MIN_PERCENT)
+			n++;
 	*order = xmalloc((size_t)(n ? n : 1) * sizeof(int));
 	n = 0;
 	for (int i = first; i >= 0; i = h->nodes.v[i].next_sibling)
-		(*order)[n++] = i;
+		if (pct(h->nodes.v[i].period, total) >= GRAPH_MIN_PERCENT)
+			(*order)[n++] = i;
 	for (int a = 1; a < n; a++)
 		for (int b = a; b > 0 && h->nodes.v[(*order)[b]].period >
 					 h->nodes.v[(*order)[b - 1]].period; b--) {
@@ -783,10 +903,7 @@ static void print_tree(const struct hist *h, FILE *out, int first, u64 parent,
 		       u64 total, struct strbuf *indent)
 {
 	int *order;
-	int n = sorted_children(h, first, &order);
-	/* Branches under the threshold are left out, as perf's graph,0.5. */
-	while (n > 0 && pct(h->nodes.v[order[n - 1]].period, total) < GRAPH_MIN_PERCENT)
-		n--;
+	int n = shown_children(h, first, total, &order);
 	for (int c = 0; c < n; c++) {
 		const struct call_node *node = &h->nodes.v[order[c]];
 		bool last = c + 1 == n;
@@ -827,14 +944,20 @@ static void print_table(struct hist *h, FILE *out, struct table *t, const char *
 			const struct rp_summary *sum)
 {
 	print_header(h, out, t, event, sum);
-	const struct entry **rows = xmalloc((t->entries.n ? t->entries.n : 1) * sizeof(*rows));
+	struct row *sorted = xmalloc((t->entries.n ? t->entries.n : 1) * sizeof(*sorted));
 	size_t n = 0;
 	for (size_t i = 0; i < t->entries.n; i++) {
 		const struct entry *e = &t->entries.v[i];
 		if (pct(sort_value(h, e), t->total) >= h->o.percent_limit && sort_value(h, e))
-			rows[n++] = e;
+			sorted[n++] = (struct row){ sort_value(h, e), e->k.comm, e->k.dso_name,
+						    e->k.sym_name, e->k.pid, e->k.tid, e->k.cpu,
+						    e->k.kernel, e->k.sym_start, e->k.addr, e };
 	}
-	qsort_r(rows, n, sizeof(*rows), cmp_entries, h);
+	sort_rows(sorted, n);
+	const struct entry **rows = xmalloc((n ? n : 1) * sizeof(*rows));
+	for (size_t i = 0; i < n; i++)
+		rows[i] = sorted[i].e;
+	free(sorted);
 
 	/* Column widths: the widest of title and values. */
 	size_t width[HK_MAX];
@@ -856,6 +979,11 @@ static void print_table(struct hist *h, FILE *out, struct table *t, const char *
 	struct strbuf indent = {0}, line = {0};
 	for (size_t i = 0; i < n; i++) {
 		const struct entry *e = rows[i];
+		/* Rows are in no order in memory: fetch a few ahead. */
+		if (i + 8 < n) {
+			__builtin_prefetch(rows[i + 8]);
+			__builtin_prefetch((const char *)rows[i + 8] + 64);
+		}
 		char num[32];
 		sb_reset(&line);
 		if (h->o.children) {

@@ -22,6 +22,7 @@ struct symtab_entry {
 	u32 seq;             /* order of arrival: ties keep it */
 	u8 bind;
 	bool secondary;
+	bool mangled;        /* name as the file has it; demangled when needed */
 };
 
 struct symtab_builder {
@@ -34,12 +35,28 @@ struct symtab_builder {
 	bool last_unsized_wins;
 };
 
-/* A finished table: sorted by start, one symbol per start, sizes > 0. */
+/* A finished table: sorted by start, one symbol per start, sizes > 0.
+ * Names are demangled on the first lookup that finds them: a C++ library
+ * has a hundred thousand symbols, of which a profile names a few. */
 struct symtab {
 	struct sym *syms;
 	size_t n;
 	char *pool;
 	size_t last;    /* index of the last hit: samples cluster */
+	u64 *mangled;   /* bit i: syms[i].name still waits for demangling */
+	VEC(char *) demangled;   /* the names demangled since */
+	struct symtab_hit *hits; /* big tables: recent answers by address */
+	size_t nhits;            /* a power of two, 0 = none yet */
+};
+
+/* An address looked up before and its answer (an index into syms, or
+ * SYMTAB_NO_SYM): a profile asks for the same addresses again and again,
+ * from every process that maps the file. */
+#define SYMTAB_NO_SYM UINT32_MAX
+struct symtab_hit {
+	u64 addr;
+	u32 sym;
+	bool used;
 };
 
 void stb_init(struct symtab_builder *b, bool demangle);

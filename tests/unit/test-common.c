@@ -56,6 +56,14 @@ static void test_u64map(void)
 	bool created;
 	u64map_slot(&m, 0, &created);
 	CHECK(!created, "key 0 inserted twice");
+	/* The key the table uses to mark free slots works like any other. */
+	const u64 free_mark = 0x9e3779b97f4a7c15ULL;
+	CHECK(u64map_get(&m, free_mark) == NULL, "free-slot key found before insert");
+	*u64map_slot(&m, free_mark, &created) = 42;
+	CHECK(created, "free-slot key not created");
+	u64 *fv = u64map_get(&m, free_mark);
+	CHECK(fv && *fv == 42, "free-slot key lost its value");
+	CHECK(m.n == 10001, "n=%zu after the free-slot key", m.n);
 	u64map_free(&m);
 }
 

@@ -184,6 +184,40 @@ static void test_reverse(void)
 	flame_tree_free(t);
 }
 
+/* Stacks added by interned name ids make the same tree as by text, in
+ * both directions, with kinds kept. */
+static void test_named_frames(void)
+{
+	for (int rev = 0; rev < 2; rev++) {
+		struct flame_tree_opts o = { .reverse = rev };
+		struct flame_tree *byname = flame_tree_new(&o), *byid = flame_tree_new(&o);
+		const struct flame_frame s1[] = { { "m", 1, FLAME_USER }, { "w", 1, FLAME_USER },
+						  { "k", 1, FLAME_KERNEL } };
+		const struct flame_frame s2[] = { { "m", 1, FLAME_USER }, { "z", 1, FLAME_JIT } };
+		flame_tree_add(byname, s1, 3, 4, FLAME_AFTER);
+		flame_tree_add(byname, s2, 2, 1, FLAME_AFTER);
+		flame_tree_add(byname, s1, 3, 2, FLAME_AFTER);
+		struct flame_named n1[3], n2[2];
+		for (int i = 0; i < 3; i++)
+			n1[i] = (struct flame_named){ flame_tree_name(byid, s1[i].name, 1), s1[i].kind };
+		for (int i = 0; i < 2; i++)
+			n2[i] = (struct flame_named){ flame_tree_name(byid, s2[i].name, 1), s2[i].kind };
+		CHECK(n1[0].name == n2[0].name && n1[0].name != FLAME_NO_NAME,
+		      "one name, two ids (%u, %u)", n1[0].name, n2[0].name);
+		flame_tree_add_named(byid, n1, 3, 4, FLAME_AFTER);
+		flame_tree_add_named(byid, n2, 2, 1, FLAME_AFTER);
+		flame_tree_add_named(byid, n1, 3, 2, FLAME_AFTER);
+		char *a = folded(byname), *b = folded(byid);
+		CHECK(!strcmp(a, b), "reverse=%d: by text:\n%sby id:\n%s", rev, a, b);
+		CHECK(flame_tree_total(byid, FLAME_AFTER) == 7, "total %llu",
+		      (unsigned long long)flame_tree_total(byid, FLAME_AFTER));
+		free(a);
+		free(b);
+		flame_tree_free(byname);
+		flame_tree_free(byid);
+	}
+}
+
 static void test_identical_output(void)
 {
 	struct flame_tree *a = parse("m;w;b 2\nm;w;a 5\nm;z 1\nk 3\n", NULL);
@@ -350,6 +384,7 @@ int main(void)
 	RUN(test_annotations_and_diff_lines);
 	RUN(test_kind_not_identity);
 	RUN(test_reverse);
+	RUN(test_named_frames);
 	RUN(test_identical_output);
 	RUN(test_diff_neutral);
 	RUN(test_minwidth);
