@@ -39,24 +39,28 @@ samples=$(perf report -i "$file" --stats 2>/dev/null |
 	awk '$1 == "SAMPLE" && $2 == "events:" { print $3; exit }')
 echo "file: $file ($(du -h "$file" | cut -f1), $samples samples)"
 
-# run NAME CMD...: one run, output discarded; sets SECS and RSS_MB.
+# run NAME CMD...: one run, output discarded; sets SECS (wall, from the
+# clock in ns: time(1)'s %e has 10 ms steps) and RSS_MB (peak, from time(1)).
 run() {
-	/usr/bin/time -o "$tmp/time" -f "%e %M" "$@" >/dev/null 2>"$tmp/err"
-	read -r SECS rss_kb < <(tail -1 "$tmp/time")
-	RSS_MB=$(awk -v k="$rss_kb" 'BEGIN { printf "%.1f", k / 1024 }')
+	local t0 t1
+	t0=$(date +%s%N)
+	/usr/bin/time -o "$tmp/time" -f "%M" "$@" >/dev/null 2>"$tmp/err"
+	t1=$(date +%s%N)
+	SECS=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
+	RSS_MB=$(awk -v k="$(tail -1 "$tmp/time")" 'BEGIN { printf "%.1f", k / 1024 }')
 }
 
-# Each command runs three times; the best time counts (the page cache is
+# Each command runs five times; the best time counts (the page cache is
 # warm for everyone after the first).
 best() {
 	local name=$1 key=$2 b="" m=""; shift 2
-	for i in 1 2 3; do
+	for i in 1 2 3 4 5; do
 		run "$@"
 		if [ -z "$b" ] || awk -v a="$SECS" -v b="$b" 'BEGIN { exit !(a < b) }'; then
 			b=$SECS; m=$RSS_MB
 		fi
 	done
-	printf "%-34s %8.2f s %9.1f MB\n" "$name" "$b" "$m"
+	printf "%-34s %8.3f s %9.1f MB\n" "$name" "$b" "$m"
 	eval "T_$key=$b; M_$key=$m"
 }
 
@@ -67,7 +71,7 @@ best "perf script" perf_script perf script -i "$file"
 best "ember script" ember_script "$EMBER" script -i "$file"
 best "ember flame (data file to SVG)" ember_flame "$EMBER" flame -i "$file" -o "$tmp/f.svg"
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a / b }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 echo
 echo "report: ember $(ratio "$T_perf_report" "$T_ember_report")x faster than perf report;" \
 	"peak memory $(ratio "$M_ember_report" "$M_perf_report") of perf's"
