@@ -21,11 +21,16 @@
 # (build-id collection at exit sometimes aborts perf 6.1 here; it is not
 # part of the cost).
 #
+# Both threads are pinned to one CPU (PIN, default 1): every switch is
+# then a direct hand-off on that CPU and the rate measures what a switch
+# costs.  Unpinned (PIN=), each round trip waits for a cross-CPU wakeup
+# (an IPI, ~25 us on these VMs) and the rate mostly measures that noise.
+#
 #   EMBER=./ember WORKLOADS=build/workloads bench/offcpu.sh
-#   SECONDS_PER_RUN=2 REPEAT=3  (defaults)
+#   SECONDS_PER_RUN=2 REPEAT=3 PIN=1  (defaults)
 set -u
 : "${EMBER:=./ember}" "${WORKLOADS:=build/workloads}" "${PERF:=perf}"
-: "${SECONDS_PER_RUN:=2}" "${REPEAT:=3}"
+: "${SECONDS_PER_RUN:=2}" "${REPEAT:=3}" "${PIN=1}"
 EMBER=$(realpath "$EMBER"); WORKLOADS=$(realpath "$WORKLOADS")
 PP=$WORKLOADS/pingpong
 for need in "$EMBER" "$PP"; do
@@ -51,6 +56,7 @@ declare -A LABEL=(
 run_row() {
 	local perf=("$PERF" record -q -B --no-bpf-event -o "$T/$1.data")
 	local pp=("$PP" "$SECONDS_PER_RUN")
+	[ -n "$PIN" ] && pp=(taskset -c "$PIN" "${pp[@]}")
 	case $1 in
 	bare) "${pp[@]}" ;;
 	ember) "$EMBER" record -q --off-cpu -o "$T/$1.data" -- "${pp[@]}" ;;
@@ -88,7 +94,7 @@ slow() { awk -v b="${RATE[bare]}" -v r="$1" 'BEGIN { if (b > 0 && r > 0) printf 
 extra() { awk -v b="${CPU[bare]}" -v c="$1" 'BEGIN { if (b > 0 && c > 0) printf "+%.0f", c - b; else print "-" }'; }
 events() { [ -f "$1" ] && "$EMBER" script -i "$1" -F event 2>/dev/null | grep -c 'sched:sched_switch' || echo -; }
 
-printf '%-42s %11s %9s %11s %8s %8s %9s\n' "pingpong ${SECONDS_PER_RUN}s, best of $REPEAT" "switches/s" \
+printf '%-42s %11s %9s %11s %8s %8s %9s\n' "pingpong ${SECONDS_PER_RUN}s${PIN:+ on CPU $PIN}, best of $REPEAT" "switches/s" \
 	"slowdown" "ns/trip" "extra" "file MB" "switches"
 for r in "${ROWS[@]}"; do
 	printf '%-42s %11.0f %9s %11.0f %8s %8s %9s\n' "${LABEL[$r]}" "${RATE[$r]}" \
