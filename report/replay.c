@@ -315,27 +315,7 @@ static void resolve_frame(struct replay *rp, struct rp_thread *t, struct rp_fram
 	c->sym = f->sym;
 }
 
-/* ---- filters and the loop ----------------------------------------------- */
-
-bool rp_id_listed(const pid_t *v, int n, u32 x)
-{
-	for (int i = 0; i < n; i++)
-		if ((u32)v[i] == x)
-			return true;
-	return false;
-}
-
-bool rp_comm_listed(const char *list, const char *comm)
-{
-	size_t len = strlen(comm);
-	for (const char *p = list; *p;) {
-		size_t n = strcspn(p, ",");
-		if (n == len && !strncmp(p, comm, n))
-			return true;
-		p += n + (p[n] == ',');
-	}
-	return false;
-}
+/* ---- the loop ------------------------------------------------------------ */
 
 static bool sample_wanted(const struct rp_filter *f, const struct pd_sample *s,
 			  const struct rp_thread *t)

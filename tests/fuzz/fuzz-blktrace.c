@@ -7,8 +7,7 @@
  * and .1, split where bytes 1-2 say, so the merge by time runs; else one
  * file), the rest is the capture.  The report/ sources are compiled into
  * this target (make fuzz links common/, format/, symbols/ and flamegraph/
- * only); the two filter helpers of report/replay.c are stood in for below,
- * since the views are run without filters. */
+ * only), with the filter helpers of report/filter.c. */
 #include "tests/fuzz/fuzz.h"
 
 #include <sys/stat.h>
@@ -21,21 +20,9 @@
 #include "report/bio-track.c"
 #include "report/bio-verify.c"
 #include "report/bio-views.c"
+#include "report/filter.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
-
-bool rp_id_listed(const pid_t *v, int n, u32 x)
-{
-	for (int i = 0; i < n; i++)
-		if ((u32)v[i] == x)
-			return true;
-	return false;
-}
-
-bool rp_comm_listed(const char *list, const char *comm)
-{
-	return list && comm && !strcmp(list, comm);
-}
 
 static FILE *null_out(void)
 {

@@ -1,0 +1,27 @@
+/* filter.c - the id and comm list tests behind --pid, --tid and --comm,
+ * shared by the replay and by analyses that filter their own events (sched,
+ * bio).  Kept apart from replay.c so the blktrace fuzz target can build
+ * the bio views without the replay. */
+#include <string.h>
+
+#include "report/replay.h"
+
+bool rp_id_listed(const pid_t *v, int n, u32 x)
+{
+	for (int i = 0; i < n; i++)
+		if ((u32)v[i] == x)
+			return true;
+	return false;
+}
+
+bool rp_comm_listed(const char *list, const char *comm)
+{
+	size_t len = strlen(comm);
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, ",");
+		if (n == len && !strncmp(p, comm, n))
+			return true;
+		p += n + (p[n] == ',');
+	}
+	return false;
+}
