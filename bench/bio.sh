@@ -50,6 +50,9 @@ done
 
 FIO=(fio --name=randread --filename="$LOOP" --direct=1 --rw=randread --bs=4k
      --ioengine="$IOENGINE" --runtime="$SECONDS_PER_RUN" --time_based --output-format=json)
+# PIN=CPU keeps fio on one CPU (the recorders and the loop worker run
+# where the scheduler puts them): less migration noise in IOPS.
+[ -n "${PIN:-}" ] && FIO=(taskset -c "$PIN" "${FIO[@]}")
 
 # IOPS and the I/O count from fio's JSON.
 fio_num() { python3 -c 'import json,sys; r = json.load(open(sys.argv[1]))["jobs"][0]["read"]
