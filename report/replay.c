@@ -559,6 +559,21 @@ static bool records_kernel(struct pd_reader *r)
 	return false;
 }
 
+/* The user-space files of the header's build-id list load on a thread
+ * too (the list names the files samples hit, for perf's files). */
+static void prefetch_user_files(struct replay *rp)
+{
+	size_t n = pd_reader_nbuild_ids(rp->reader), k = 0;
+	struct sym_file_hint *hints = xcalloc(n ? n : 1, sizeof(*hints));
+	for (size_t i = 0; i < n; i++) {
+		const struct pd_reader_build_id *b = pd_reader_build_id(rp->reader, i);
+		if ((b->cpumode & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER)
+			hints[k++] = (struct sym_file_hint){ b->filename, b->id, b->size };
+	}
+	sym_prefetch_files(rp->syms, hints, k);
+	free(hints);
+}
+
 struct replay *rp_open(const struct rp_opts *opts)
 {
 	struct pd_reader *reader = pd_reader_open(opts->input, NULL);
@@ -572,6 +587,7 @@ struct replay *rp_open(const struct rp_opts *opts)
 	 * thread, while the first events are read. */
 	if (records_kernel(reader))
 		sym_prefetch_kernel(rp->syms);
+	prefetch_user_files(rp);
 	/* Written now rather than calloc'd: a calloc'd table read before it
 	 * is written faults twice per page (zero page, then a copy). */
 	rp->cache = xmalloc(FRAME_CACHE_SIZE * sizeof(*rp->cache));

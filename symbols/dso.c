@@ -21,7 +21,7 @@ struct sym_ctx *sym_ctx_new(const struct sym_opts *opts)
 	return c;
 }
 
-static void dso_free(struct sym_dso *d)
+void dso_free(struct sym_dso *d)
 {
 	symtab_free(&d->tab);
 	sym_dwarf_free(d->dwarf);
@@ -35,6 +35,7 @@ void sym_ctx_free(struct sym_ctx *c)
 {
 	if (!c)
 		return;
+	prefetch_end(c);
 	if (c->kernel_parse)
 		kernel_load(c);   /* joins the thread; freed with the rest */
 	for (size_t i = 0; i < c->all.n; i++)
@@ -56,19 +57,25 @@ static const char *short_name_of(const char *path)
 	return slash && slash[1] ? slash + 1 : path;
 }
 
-struct sym_dso *dso_new(struct sym_ctx *c, enum dso_kind kind, const char *path)
+struct sym_dso *dso_alloc(enum dso_kind kind, const char *path)
 {
 	struct sym_dso *d = xcalloc(1, sizeof(*d));
 	d->kind = kind;
 	d->path = xstrdup(path);
 	d->short_name = short_name_of(d->path);
 	d->trusted = true;
+	return d;
+}
+
+struct sym_dso *dso_new(struct sym_ctx *c, enum dso_kind kind, const char *path)
+{
+	struct sym_dso *d = dso_alloc(kind, path);
 	VEC_PUSH(&c->all, d);
 	return d;
 }
 
 /* FNV-1a over the path and build-id: the cache key of a file. */
-static u64 file_key(const char *path, const u8 *id, size_t n)
+u64 dso_file_key(const char *path, const u8 *id, size_t n)
 {
 	u64 h = 0xcbf29ce484222325ULL;
 	for (const char *p = path; *p; p++)
@@ -113,16 +120,22 @@ struct sym_dso *sym_dso_get(struct sym_ctx *c, const char *path, const u8 *build
 	if (!build_id)
 		build_id_size = 0;
 	build_id_size = MIN(build_id_size, (size_t)SYM_BUILD_ID_MAX);
-	u64 key = file_key(path, build_id, build_id_size);
+	u64 key = dso_file_key(path, build_id, build_id_size);
 	struct sym_dso *d = cache_find(c, key, path, build_id, build_id_size);
 	if (d)
 		return d;
-	d = dso_new(c, DSO_FILE, path);
-	if (build_id_size)
-		memcpy(d->build_id, build_id, build_id_size);
-	d->build_id_size = build_id_size;
+	d = prefetch_take(c, key, path, build_id, build_id_size);
+	if (d) {
+		VEC_PUSH(&c->all, d);
+		c->stats.files_prefetched++;
+	} else {
+		d = dso_new(c, DSO_FILE, path);
+		if (build_id_size)
+			memcpy(d->build_id, build_id, build_id_size);
+		d->build_id_size = build_id_size;
+		file_load(c, d, pid);
+	}
 	d->hkey = key;
-	file_load(c, d, pid);
 	c->stats.files_loaded++;
 
 	u64 *slot = u64map_slot(&c->files, key, NULL);

@@ -141,9 +141,22 @@ struct sym_ctx {
 	struct kernel_parse *kernel_parse;  /* kallsyms being read on a thread */
 	pthread_t kernel_thread;
 	struct u64map jits;       /* pid -> dso, or 1 when there is no map */
+	struct file_prefetch *prefetch;  /* files being loaded on a thread */
 };
 
 struct sym_dso *dso_new(struct sym_ctx *c, enum dso_kind kind, const char *path);
+/* A dso owned by nobody yet (dso_new also registers it with c). */
+struct sym_dso *dso_alloc(enum dso_kind kind, const char *path);
+void dso_free(struct sym_dso *d);
+/* The cache key of a file: its path and build-id. */
+u64 dso_file_key(const char *path, const u8 *id, size_t n);
+
+/* prefetch.c: a prefetched dso of that file, now c's to register, or NULL
+ * (not prefetched, not begun, or not found as recorded); and the end of
+ * the thread, whatever it was doing. */
+struct sym_dso *prefetch_take(struct sym_ctx *c, u64 key, const char *path, const u8 *id,
+			      size_t n);
+void prefetch_end(struct sym_ctx *c);
 
 /* kernel.c: loads kallsyms and modules into c->kernel and c->modules
  * (finishing a sym_prefetch_kernel when one runs). */

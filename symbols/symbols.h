@@ -67,6 +67,18 @@ struct sym_dso *sym_kernel_dso(struct sym_ctx *c, u64 addr);
  * with the caller's; sym_kernel_dso() waits for it when first called. */
 void sym_prefetch_kernel(struct sym_ctx *c);
 
+/* Starts loading, on a thread of its own, the files a recording names
+ * with their build-ids (its build-id list), so that sym_dso_get() finds
+ * them loaded.  Results are those of sym_dso_get() alone. */
+struct sym_file_hint {
+	const char *path;
+	const u8 *build_id;
+	size_t build_id_size;
+};
+void sym_prefetch_files(struct sym_ctx *c, const struct sym_file_hint *hints, size_t n);
+/* Waits until the prefetch thread has gone through its whole list. */
+void sym_prefetch_wait(struct sym_ctx *c);
+
 /* The JIT map /tmp/perf-PID.map, or NULL when there is none. */
 struct sym_dso *sym_jit_dso(struct sym_ctx *c, pid_t pid);
 
@@ -87,6 +99,7 @@ struct sym_stats {
 	u64 files_loaded;
 	u64 build_id_mismatches;  /* files not trusted */
 	u64 missing_files;
+	u64 files_prefetched;     /* of files_loaded, loaded by the prefetch thread */
 };
 const struct sym_stats *sym_ctx_stats(const struct sym_ctx *c);
 

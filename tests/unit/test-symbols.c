@@ -419,6 +419,50 @@ static void test_build_id_mismatch(void)
 	free(empty);
 }
 
+/* Files named with their build-ids load on a thread and are adopted when
+ * asked for; a wrong build-id or a missing file takes the usual path (and
+ * its counts) as if nothing had been prefetched; a file never asked for is
+ * freed with the context (ASan's leak check). */
+static void test_prefetch(void)
+{
+	if (!build_programs())
+		return;
+	char *pie = tpath("pie"), *lib = tpath("libv.so"), *empty = tpath("nodebug");
+	struct sym_ctx *c = sym_ctx_new(&(struct sym_opts){ .debug_dir = empty });
+	u8 good[64], libid[64], bad[20];
+	int n = sym_read_build_id(pie, good, sizeof(good));
+	int ln = sym_read_build_id(lib, libid, sizeof(libid));
+	memset(bad, 0xab, sizeof(bad));
+	struct sym_file_hint hints[] = {
+		{ pie, good, (size_t)n },
+		{ pie, bad, sizeof(bad) },
+		{ "/nonexistent/libgone.so", bad, sizeof(bad) },
+		{ lib, libid, (size_t)ln },   /* never asked for */
+		{ "relative/path", good, (size_t)n },
+	};
+	sym_prefetch_files(c, hints, ARRAY_SIZE(hints));
+	sym_prefetch_wait(c);   /* else the lookups below may win the race */
+	u64 va = nm_value(pie, "gamma_fn");
+	struct sym_dso *g = sym_dso_get(c, pie, good, (size_t)n, 0);
+	const struct sym *s = sym_lookup(g, va);
+	CHECK(sym_dso_trusted(g) && s && !strcmp(s->name, "gamma_fn"), "prefetched pie: %s",
+	      s ? s->name : "NULL");
+	CHECK(sym_dso_get(c, pie, good, (size_t)n, 0) == g, "asked again, the same dso");
+	struct sym_dso *d = sym_dso_get(c, pie, bad, sizeof(bad), 0);
+	CHECK(!sym_dso_trusted(d) && sym_lookup(d, va) == NULL, "a wrong build-id was trusted");
+	struct sym_dso *m = sym_dso_get(c, "/nonexistent/libgone.so", bad, sizeof(bad), 0);
+	CHECK(m && sym_lookup(m, 0x1000) == NULL, "a missing file resolved");
+	const struct sym_stats *st = sym_ctx_stats(c);
+	CHECK(st->files_loaded == 3 && st->files_prefetched == 1 && st->build_id_mismatches == 1 &&
+	      st->missing_files == 1, "loaded %llu prefetched %llu mismatches %llu missing %llu",
+	      (unsigned long long)st->files_loaded, (unsigned long long)st->files_prefetched,
+	      (unsigned long long)st->build_id_mismatches, (unsigned long long)st->missing_files);
+	sym_ctx_free(c);
+	free(pie);
+	free(lib);
+	free(empty);
+}
+
 static void test_missing_and_corrupt_files(void)
 {
 	struct sym_ctx *c = sym_ctx_new(NULL);
@@ -835,6 +879,7 @@ int main(void)
 	RUN(test_debug_file_by_build_id);
 	RUN(test_debug_file_by_debuglink);
 	RUN(test_build_id_mismatch);
+	RUN(test_prefetch);
 	RUN(test_missing_and_corrupt_files);
 	RUN_UNLESS(kallsyms_skip(), test_kallsyms);
 	RUN_UNLESS(modules_skip(), test_real_modules);
