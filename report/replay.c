@@ -525,31 +525,6 @@ static void report_progress(struct replay *rp, u64 count)
 		rp->opts.progress(done, total);
 }
 
-int rp_run(struct replay *rp, struct rp_sink *sink)
-{
-	struct pd_event ev;
-	int rc;
-	u64 count = 0;
-	while ((rc = pd_reader_next(rp->reader, &ev)) == 1) {
-		if (on_event(rp, &ev, sink) < 0)
-			return -1;
-		report_progress(rp, ++count);
-	}
-	if (rp->opts.progress && count > 0xffff)
-		rp->opts.progress(1, 0);  /* done: clear the line */
-	if (rc < 0) {
-		rp->summary.input_error = true;
-		snprintf(rp->summary.error, sizeof(rp->summary.error), "%s", err_msg());
-	}
-	rp->summary.truncated = pd_reader_stats(rp->reader)->truncated;
-	rp->summary.sym_mismatches = sym_ctx_stats(rp->syms)->build_id_mismatches;
-	if (rp->unw)
-		rp->summary.unwind = *unw_dwarf_stats(rp->unw);
-	if (sink->finish && sink->finish(sink->ctx) < 0)
-		return -1;
-	return 0;
-}
-
 /* Whether any event may have sampled kernel code. */
 static bool records_kernel(struct pd_reader *r)
 {
@@ -574,6 +549,39 @@ static void prefetch_user_files(struct replay *rp)
 	free(hints);
 }
 
+int rp_run(struct replay *rp, struct rp_sink *sink)
+{
+	struct pd_event ev;
+	int rc;
+	u64 count = 0;
+	/* kallsyms and the recording's files take tens of milliseconds to
+	 * load: they start now, on threads, while the first events are read.
+	 * Not in rp_open: commands parse the tracing data between the two,
+	 * in a forked child, and a fork while other threads run can leave
+	 * the child a lock held for ever (seen under ASan). */
+	if (records_kernel(rp->reader))
+		sym_prefetch_kernel(rp->syms);
+	prefetch_user_files(rp);
+	while ((rc = pd_reader_next(rp->reader, &ev)) == 1) {
+		if (on_event(rp, &ev, sink) < 0)
+			return -1;
+		report_progress(rp, ++count);
+	}
+	if (rp->opts.progress && count > 0xffff)
+		rp->opts.progress(1, 0);  /* done: clear the line */
+	if (rc < 0) {
+		rp->summary.input_error = true;
+		snprintf(rp->summary.error, sizeof(rp->summary.error), "%s", err_msg());
+	}
+	rp->summary.truncated = pd_reader_stats(rp->reader)->truncated;
+	rp->summary.sym_mismatches = sym_ctx_stats(rp->syms)->build_id_mismatches;
+	if (rp->unw)
+		rp->summary.unwind = *unw_dwarf_stats(rp->unw);
+	if (sink->finish && sink->finish(sink->ctx) < 0)
+		return -1;
+	return 0;
+}
+
 struct replay *rp_open(const struct rp_opts *opts)
 {
 	struct pd_reader *reader = pd_reader_open(opts->input, NULL);
@@ -583,11 +591,6 @@ struct replay *rp_open(const struct rp_opts *opts)
 	rp->opts = *opts;
 	rp->reader = reader;
 	rp->syms = sym_ctx_new(&opts->sym);
-	/* kallsyms takes tens of milliseconds to read: start at once, on a
-	 * thread, while the first events are read. */
-	if (records_kernel(reader))
-		sym_prefetch_kernel(rp->syms);
-	prefetch_user_files(rp);
 	/* Written now rather than calloc'd: a calloc'd table read before it
 	 * is written faults twice per page (zero page, then a copy). */
 	rp->cache = xmalloc(FRAME_CACHE_SIZE * sizeof(*rp->cache));
