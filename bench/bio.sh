@@ -16,7 +16,9 @@
 # Needs root, fio, perf; btt (Debian package blktrace) for part 2.
 #
 #   EMBER=./ember bench/bio.sh   SECONDS_PER_RUN=3 ROUNDS=5 NIOS=1000000 IOENGINE=psync|libaio
+#                                PIN=1 (the CPU of the I/O path; PIN= for none)
 set -u
+: "${PIN=1}"
 : "${EMBER:=./ember}" "${PERF:=perf}" "${SECONDS_PER_RUN:=3}" "${ROUNDS:=5}" "${NIOS:=1000000}" \
   "${IOENGINE:=psync}"
 EMBER=$(realpath "$EMBER")
@@ -30,8 +32,10 @@ TR=/sys/kernel/tracing
 T=$(mktemp -d /tmp/ember-bench.XXXXXX)
 LOOP= SPINNERS=
 OLD_TRACER=$(cat $TR/current_tracer)
+WQ_MASK=/sys/devices/virtual/workqueue/cpumask OLD_WQ=
 cleanup() {
 	for p in $SPINNERS; do kill "$p" 2>/dev/null; done
+	[ -n "$OLD_WQ" ] && echo "$OLD_WQ" >"$WQ_MASK"
 	[ -n "$LOOP" ] && { echo 0 >"/sys/block/$(basename "$LOOP")/trace/enable" 2>/dev/null; losetup -d "$LOOP"; }
 	echo 0 >$TR/options/bin 2>/dev/null
 	echo "$OLD_TRACER" >$TR/current_tracer 2>/dev/null
@@ -50,9 +54,18 @@ done
 
 FIO=(fio --name=randread --filename="$LOOP" --direct=1 --rw=randread --bs=4k
      --ioengine="$IOENGINE" --runtime="$SECONDS_PER_RUN" --time_based --output-format=json)
-# PIN=CPU keeps fio on one CPU (the recorders and the loop worker run
-# where the scheduler puts them): less migration noise in IOPS.
-[ -n "${PIN:-}" ] && FIO=(taskset -c "$PIN" "${FIO[@]}")
+# PIN=CPU runs the whole I/O path on one CPU: fio there, and the loop
+# device's worker too (unbound workqueues limited to that CPU, put back at
+# exit); the recorders drain from the other.  Otherwise every I/O waits
+# for a cross-CPU wakeup (~25 us on these VMs) and IOPS swing by half
+# between identical runs; pinned, they hold within a few percent.
+if [ -n "${PIN:-}" ]; then
+	FIO=(taskset -c "$PIN" "${FIO[@]}")
+	if [ -w "$WQ_MASK" ]; then
+		OLD_WQ=$(cat "$WQ_MASK")
+		printf '%x' $((1 << PIN)) >"$WQ_MASK"
+	fi
+fi
 
 # IOPS and the I/O count from fio's JSON.
 fio_num() { python3 -c 'import json,sys; r = json.load(open(sys.argv[1]))["jobs"][0]["read"]
