@@ -521,18 +521,6 @@ static int exit_status(const struct pmc_run_result *r, int stop_sig, int *die_si
 	return EXIT_OK;
 }
 
-/* Everything is printed and closed: end by sig as if we had not caught it. */
-static void die_of(int sig)
-{
-	fflush(NULL);
-	signal(sig, SIG_DFL);
-	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, sig);
-	sigprocmask(SIG_UNBLOCK, &set, NULL);
-	raise(sig);
-}
-
 static struct pmc_run_opts run_opts(struct cli *cl)
 {
 	struct pmc_run_opts o = {
@@ -692,6 +680,6 @@ int cmd_stat(int argc, char **argv)
 out:
 	free_cli(&cl);
 	if (die_sig)
-		die_of(die_sig);
+		cmd_die_of(die_sig);
 	return rc;
 }

@@ -501,12 +501,7 @@ static int child_exit_status(const struct rec_child *c)
 		sig = sigismember(&set, SIGINT) ? SIGINT
 		      : sigismember(&set, SIGTERM) ? SIGTERM : 0;
 	if (sig) {
-		fflush(NULL);
-		signal(sig, SIG_DFL);
-		sigemptyset(&set);
-		sigaddset(&set, sig);
-		sigprocmask(SIG_UNBLOCK, &set, NULL);
-		raise(sig);
+		cmd_die_of(sig);
 		return 128 + sig;
 	}
 	if (c->pid && c->exited && WIFSIGNALED(c->status))

@@ -61,6 +61,22 @@ static void print_slots(const struct dist *d, const char *unit, FILE *out)
 	}
 }
 
+/* An I/O the size and seek views count: seen queued, not the remainder of
+ * a split (its parent counts), and passing the filters. */
+static bool queued_and_shown(const struct bio_io *io, const struct bio_view_opts *o)
+{
+	return io->t[BT_Q] && !(io->flags & BF_SPLIT) && bio_io_shown(io, o->filter);
+}
+
+/* The end of a view of n distributions: a line when there were none. */
+static int end_dists(struct dist *v, size_t n, FILE *out)
+{
+	if (!n)
+		fprintf(out, "no queued I/O in the recording (or none passed the filters)\n");
+	free(v);
+	return ferror(out) ? (err_set("writing the histograms failed"), -1) : 0;
+}
+
 /* I/Os as queued (before merges), by the task that queued them. */
 int bio_print_size(const struct bio_tracker *bt, const struct bio_view_opts *o, FILE *out)
 {
@@ -68,7 +84,7 @@ int bio_print_size(const struct bio_tracker *bt, const struct bio_view_opts *o, 
 	size_t n = 0;
 	for (size_t i = 0; i < bio_nios(bt); i++) {
 		const struct bio_io *io = bio_get(bt, i);
-		if (!io->t[BT_Q] || (io->flags & BF_SPLIT) || !bio_io_shown(io, o->filter))
+		if (!queued_and_shown(io, o))
 			continue;
 		struct dist *d = dist_get(v, &n, io->comm[0] ? io->comm : "?", 0);
 		if (!d)
@@ -81,10 +97,7 @@ int bio_print_size(const struct bio_tracker *bt, const struct bio_view_opts *o, 
 			(unsigned long long)v[i].n);
 		print_slots(&v[i], "Kbytes", out);
 	}
-	if (!n)
-		fprintf(out, "no queued I/O in the recording (or none passed the filters)\n");
-	free(v);
-	return ferror(out) ? (err_set("writing the histograms failed"), -1) : 0;
+	return end_dists(v, n, out);
 }
 
 /* Distance from the end of the device's previous queued I/O, in sectors. */
@@ -94,7 +107,7 @@ int bio_print_seek(const struct bio_tracker *bt, const struct bio_view_opts *o, 
 	size_t n = 0;
 	for (size_t i = 0; i < bio_nios(bt); i++) {
 		const struct bio_io *io = bio_get(bt, i);
-		if (!io->t[BT_Q] || (io->flags & BF_SPLIT) || !bio_io_shown(io, o->filter))
+		if (!queued_and_shown(io, o))
 			continue;
 		struct dist *d = dist_get(v, &n, "", io->dev);
 		if (!d)
@@ -121,10 +134,7 @@ int bio_print_seek(const struct bio_tracker *bt, const struct bio_view_opts *o, 
 		if (v[i].n > v[i].zero)
 			print_slots(&v[i], "sectors", out);
 	}
-	if (!n)
-		fprintf(out, "no queued I/O in the recording (or none passed the filters)\n");
-	free(v);
-	return ferror(out) ? (err_set("writing the histograms failed"), -1) : 0;
+	return end_dists(v, n, out);
 }
 
 int bio_print_errors(const struct bio_tracker *bt, const struct bio_view_opts *o, FILE *out)

@@ -86,8 +86,9 @@ static int set_view(struct args *a, enum view v)
 }
 
 /* 1 handled, 0 not ours, -1 err_set. */
-static int parse_one(struct args *a, int opt, const char *arg)
+static int parse_one(void *ctx, int opt, const char *arg)
 {
+	struct args *a = ctx;
 	switch (opt) {
 	case OPT_BTT: return set_view(a, VIEW_BTT);
 	case OPT_HIST: return set_view(a, VIEW_HIST);
@@ -166,22 +167,8 @@ static int parse_args(struct args *a, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	int opt;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":i:p:QDFmh", longopts, NULL)) != -1) {
-		if (opt == 'h') {
-			fputs(usage_text, stdout);
-			return EXIT_OK;
-		}
-		int rc = opt == ':' || opt == '?' ? 0 : parse_one(a, opt, optarg);
-		if (rc < 0) {
-			cmd_error(CMD, "%s", err_msg());
-			return EXIT_USAGE;
-		}
-		if (!rc)
-			return cmd_bad_option(CMD, opt, argv[optind - 1]);
-	}
-	return check_args(a, argc, argv);
+	int rc = cmd_options(CMD, usage_text, argc, argv, ":i:p:QDFmh", longopts, parse_one, a);
+	return rc >= 0 ? rc : check_args(a, argc, argv);
 }
 
 /* ---- the run ------------------------------------------------------------- */
@@ -197,17 +184,6 @@ static int check_recording(const char *input, const struct bio_tp *tp)
 		cmd_warn(CMD, "%s has no block:block_rq_complete events: no latency can be "
 			 "measured", input);
 	return EXIT_OK;
-}
-
-static void warn_summary(const char *input, const struct rp_summary *sum)
-{
-	if (sum->truncated)
-		cmd_warn(CMD, "%s was not closed cleanly; showing what it holds", input);
-	if (sum->lost)
-		cmd_warn(CMD, "%llu events were lost while recording: some I/Os are left out "
-			 "(use a larger -m)", (unsigned long long)sum->lost);
-	if (sum->input_error)
-		cmd_error(CMD, "%s: %s (the figures cover what came before)", input, sum->error);
 }
 
 static bool wants_stacks(const struct args *a)
@@ -284,7 +260,7 @@ static int replay(struct args *a, struct bio_tp *tp, struct bio_tracker **bt,
 			cmd_error(CMD, "%s", err_msg());
 			rc = EXIT_RUNTIME;
 		} else {
-			warn_summary(a->rp.input, rp_summary(r));
+			rp_warn_view(CMD, rp_summary(r), a->rp.input, "some I/Os are left out");
 			rc = rp_summary(r)->input_error ? EXIT_RUNTIME : EXIT_OK;
 		}
 	}

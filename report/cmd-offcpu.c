@@ -89,8 +89,9 @@ static int set_view(struct args *a, enum view v)
 }
 
 /* 1 handled, 0 not ours, -1 err_set. */
-static int parse_one(struct args *a, int opt, const char *arg)
+static int parse_one(void *ctx, int opt, const char *arg)
 {
+	struct args *a = ctx;
 	switch (opt) {
 	case OPT_FOLDED: return set_view(a, VIEW_FOLDED);
 	case OPT_THREADS: return set_view(a, VIEW_THREADS);
@@ -141,22 +142,8 @@ static int parse_args(struct args *a, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	int opt;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":i:p:h", longopts, NULL)) != -1) {
-		if (opt == 'h') {
-			fputs(usage_text, stdout);
-			return EXIT_OK;
-		}
-		int rc = opt == ':' || opt == '?' ? 0 : parse_one(a, opt, optarg);
-		if (rc < 0) {
-			cmd_error(CMD, "%s", err_msg());
-			return EXIT_USAGE;
-		}
-		if (!rc)
-			return cmd_bad_option(CMD, opt, argv[optind - 1]);
-	}
-	return check_args(a, argc, argv);
+	int rc = cmd_options(CMD, usage_text, argc, argv, ":i:p:h", longopts, parse_one, a);
+	return rc >= 0 ? rc : check_args(a, argc, argv);
 }
 
 /* ---- the run ------------------------------------------------------------- */
@@ -203,17 +190,6 @@ static int check_recording(const char *cmd, const char *input, const struct sche
 	return EXIT_OK;
 }
 
-static void warn_summary(const char *cmd, const char *input, const struct rp_summary *sum)
-{
-	if (sum->truncated)
-		cmd_warn(cmd, "%s was not closed cleanly; showing what it holds", input);
-	if (sum->lost)
-		cmd_warn(cmd, "%llu events were lost while recording: some intervals may be "
-			 "repaired or missing (use a larger -m)", (unsigned long long)sum->lost);
-	if (sum->input_error)
-		cmd_error(cmd, "%s: %s (the figures cover what came before)", input, sum->error);
-}
-
 int offcpu_run(const char *cmd, const struct rp_opts *rp, struct offcpu_opts *o,
 	       struct sched_tp *tp, struct offcpu **oc, struct replay **r)
 {
@@ -242,7 +218,7 @@ int offcpu_run(const char *cmd, const struct rp_opts *rp, struct offcpu_opts *o,
 		return EXIT_RUNTIME;
 	}
 	const struct rp_summary *sum = rp_summary(*r);
-	warn_summary(cmd, rp->input, sum);
+	rp_warn_view(cmd, sum, rp->input, "some intervals may be repaired or missing");
 	return sum->input_error ? EXIT_RUNTIME : EXIT_OK;
 }
 

@@ -27,6 +27,24 @@ static const char usage_text[] =
 
 enum { OPT_PER_COMM = 0x5000, OPT_PER_PID };
 
+/* sched lat's own options and the shared filters (-p is --pid). */
+struct args {
+	struct rp_opts *rp;
+	struct schedlat_opts *o;
+};
+
+/* 1 handled, 0 not ours, -1 err_set. */
+static int parse_one(void *ctx, int opt, const char *arg)
+{
+	struct args *a = ctx;
+	switch (opt) {
+	case OPT_PER_COMM: a->o->per_comm = true; return 1;
+	case OPT_PER_PID: a->o->per_pid = true; return 1;
+	case 'p': return rp_parse_filter_opt(a->rp, RP_OPT_PID, arg);
+	default: return rp_parse_filter_opt(a->rp, opt, arg);
+	}
+}
+
 /* -1 to go on, or the exit status to stop with. */
 static int parse_args(struct rp_opts *rp, struct schedlat_opts *o, int argc, char **argv)
 {
@@ -37,29 +55,10 @@ static int parse_args(struct rp_opts *rp, struct schedlat_opts *o, int argc, cha
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	int opt;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":i:p:h", longopts, NULL)) != -1) {
-		int rc = 1;
-		if (opt == 'h') {
-			fputs(usage_text, stdout);
-			return EXIT_OK;
-		} else if (opt == OPT_PER_COMM) {
-			o->per_comm = true;
-		} else if (opt == OPT_PER_PID) {
-			o->per_pid = true;
-		} else if (opt != ':' && opt != '?') {
-			rc = rp_parse_filter_opt(rp, opt == 'p' ? RP_OPT_PID : opt, optarg);
-		} else {
-			rc = 0;
-		}
-		if (rc < 0) {
-			cmd_error(CMD, "%s", err_msg());
-			return EXIT_USAGE;
-		}
-		if (!rc)
-			return cmd_bad_option(CMD, opt, argv[optind - 1]);
-	}
+	struct args a = { rp, o };
+	int rc = cmd_options(CMD, usage_text, argc, argv, ":i:p:h", longopts, parse_one, &a);
+	if (rc >= 0)
+		return rc;
 	if (optind < argc) {
 		return cmd_extra_argument(CMD, "sched lat", argv[optind]);
 	}

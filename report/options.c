@@ -98,6 +98,18 @@ void rp_progress_if_tty(struct rp_opts *o)
 		o->progress = progress_stderr;
 }
 
+void rp_warn_view(const char *cmd, const struct rp_summary *sum, const char *input,
+		  const char *lost_effect)
+{
+	if (sum->truncated)
+		cmd_warn(cmd, "%s was not closed cleanly; showing what it holds", input);
+	if (sum->lost)
+		cmd_warn(cmd, "%llu events were lost while recording: %s (use a larger -m)",
+			 (unsigned long long)sum->lost, lost_effect);
+	if (sum->input_error)
+		cmd_error(cmd, "%s: %s (the figures cover what came before)", input, sum->error);
+}
+
 void rp_warn_summary(const char *cmd, const struct rp_summary *sum, const char *input)
 {
 	if (sum->truncated)

@@ -166,6 +166,11 @@ void rp_progress_if_tty(struct rp_opts *o);
 /* The warnings every analysis owes its user after a replay: a file not
  * closed cleanly, untrusted files, an input error (printed by commands). */
 void rp_warn_summary(const char *cmd, const struct rp_summary *sum, const char *input);
+/* The same for a view whose figures lost events skew (offcpu, bio): a
+ * file not closed cleanly, the events lost and what that did to the view
+ * (lost_effect), an input error. */
+void rp_warn_view(const char *cmd, const struct rp_summary *sum, const char *input,
+		  const char *lost_effect);
 
 /* getopt_long codes for the shared options. */
 enum {
