@@ -48,9 +48,9 @@ collapse_agrees() {
 	fi
 }
 
-# 5 CPU-seconds: about 5000 samples, so chance moves a 30% tower by
-# under a point (one standard deviation), well inside the 2 allowed.
-perf_record -o "$TMP/ratio.data" -F 999 -g -- "$WORKLOADS/ratio" 5
+# 3 CPU-seconds at 3333 Hz: about 10,000 samples, so chance moves the 50%
+# tower by half a point (one standard deviation), a quarter of the 2 allowed.
+perf_record -o "$TMP/ratio.data" -F 3333 -g -- "$WORKLOADS/ratio" 3
 collapse_agrees ratio "$TMP/ratio.data"
 collapse_agrees ratio-annotate "$TMP/ratio.data" --annotate -- --annotate
 collapse_agrees ratio-pid "$TMP/ratio.data" --pid -- --pid
@@ -128,7 +128,7 @@ perf_record -o "$TMP/all.data" -F 999 -a -g -- sleep 1
 collapse_agrees system-wide "$TMP/all.data" --annotate -- --annotate
 
 # ember's own recordings, once ember record can make them.
-if "$EMBER" record -F 999 -g -o "$TMP/ember.data" -- "$WORKLOADS/ratio" 5 >/dev/null 2>"$TMP/rec.err" &&
+if "$EMBER" record -F 3333 -g -o "$TMP/ember.data" -- "$WORKLOADS/ratio" 3 >/dev/null 2>"$TMP/rec.err" &&
    perf script -i "$TMP/ember.data" >/dev/null 2>&1; then
 	collapse_agrees ember-record "$TMP/ember.data"
 	"$EMBER" flame -i "$TMP/ember.data" -o "$TMP/ember.svg" 2>/dev/null

@@ -11,15 +11,16 @@ fi
 rec() { "$EMBER" record -q "$@" >/dev/null 2>"$TMP/rec.err" </dev/null; }
 
 # The known-ratio runs sample one task's CPU time: no spinner needed, and
-# none wanted (less contention, steadier shares); 4000 samples each.
-rec -F 1999 -g -o "$TMP/ratio.data" -- "$WORKLOADS/ratio" 2
+# none wanted (less contention, steadier shares); 10,000 samples each, so
+# the 3 points allowed against the design are six standard deviations.
+rec -F 4999 -g -o "$TMP/ratio.data" -- "$WORKLOADS/ratio" 2
 report_agrees ember-ratio "$TMP/ratio.data"
 script_agrees ember-ratio "$TMP/ratio.data"
 design_agrees ember-ratio "$TMP/ratio.data" --no-children leaf_a=50,leaf_b=30,leaf_c=20
 design_agrees ember-ratio "$TMP/ratio.data" --children work=100,mid_ab=80,leaf_a=50
 
 # ember's stream, straight into ember's reader.
-"$EMBER" record -q -F 1999 -g -o - -- "$WORKLOADS/ratio" 2 2>/dev/null </dev/null |
+"$EMBER" record -q -F 4999 -g -o - -- "$WORKLOADS/ratio" 2 2>/dev/null </dev/null |
 	"$EMBER" report -i - --stdio --no-children --sort sym >"$TMP/pipe.txt" 2>&1
 if why=$($CMP design "$TMP/pipe.txt" leaf_a=50,leaf_b=30,leaf_c=20 3); then
 	pass "ember-pipe: record -o - | report -i - ($why)"

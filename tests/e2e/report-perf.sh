@@ -9,7 +9,7 @@ if ! have_perf; then
 fi
 
 # The known-ratio run samples one task: no spinner (steadier shares).
-perf record -q -B -o "$TMP/ratio.data" -F 1999 -g -- "$WORKLOADS/ratio" 2 >/dev/null 2>&1
+perf record -q -B -o "$TMP/ratio.data" -F 4999 -g -- "$WORKLOADS/ratio" 2 >/dev/null 2>&1
 report_agrees perf-ratio "$TMP/ratio.data"
 script_agrees perf-ratio "$TMP/ratio.data" comm,pid,tid,time,event,ip,sym
 
