@@ -49,7 +49,7 @@ static const char usage_text[] =
 	"      --negate           with --diff: widths from BEFORE, so frames that\n"
 	"                         vanished show (colours keep their meaning)\n"
 	"From a data file, as ember collapse: --weight samples|period, --pid, --tid,\n"
-	"--inline (accepted; DWARF inline expansion is not implemented yet),\n"
+	"--no-inline, --srcline,\n"
 	"--comm LIST, --pid=LIST, --tid=LIST, --cpu LIST, --time START,END, --no-demangle.\n"
 	"\n"
 	"Frames are sorted by name at each level, so the same input gives the same\n"

@@ -21,6 +21,7 @@ struct cached_frame {
 
 struct collapse {
 	const struct collapse_opts *o;
+	struct replay *rp;           /* for source lines */
 	struct flame_tree *tree;
 	enum flame_side side;
 	char *event;                 /* the first event seen: the only one folded */
@@ -234,8 +235,29 @@ static void remember(struct collapse *c, u64 key, size_t first)
 	*u64map_slot(&c->cache, key, NULL) = c->cached.n;
 }
 
+/* With --srcline: the frame's name and " file:line" when the DWARF knows
+ * it.  Not cached: the name depends on the address, not the symbol. */
+static void add_frame_srcline(struct collapse *c, const struct rp_frame *f, bool java)
+{
+	size_t first = c->refs.n;
+	name_frame(c, f, java);
+	const char *line = rp_srcline(c->rp, f);
+	if (!line || c->refs.n == first)
+		return;
+	struct frame_ref *last = &c->refs.v[c->refs.n - 1];
+	/* "NAME (inlined)" was tidied to "NAME ": one space before the line. */
+	while (c->names.len > last->off && c->names.s[c->names.len - 1] == ' ')
+		c->names.s[--c->names.len] = '\0';
+	sb_printf(&c->names, " %s", line);
+	last->len = c->names.len - last->off;
+}
+
 static void add_frame(struct collapse *c, const struct rp_frame *f, bool java)
 {
+	if (c->o->srcline) {
+		add_frame_srcline(c, f, java);
+		return;
+	}
 	u64 key = frame_key(f, java);
 	u64 *hit = u64map_get(&c->cache, key);
 	if (hit) {
@@ -351,8 +373,8 @@ int collapse_parse_opt(struct collapse_opts *c, struct rp_opts *rp, int opt, con
 	case COLLAPSE_OPT_ANNOTATE:
 		c->annotate = true;
 		return 1;
-	case COLLAPSE_OPT_INLINE:
-		c->inline_frames = true;
+	case COLLAPSE_OPT_SRCLINE:
+		c->srcline = true;
 		return 1;
 	case COLLAPSE_OPT_WEIGHT:
 		if (!strcmp(arg, "period") || !strcmp(arg, "samples")) {
@@ -387,7 +409,7 @@ int collapse_replay(const char *cmd, struct rp_opts *rp, const struct collapse_o
 		cmd_warn(cmd, "%s has no callchains (record with -g); stacks are one frame deep",
 			 rp->input);
 	rp_set_callchains(r, true);
-	struct collapse c = { .o = o, .tree = tree, .side = side };
+	struct collapse c = { .o = o, .rp = r, .tree = tree, .side = side };
 	u64map_init(&c.cache);
 	struct rp_sink sink = { .ctx = &c, .sample = collapse_sample };
 	int rc = rp_run(r, &sink);

@@ -11,12 +11,12 @@ struct collapse_opts {
 	bool annotate;        /* kernel _[k] and JIT _[j] kinds kept */
 	bool pid, tid;        /* "comm-PID" / "comm-PID/TID" process frames */
 	bool weight_period;   /* count periods, not samples */
-	bool inline_frames;   /* accepted; DWARF inline expansion comes later */
+	bool srcline;         /* " file:line" after each frame's name */
 };
 
 enum {
 	COLLAPSE_OPT_PID = 0x3000, COLLAPSE_OPT_TID, COLLAPSE_OPT_ANNOTATE,
-	COLLAPSE_OPT_WEIGHT, COLLAPSE_OPT_INLINE,
+	COLLAPSE_OPT_WEIGHT, COLLAPSE_OPT_SRCLINE,
 };
 
 /* Listed before RP_FILTER_LONGOPTS so that bare --pid/--tid are ours
@@ -26,7 +26,7 @@ enum {
 	{ "tid", optional_argument, NULL, COLLAPSE_OPT_TID },                \
 	{ "annotate", no_argument, NULL, COLLAPSE_OPT_ANNOTATE },            \
 	{ "weight", required_argument, NULL, COLLAPSE_OPT_WEIGHT },          \
-	{ "inline", no_argument, NULL, COLLAPSE_OPT_INLINE }
+	{ "srcline", no_argument, NULL, COLLAPSE_OPT_SRCLINE }
 
 /* 1 when opt was one of COLLAPSE_LONGOPTS or the shared filters, 0 when
  * not, -1 with err_set() on a bad value. */

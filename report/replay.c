@@ -424,6 +424,7 @@ static int expand_inlines(struct replay *rp, int n)
 			 * under its DWARF name: it keeps the self time. */
 			rp->expanded[out].inlined = syms[j] != f->sym;
 			rp->expanded[out].inline_scope = j < k - 1;
+			rp->expanded[out].inline_depth = (u8)j;
 			out++;
 		}
 	}
@@ -451,6 +452,7 @@ static int on_sample(struct replay *rp, const struct pd_event *ev, struct rp_sin
 		f->ip = rp->raw[i].ip;
 		f->kernel = rp->raw[i].kernel;
 		f->inlined = f->inline_scope = false;
+		f->inline_depth = 0;
 		f->pending = f->kernel && rp->opts.defer_kernel;
 		if (rp->raw[i].cut) {
 			f->addr = f->offset = f->ip;
@@ -633,7 +635,7 @@ const struct rp_summary *rp_summary(struct replay *rp)
 
 const char *rp_srcline(struct replay *rp, const struct rp_frame *f)
 {
-	return f->dso ? sym_srcline(rp->syms, f->dso, f->addr) : NULL;
+	return f->dso ? sym_inline_srcline(rp->syms, f->dso, f->addr, f->inline_depth) : NULL;
 }
 
 void rp_close(struct replay *rp)

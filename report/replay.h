@@ -52,6 +52,8 @@ struct rp_frame {
 	bool inline_scope;         /* ... and a function inlined at ip, not
 				      the machine frame's own function (self
 				      time goes to the latter, as in perf) */
+	u8 inline_depth;           /* its place in the inline chain at ip,
+				      0 the innermost (for its source line) */
 };
 
 struct rp_sample {

@@ -35,6 +35,8 @@ struct sym_dwarf {
 	struct u64map line_at;       /* addr -> index + 1 in srclines, or
 					NO_LINE when the DWARF has none */
 	VEC(char *) srclines;        /* "file:line", one per address */
+	struct u64map call_at;       /* addr << 5 | depth -> as line_at: the
+					call site of an inline chain's frame */
 };
 
 #define NO_LINE UINT64_MAX
@@ -138,6 +140,7 @@ static struct sym_dwarf *dso_dwarf(struct sym_ctx *c, struct sym_dso *d)
 	u64map_init(&dw->frames);
 	u64map_init(&dw->names);
 	u64map_init(&dw->line_at);
+	u64map_init(&dw->call_at);
 	d->dwarf = dw;
 	if (!ok) {
 		sym_dwarf_free(dw);
@@ -160,6 +163,7 @@ void sym_dwarf_free(struct sym_dwarf *dw)
 		free(dw->srclines.v[i]);
 	VEC_FREE(&dw->srclines);
 	u64map_free(&dw->line_at);
+	u64map_free(&dw->call_at);
 	u64map_free(&dw->frames);
 	u64map_free(&dw->names);
 	dwarf_close(&dw->scopes);
@@ -224,21 +228,32 @@ static const char *scope_name(Dwarf_Die *die)
 
 #define MAX_SCOPES 32
 
-/* Adds the function scopes of dies[from..n) to names (innermost first),
- * up to the subprogram; true when it was reached. */
-static bool add_scopes(Dwarf_Die *dies, int from, int n, const char **names, int *k)
+/* The function scopes at an address, innermost first: each one's name
+ * and DIE (whose call site is where the next one calls it). */
+struct scopes {
+	const char *names[MAX_SCOPES];
+	Dwarf_Die dies[MAX_SCOPES];
+	int k;
+};
+
+/* Adds the function scopes of dies[from..n) to sc (innermost first), up
+ * to the subprogram; true when it was reached. */
+static bool add_scopes(Dwarf_Die *dies, int from, int n, struct scopes *sc)
 {
-	for (int i = from; i < n && *k < MAX_SCOPES; i++) {
+	for (int i = from; i < n && sc->k < MAX_SCOPES; i++) {
 		int tag = dwarf_tag(&dies[i]);
 		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
 			continue;
 		const char *name = scope_name(&dies[i]);
 		/* A scope inlined into a function of the same name adds no
-		 * frame a reader could tell apart (perf shows one). */
-		if (name && *k > 0 && !strcmp(names[*k - 1], name))
-			(*k)--;
-		if (name)
-			names[(*k)++] = name;
+		 * frame a reader could tell apart (perf shows one); the
+		 * outer one's call site is the one that counts. */
+		if (name && sc->k > 0 && !strcmp(sc->names[sc->k - 1], name))
+			sc->k--;
+		if (name) {
+			sc->names[sc->k] = name;
+			sc->dies[sc->k++] = dies[i];
+		}
 		if (tag == DW_TAG_subprogram)
 			return true;
 	}
@@ -250,38 +265,39 @@ static bool add_scopes(Dwarf_Die *dies, int from, int n, const char **names, int
  * inlined instance, dwarf_getscopes goes on with the inlined function's
  * own definition: the functions it was inlined into are the instance's
  * parents in the tree, which dwarf_getscopes_die gives. */
-static int function_scopes(struct sym_dwarf *dw, u64 addr, const char **names, bool *subprogram)
+static int function_scopes(Dwarf *dwarf, u64 addr, struct scopes *sc, bool *subprogram)
 {
 	Dwarf_Die cu, *scopes = NULL, *outer = NULL;
-	int k = 0;
+	sc->k = 0;
 	*subprogram = false;
-	if (!dwarf_addrdie(dw->dwarf, addr, &cu))
+	if (!dwarf || !dwarf_addrdie(dwarf, addr, &cu))
 		return 0;
 	int n = dwarf_getscopes(&cu, addr, &scopes);
 	for (int i = 0; i < n; i++) {
 		int tag = dwarf_tag(&scopes[i]);
 		if (tag == DW_TAG_subprogram) {
-			*subprogram = add_scopes(scopes, i, i + 1, names, &k);
+			*subprogram = add_scopes(scopes, i, i + 1, sc);
 			break;
 		}
 		if (tag == DW_TAG_inlined_subroutine) {
 			int m = dwarf_getscopes_die(&scopes[i], &outer);
-			*subprogram = add_scopes(outer, 0, m, names, &k);
+			*subprogram = add_scopes(outer, 0, m, sc);
 			break;
 		}
 	}
 	free(outer);
 	free(scopes);
-	return k;
+	return sc->k;
 }
 
 /* Appends the frames of addr to flat; returns how many (0: nothing to
  * change, the base frame stands as it is). */
 static int compute_frames(struct sym_dwarf *dw, u64 addr, const struct sym *base, bool rename)
 {
-	const char *names[MAX_SCOPES];
+	struct scopes sc;
 	bool subprogram;
-	int k = function_scopes(dw, addr, names, &subprogram);
+	int k = function_scopes(dw->dwarf, addr, &sc, &subprogram);
+	const char *const *names = sc.names;
 	if (k == 0 || (k == 1 && subprogram && (!rename || !strcmp(names[0], base->name))))
 		return 0;
 	size_t first = dw->flat.n;
@@ -341,17 +357,52 @@ static char *lookup_srcline(struct sym_dwarf *dw, u64 file_addr)
 	return xasprintf("%s:%d", slash ? slash + 1 : file, lineno);
 }
 
-const char *sym_srcline(struct sym_ctx *c, struct sym_dso *d, u64 file_addr)
+/* "file:line" where the inlined scope die is called from, by its
+ * DW_AT_call_file and DW_AT_call_line (the file an index into its CU's
+ * file table); NULL when the DWARF does not say. */
+static char *call_site(Dwarf_Die *die)
 {
-	if (!d || d->kind != DSO_FILE || !d->trusted)
+	Dwarf_Attribute attr;
+	Dwarf_Word file_index, line;
+	Dwarf_Die cu;
+	Dwarf_Files *files;
+	size_t nfiles;
+	if (dwarf_tag(die) != DW_TAG_inlined_subroutine ||
+	    !dwarf_attr(die, DW_AT_call_file, &attr) || dwarf_formudata(&attr, &file_index) ||
+	    !dwarf_attr(die, DW_AT_call_line, &attr) || dwarf_formudata(&attr, &line) ||
+	    !dwarf_diecu(die, &cu, NULL, NULL) || dwarf_getsrcfiles(&cu, &files, &nfiles) ||
+	    file_index >= nfiles)
 		return NULL;
-	struct sym_dwarf *dw = dso_dwarf(c, d);
-	if (!dw)
+	const char *file = dwarf_filesrc(files, file_index, NULL, NULL);
+	if (!file)
 		return NULL;
+	const char *slash = strrchr(file, '/');
+	return xasprintf("%s:%llu", slash ? slash + 1 : file, (unsigned long long)line);
+}
+
+/* The source line of frame depth of the inline chain at file_addr (as
+ * sym_inline_frames() numbers them): the address's own line for the
+ * innermost, and for each outer one the call site of the scope inside
+ * it, where perf shows it too. */
+static char *lookup_chain_srcline(struct sym_dwarf *dw, u64 file_addr, int depth)
+{
+	if (depth == 0)
+		return lookup_srcline(dw, file_addr);
+	struct scopes sc;
+	bool subprogram;
+	if (function_scopes(lines_dwarf(dw), file_addr, &sc, &subprogram) < depth)
+		return NULL;
+	return call_site(&sc.dies[depth - 1]);
+}
+
+/* Looks up and caches the line of (file_addr, depth) in map under key. */
+static const char *cached_srcline(struct sym_dwarf *dw, struct u64map *map, u64 key,
+				  u64 file_addr, int depth)
+{
 	bool created;
-	u64 *slot = u64map_slot(&dw->line_at, file_addr, &created);
+	u64 *slot = u64map_slot(map, key, &created);
 	if (created) {
-		char *line = lookup_srcline(dw, file_addr);
+		char *line = lookup_chain_srcline(dw, file_addr, depth);
 		if (!line) {
 			*slot = NO_LINE;
 		} else {
@@ -360,4 +411,21 @@ const char *sym_srcline(struct sym_ctx *c, struct sym_dso *d, u64 file_addr)
 		}
 	}
 	return *slot == NO_LINE ? NULL : dw->srclines.v[*slot - 1];
+}
+
+const char *sym_srcline(struct sym_ctx *c, struct sym_dso *d, u64 file_addr)
+{
+	return sym_inline_srcline(c, d, file_addr, 0);
+}
+
+const char *sym_inline_srcline(struct sym_ctx *c, struct sym_dso *d, u64 file_addr, int depth)
+{
+	if (!d || d->kind != DSO_FILE || !d->trusted || depth < 0 || depth >= MAX_SCOPES)
+		return NULL;
+	struct sym_dwarf *dw = dso_dwarf(c, d);
+	if (!dw)
+		return NULL;
+	if (depth == 0)
+		return cached_srcline(dw, &dw->line_at, file_addr, file_addr, 0);
+	return cached_srcline(dw, &dw->call_at, file_addr << 5 | (u64)depth, file_addr, depth);
 }

@@ -129,4 +129,9 @@ int sym_inline_frames(struct sym_ctx *c, struct sym_dso *d, u64 file_addr,
  * DWARF does not say. */
 const char *sym_srcline(struct sym_ctx *c, struct sym_dso *d, u64 file_addr);
 
+/* The same for frame depth of the inline chain sym_inline_frames() gives
+ * at addr (0 the innermost): an outer frame's line is where it calls the
+ * function inlined into it, as perf shows it. */
+const char *sym_inline_srcline(struct sym_ctx *c, struct sym_dso *d, u64 file_addr, int depth);
+
 #endif

@@ -85,7 +85,9 @@ fi
 
 # Pipe mode: the stream format on stdout, read by perf from a pipe.  The
 # workload's own stdout goes to /dev/null so it cannot mix into the stream.
-timeout -k 5 60 "$EMBER" record -F 999 -g -o - -- sh -c "exec '$WORKLOADS/ratio' 1 >/dev/null" \
+# 4999 Hz for 1 s: 5000 samples, so the 5 points allowed are seven
+# standard deviations of chance.
+timeout -k 5 60 "$EMBER" record -F 4999 -g -o - -- sh -c "exec '$WORKLOADS/ratio' 1 >/dev/null" \
 	2>"$TMP/pipe.err" </dev/null |
 	"$PERF" report -i - --stdio --no-children --sort sym >"$TMP/pipe.rep" 2>"$TMP/pipe.perr"
 st=("${PIPESTATUS[@]}")

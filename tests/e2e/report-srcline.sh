@@ -3,7 +3,9 @@
 # puts file:line under each frame.  On the known-ratio workload every line
 # of its own functions falls inside that function's body in ratio.c (the
 # truth, read from the source), and equals perf script's line for the same
-# frame; -F +srcline / -F -field edit the default fields as in perf.
+# frame; -F +srcline / -F -field edit the default fields as in perf.  In an
+# inline chain the outer frame's line is the call site (as perf shows it),
+# and collapse/flame --srcline name frames "NAME file:line".
 set -u
 . "$(dirname "$0")/../e2e-lib.sh"
 . "$(dirname "$0")/../e2e-report-lib.sh"
@@ -75,3 +77,69 @@ if [ "$rc" -eq 2 ] && [ "$(wc -l <"$TMP/bad.err")" -eq 1 ] && grep -q "bogus" "$
 else
 	fail srcline-bad-field "exit $rc: $(head -c 200 "$TMP/bad.err")"
 fi
+
+# ---- inline chains: the outer frame's line is the call site ---------------
+# tests/workloads/inlined.c built -O2: spin_inner is inlined into
+# outer_loop, so one address has two source frames.  The inner one's line
+# is the address's own (inside spin_inner's body); outer_loop's is the line
+# where it calls spin_inner, from DW_AT_call_line, as perf prints it.
+ISRC=$TOP/tests/workloads/inlined.c
+if ! cc -O2 -g -fomit-frame-pointer -o "$TMP/inlined" "$ISRC" 2>"$TMP/cc"; then
+	fail inline-build "$(head -c 300 "$TMP/cc")"; exit 0
+fi
+if ! "$EMBER" record -q --call-graph dwarf -F 999 -o "$TMP/i.data" -- "$TMP/inlined" 0.5 \
+	>"$TMP/irec" 2>&1; then
+	fail inline-record "$(head -c 300 "$TMP/irec")"; exit 0
+fi
+"$EMBER" script -i "$TMP/i.data" -F ip,sym,srcline >"$TMP/ie.out" 2>/dev/null
+# "sym line" per frame of the workload's functions, "(inlined)" marks
+# dropped (perf puts it after the line, ember after the name).
+ipairs() {
+	awk '/^\t/ { sym = $2; want = sym ~ /^(spin_inner|outer_loop|main)$/; next }
+		/^  / { if (want) print sym, $1; want = 0; next }
+		{ want = 0 }' "$1"
+}
+ipairs "$TMP/ie.out" >"$TMP/ie.pairs"
+call=$(awk '/^__attribute__.*outer_loop\(/ { in_f = 1 } in_f && /spin_inner\(/ { print NR; exit }' "$ISRC")
+body=$(awk '/spin_inner\(uint64_t x\)/ { s = NR } s && /^}/ { print s, NR; exit }' "$ISRC")
+read -r lo hi <<<"$body"
+inner=$(awk -v lo="$lo" -v hi="$hi" '$1 == "spin_inner" { split($2, p, ":"); t++
+	if (p[1] == "inlined.c" && p[2] >= lo && p[2] <= hi) g++ } END { print g + 0, t + 0 }' "$TMP/ie.pairs")
+outer=$(awk -v c="inlined.c:$call" 'prev == "spin_inner" && $1 == "outer_loop" { t++; if ($2 == c) g++ }
+	{ prev = $1 } END { print g + 0, t + 0 }' "$TMP/ie.pairs")
+read -r ig it <<<"$inner"
+read -r og ot <<<"$outer"
+if [ -n "$call" ] && [ "$it" -ge 300 ] && [ "$ig" -eq "$it" ] && [ "$ot" -eq "$it" ] && [ "$og" -eq "$ot" ]; then
+	pass "inline-srcline ($it samples: spin_inner in lines $lo-$hi, outer_loop at its call, line $call)"
+else
+	fail inline-srcline "spin_inner frames $ig of $it in lines $lo-$hi; outer_loop under them $og of $ot at line ${call:-?}"
+fi
+
+if have_perf; then
+	perf script -i "$TMP/i.data" -F ip,sym,srcline 2>/dev/null >"$TMP/ip.out"
+	ipairs "$TMP/ip.out" >"$TMP/ip.pairs"
+	if [ -s "$TMP/ip.pairs" ] && cmp -s "$TMP/ie.pairs" "$TMP/ip.pairs"; then
+		pass "inline-srcline-as-perf ($(wc -l <"$TMP/ip.pairs") frames)"
+	else
+		fail inline-srcline-as-perf "$(diff "$TMP/ie.pairs" "$TMP/ip.pairs" | head -4 | tr '\n' ' ')"
+	fi
+else
+	skip inline-srcline-as-perf "perf is not installed"
+fi
+
+# collapse --srcline: the same stacks and counts as without it, each frame
+# with a known line followed by it; the hot stack ends in the call site and
+# the inlined body.
+"$EMBER" collapse -i "$TMP/i.data" >"$TMP/plain.folded" 2>/dev/null
+"$EMBER" collapse -i "$TMP/i.data" --srcline >"$TMP/src.folded" 2>/dev/null
+sed -E 's/ [A-Za-z0-9_.+-]+\.[A-Za-z]+:[0-9]+(;| [0-9]+$)/\1/g' "$TMP/src.folded" |
+	sort >"$TMP/stripped"
+sed -E 's/ ;/;/g; s/ ( [0-9]+)$/\1/' "$TMP/plain.folded" | sort >"$TMP/plain.sorted"
+hot=$(grep -c ";outer_loop inlined.c:$call;spin_inner inlined.c:[0-9]* [0-9]*$" "$TMP/src.folded")
+if [ -s "$TMP/stripped" ] && cmp -s "$TMP/stripped" "$TMP/plain.sorted" && [ "$hot" -ge 1 ]; then
+	pass "collapse-srcline ($(wc -l <"$TMP/src.folded") stacks, as without --srcline)"
+else
+	fail collapse-srcline "hot stacks with lines: $hot; $(diff "$TMP/stripped" "$TMP/plain.sorted" | head -4 | tr '\n' ' ')"
+fi
+"$EMBER" flame -i "$TMP/i.data" --srcline -o "$TMP/src.svg" 2>/dev/null
+check flame-srcline grep -q "outer_loop inlined.c:$call" "$TMP/src.svg"

@@ -2,7 +2,8 @@
  * files: libelf parses, and our code around it (symbol tables, PLT stubs,
  * load segments, build-id notes, debuglink) must not trust its answers;
  * and libdw's DWARF behind inline frames and source lines (sym_inline_frames,
- * sym_srcline) at addresses on and around the symbols found. */
+ * sym_srcline, sym_inline_srcline) at addresses on and around the symbols
+ * found. */
 #include "tests/fuzz/fuzz.h"
 #include "symbols/symbols.h"
 
@@ -24,16 +25,24 @@ const char *__lsan_default_suppressions(void)
 static void source_at(struct sym_ctx *c, struct sym_dso *d, u64 fa, const struct sym *s)
 {
 	const struct sym *out[16];
+	int depth = 1;
 	for (int rename = 0; rename < 2; rename++) {
 		int n = sym_inline_frames(c, d, fa, s, rename, out, 16);
 		if (n < 0 || n > 16)
 			abort();
 		for (int i = 0; i < n; i++)
 			fuzz_touch_str(out[i]->name);
+		depth = n > depth ? n : depth;
 	}
 	const char *line = sym_srcline(c, d, fa);
 	if (line)
 		fuzz_touch_str(line);
+	/* The call sites of the chain's outer frames, and one past them. */
+	for (int i = 1; i <= depth; i++) {
+		line = sym_inline_srcline(c, d, fa, i);
+		if (line)
+			fuzz_touch_str(line);
+	}
 }
 
 /* The symbol at addr and a walk through its first bytes, where inlined
