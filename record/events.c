@@ -97,13 +97,18 @@ static void config_sample_type(struct rec_session *s, int ei)
 		a->sample_stack_user = s->o->stack_bytes ? s->o->stack_bytes
 							 : REC_DEFAULT_STACK;
 		a->exclude_callchain_user = 1;
-	} else if (s->o->callgraph == REC_CG_FP && !s->o->no_leaf_fix && !is_tracepoint(e)) {
+	} else if (s->o->callgraph == REC_CG_FP && !s->o->no_leaf_fix &&
+		   (!is_tracepoint(e) || s->o->off_cpu)) {
 		/* Leaf-frame repair: a few hundred bytes from the user sp let
 		 * the report find a frameless leaf's return address with its
 		 * CFI.  No REGS_USER: with both, perf would unwind the copy
-		 * as a dwarf stack and append its frames to the chain. */
+		 * as a dwarf stack and append its frames to the chain.  Of
+		 * the tracepoints, only the scheduler's under --off-cpu: a
+		 * task blocks inside a frameless libc wrapper (read, poll,
+		 * futex), and without the snapshot the function that called
+		 * it, the one that blocked, is missing from every stack. */
 		a->sample_type |= PERF_SAMPLE_STACK_USER;
-		a->sample_stack_user = REC_LEAF_STACK;
+		a->sample_stack_user = is_tracepoint(e) ? REC_OFFCPU_LEAF_STACK : REC_LEAF_STACK;
 	}
 }
 

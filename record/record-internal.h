@@ -23,6 +23,11 @@ enum rec_callgraph { REC_CG_NONE, REC_CG_FP, REC_CG_DWARF };
 /* The user-stack snapshot -g takes for leaf-frame repair: enough for a
  * leaf's saved registers and small locals above its return address. */
 #define REC_LEAF_STACK 512
+/* ... and for the scheduler's tracepoints under --off-cpu, where the leaf
+ * is a libc syscall wrapper: the largest of those (the cancellable path
+ * of read, write, poll...) keeps its return address 48 bytes above sp.
+ * Switches come by the hundred thousand a second: the less the better. */
+#define REC_OFFCPU_LEAF_STACK 128
 
 /* --off-cpu's detail levels, each adding to the one before.  Each costs
  * the recorded task time in the kernel on every switch or wakeup, so the

@@ -292,7 +292,8 @@ static int show(const struct args *a, const struct bio_tracker *bt)
 
 int cmd_bio(int argc, char **argv)
 {
-	struct args a = { .rp = { .input = "ember.data", .sym.demangle = true } };
+	struct args a = { 0 };
+	rp_opts_init(&a.rp);
 	int rc = parse_args(&a, argc, argv);
 	if (rc >= 0) {
 		rp_opts_free(&a.rp);

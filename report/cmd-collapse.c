@@ -28,6 +28,10 @@ static const char usage_text[] =
 	"                        for (an inline chain's outer frames: the call site)\n"
 	"      --comm LIST, --pid=LIST, --tid=LIST, --cpu LIST, --time START,END\n"
 	"                        only samples of these (note the '=' for --pid/--tid)\n"
+	"      --no-leaf-fix     -g chains as the frame-pointer walk found them (by\n"
+	"                        default a frameless leaf's caller is restored from\n"
+	"                        record -g's stack snapshot, which perf script does\n"
+	"                        not do: the one deliberate difference in the stacks)\n"
 	"      --no-demangle     show C++/Rust symbols as recorded\n"
 	"\n"
 	"Deliberate differences from stackcollapse-perf.pl: --pid shows the real pid\n"
@@ -72,7 +76,8 @@ static int parse_args(struct collapse_opts *c, struct rp_opts *rp, int argc, cha
 int cmd_collapse(int argc, char **argv)
 {
 	struct collapse_opts c = { 0 };
-	struct rp_opts rp = { .input = "ember.data", .sym.demangle = true };
+	struct rp_opts rp;
+	rp_opts_init(&rp);
 	int rc = parse_args(&c, &rp, argc, argv);
 	if (rc >= 0) {
 		rp_opts_free(&rp);

@@ -49,7 +49,7 @@ static const char usage_text[] =
 	"      --negate           with --diff: widths from BEFORE, so frames that\n"
 	"                         vanished show (colours keep their meaning)\n"
 	"From a data file, as ember collapse: --weight samples|period, --pid, --tid,\n"
-	"--no-inline, --srcline,\n"
+	"--no-inline, --srcline, --no-leaf-fix,\n"
 	"--comm LIST, --pid=LIST, --tid=LIST, --cpu LIST, --time START,END, --no-demangle.\n"
 	"\n"
 	"Frames are sorted by name at each level, so the same input gives the same\n"
@@ -303,8 +303,7 @@ static void wall_defaults(struct flame_args *a)
 int cmd_flame(int argc, char **argv)
 {
 	struct flame_args a = { .output = "flame.svg" };
-	a.rp.input = "ember.data";
-	a.rp.sym.demangle = true;
+	rp_opts_init(&a.rp);
 	/* Kinds (kernel, JIT) always reach the tree: the annotate palette
 	 * needs them, and names stay free of suffixes. */
 	a.c.annotate = true;

@@ -35,6 +35,10 @@ static const char usage_text[] =
 	"      --comm LIST        only these command names\n"
 	"      --time START,END   only intervals beginning in this time (s)\n"
 	"      --user-stacks-only, --kernel-stacks-only\n"
+	"      --no-leaf-fix      user stacks as the frame-pointer walk found them: by\n"
+	"                         default the caller of the libc wrapper a thread\n"
+	"                         blocked in (read, poll...) is restored from the\n"
+	"                         stack snapshot record --off-cpu takes\n"
 	"      --no-demangle\n"
 	"\n"
 	"Intervals still open at the end are counted to the end and marked open;\n"
@@ -298,7 +302,8 @@ static int show(const struct args *a, const struct offcpu *oc)
 
 int cmd_offcpu(int argc, char **argv)
 {
-	struct args a = { .rp = { .input = "ember.data", .sym.demangle = true } };
+	struct args a = { 0 };
+	rp_opts_init(&a.rp);
 	int rc = parse_args(&a, argc, argv);
 	if (rc >= 0) {
 		rp_opts_free(&a.rp);

@@ -137,9 +137,7 @@ static void print_unwind_summary(const struct rp_opts *o, const struct rp_summar
 int cmd_report(int argc, char **argv)
 {
 	struct report_args a = { .children = -1 };
-	a.rp.input = "ember.data";
-	a.rp.sym.demangle = true;
-	a.rp.leaf_fix = true;      /* -g chains with a frameless leaf's caller */
+	rp_opts_init(&a.rp);
 	hist_parse_sort(&a.hist, "comm,dso,sym");
 	int rc = parse_args(&a, argc, argv);
 	if (rc >= 0) {

@@ -131,7 +131,8 @@ int cmd_sched(int argc, char **argv)
 		cmd_error(CMD, "unknown subcommand '%s': the one there is is 'lat'", argv[1]);
 		return EXIT_USAGE;
 	}
-	struct rp_opts rp = { .input = "ember.data", .sym.demangle = true };
+	struct rp_opts rp;
+	rp_opts_init(&rp);
 	struct schedlat_opts o = { 0 };
 	int rc = parse_args(&rp, &o, argc - 1, argv + 1);
 	if (rc < 0)

@@ -72,6 +72,14 @@ int rp_parse_filter_opt(struct rp_opts *o, int opt, const char *arg)
 	}
 }
 
+void rp_opts_init(struct rp_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->input = "ember.data";
+	o->sym.demangle = true;
+	o->leaf_fix = true;
+}
+
 void rp_opts_free(struct rp_opts *o)
 {
 	free(o->filter.pids);

@@ -159,6 +159,10 @@ static inline const char *rp_frame_sym(const struct rp_frame *f)
  * -i, --comm, --pid, --tid, --cpu, --time.  Returns 1 when opt was one of
  * these, 0 when not, -1 with err_set() on a bad value. */
 int rp_parse_filter_opt(struct rp_opts *o, int opt, const char *arg);
+/* The views' defaults: input ember.data, names demangled, -g chains with
+ * a frameless leaf's caller restored (from the snapshot record -g takes;
+ * `script` turns it off to print chains as perf does). */
+void rp_opts_init(struct rp_opts *o);
 void rp_opts_free(struct rp_opts *o);
 
 /* A progress line on stderr, for commands to hand to rp_opts.progress when

@@ -21,6 +21,9 @@ static const char usage_text[] =
 	"      --blkparse     block I/O events in blkparse's default line layout, from\n"
 	"                     an ember recording or a blktrace capture (as ember bio)\n"
 	"      --comm LIST, --pid LIST, --tid LIST, --cpu LIST, --time START,END\n"
+	"      --leaf-fix     restore a frameless leaf's caller in -g chains, as\n"
+	"                     report, collapse, flame and offcpu do by default\n"
+	"                     (script prints the chains as recorded, as perf does)\n"
 	"      --no-demangle\n";
 
 enum field {
@@ -298,7 +301,9 @@ static void load_trace(struct script *sc)
 
 int cmd_script(int argc, char **argv)
 {
-	struct rp_opts o = { .input = "ember.data", .sym.demangle = true };
+	struct rp_opts o;
+	rp_opts_init(&o);
+	o.leaf_fix = false;        /* chains as recorded, as perf script prints */
 	struct script sc = { .fields = DEFAULT_FIELDS, .out = stdout };
 	int rc = parse_args(&o, &sc.fields, argc, argv);
 	if (rc >= 0) {

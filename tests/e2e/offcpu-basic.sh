@@ -170,6 +170,29 @@ else
 	fail "--flame" "no valid SVG"
 fi
 
+# Blocking inside a libc wrapper: pingpong's pong() calls read(), which
+# libc builds without a frame pointer, so the frame-pointer walk skips pong
+# (perf shows read <- start_thread).  The small stack snapshot record
+# --off-cpu takes gives it back; --no-leaf-fix shows the chain as walked.
+"$EMBER" record -q --off-cpu -o "$TMP/pp.data" -- "$WORKLOADS/pingpong" 0.3 >/dev/null 2>&1
+"$EMBER" offcpu -i "$TMP/pp.data" --folded >"$TMP/pp.fixed" 2>/dev/null
+"$EMBER" offcpu -i "$TMP/pp.data" --folded --no-leaf-fix >"$TMP/pp.raw" 2>/dev/null
+fixed=$(grep -c ';start_thread;pong;read;.*schedule' "$TMP/pp.fixed")
+raw_pong=$(grep -c ';pong;read;' "$TMP/pp.raw")
+raw_skip=$(grep -c ';start_thread;read;.*schedule' "$TMP/pp.raw")
+if [ "$fixed" -ge 1 ] && [ "$raw_pong" = 0 ] && [ "$raw_skip" -ge 1 ]; then
+	pass "leaf-fix: read's caller pong restored ($fixed stacks; --no-leaf-fix: start_thread;read in $raw_skip)"
+else
+	fail "leaf-fix" "start_thread;pong;read in $fixed stacks; --no-leaf-fix: pong;read $raw_pong, start_thread;read $raw_skip"
+fi
+if have_perf; then
+	perf script -i "$TMP/pp.data" -F ip,sym 2>/dev/null | awk 'NF >= 2 { print $2 }' >"$TMP/pp.perf"
+	perf_skip=$(awk 'prev == "read" && $1 == "start_thread" { n++ } { prev = $1 } END { print n + 0 }' "$TMP/pp.perf")
+	perf_pong=$(awk 'prev == "read" && $1 == "pong" { n++ } { prev = $1 } END { print n + 0 }' "$TMP/pp.perf")
+	check "perf's chains of the same file skip pong ($perf_skip read <- start_thread, $perf_pong read <- pong)" \
+		test "$perf_skip" -ge 1 -a "$perf_pong" = 0
+fi
+
 # Usage and runtime errors.
 "$EMBER" offcpu -i "$F" --state Q >/dev/null 2>"$TMP/e1"; rc1=$?
 "$EMBER" offcpu --bogus >/dev/null 2>&1; rc2=$?
