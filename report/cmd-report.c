@@ -1,5 +1,5 @@
-/* cmd-report.c - `ember report`: the summary of a recording by comm, dso
- * and symbol, with self/children percentages and call graphs. */
+/* cmd-report.c - `ember report`: the summary of a recording by comm, dso,
+ * symbol or source line, with self/children percentages and call graphs. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,10 +14,17 @@ static const char usage_text[] =
 	"Summarizes a recording (ember's or perf's perf.data) like perf report --stdio.\n"
 	"\n"
 	"  -i, --input FILE       data file (default ember.data; - for stdin)\n"
-	"  -s, --sort KEYS        comm,pid,tid,dso,sym,cpu (default comm,dso,sym)\n"
+	"  -s, --sort KEYS        comm,pid,tid,dso,sym,cpu,srcline (default comm,dso,sym)\n"
+	"                         srcline: file:line of the sampled address; with\n"
+	"                         --children a caller's row is the line of its call\n"
+	"                         (as script -F srcline shows it; perf 6.1 prints\n"
+	"                         SYM+garbage there).  No line known: SYM+OFFSET\n"
+	"                         (decimal), else DSO[ADDR], else ??:0, as perf prints\n"
+	"                         when its lookup fails (perf's addr2line says ??:0 for\n"
+	"                         some files without DWARF).  Long lines are not cut.\n"
 	"      --children         add callers' inclusive time (default with callchains)\n"
 	"      --no-children      self time only\n"
-	"  -g, --call-graph[=caller|callee]  print call trees under each entry\n"
+	"  -g, --call-graph[=caller|callee|none]  print call trees under each entry\n"
 	"  -G                     -g caller\n"
 	"      --percent-limit P  hide entries under P percent\n"
 	"      --stdio            text output (the only kind; accepted for perf users)\n"
@@ -54,6 +61,13 @@ static int parse_graph(struct report_args *a, const char *arg)
 	return 0;
 }
 
+/* Whether arg names a call-graph mode (parse_graph's words). */
+static bool graph_word(const char *arg)
+{
+	return arg && (!strcmp(arg, "caller") || !strcmp(arg, "callee") ||
+		       !strcmp(arg, "none") || !strncmp(arg, "graph", 5));
+}
+
 /* -1 to go on, or the exit status to stop with. */
 static int parse_args(struct report_args *a, int argc, char **argv)
 {
@@ -88,6 +102,10 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 			a->children = 0;
 			break;
 		case 'g':
+			/* "-g none" as perf takes it: getopt gives an
+			 * optional argument only when attached. */
+			if (!optarg && optind < argc && graph_word(argv[optind]))
+				optarg = argv[optind++];
 			if (parse_graph(a, optarg) < 0)
 				goto bad;
 			break;

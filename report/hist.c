@@ -13,6 +13,8 @@
 struct hist_key {
 	const char *comm;
 	u32 pid, tid, cpu;
+	u32 line;                  /* srcline: 1 + index into line_names (the
+				      text, or its stand-in: line_id()) */
 	const char *dso_name;
 	const char *sym_name;
 	u64 sym_start;
@@ -82,6 +84,16 @@ struct hframe {
 	bool kernel, pending, inline_scope;
 };
 
+/* What the srcline key reads of a frame, beside frames (same index) and
+ * kept only when that key is in use, so other reports pay nothing: the
+ * line rp_srcline() gave while the sample's frames were at hand (the
+ * symbols' string, one per address), and the file address for frames
+ * without one. */
+struct hsrc {
+	const char *line;
+	u64 addr;
+};
+
 /* One unique stack of one thread key and event, with its samples: small,
  * as every sample's lookup lands on one. */
 struct stack {
@@ -103,6 +115,12 @@ struct hist {
 	bool last_key_valid;
 	VEC(struct stack) stacks;
 	VEC(struct hframe) frames;
+	bool by_line;              /* the srcline key is in use */
+	VEC(struct hsrc) srcs;     /* per frame of frames, when by_line */
+	VEC(struct hsrc) sample_srcs;  /* the current sample's */
+	VEC(const char *) line_names; /* interned texts of the srcline key */
+	struct u64map line_ids;    /* interned text -> 1 + line_names index */
+	struct strbuf line_buf;    /* stand_in()'s scratch */
 	VEC(u32) frame_entry_of;   /* per frame of frames: its entry (pass 1) */
 	VEC(u32) frame_fe_of;      /* ... and its frame_entries index */
 	struct u64map stack_index; /* stack hash -> index + 1 (probing) */
@@ -124,7 +142,20 @@ struct hist {
 
 /* ---- sort keys ------------------------------------------------------------ */
 
-static const char *const key_names[HK_MAX] = { "comm", "pid", "tid", "dso", "sym", "cpu" };
+static const char *const key_names[HK_MAX] = {
+	"comm", "pid", "tid", "dso", "sym", "cpu", "srcline",
+};
+
+/* Sets the error for a bad --sort, with the keys there are. */
+static int bad_sort(const char *what)
+{
+	char known[128] = "";
+	for (int k = 0; k < HK_MAX; k++)
+		snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s",
+			 k ? ", " : "", key_names[k]);
+	err_set("%s (known keys: %s)", what, known);
+	return -1;
+}
 
 int hist_parse_sort(struct hist_opts *o, const char *spec)
 {
@@ -138,17 +169,15 @@ int hist_parse_sort(struct hist_opts *o, const char *spec)
 		if (n == 6 && !strncmp(p, "symbol", 6))
 			found = HK_SYM;
 		if (found < 0 || o->nkeys >= HK_MAX) {
-			err_set("unknown sort key '%.*s' (known: comm, pid, tid, dso, sym, cpu)",
-				(int)n, p);
-			return -1;
+			char what[256];
+			snprintf(what, sizeof(what), "unknown sort key '%.*s'", (int)n, p);
+			return bad_sort(what);
 		}
 		o->keys[o->nkeys++] = (enum hist_key_kind)found;
 		p += n + (p[n] == ',');
 	}
-	if (!o->nkeys) {
-		err_set("empty --sort (known keys: comm, pid, tid, dso, sym, cpu)");
-		return -1;
-	}
+	if (!o->nkeys)
+		return bad_sort("empty --sort");
 	return 0;
 }
 
@@ -242,7 +271,7 @@ static u64 key_hash(const struct hist_key *k)
 	u64 x = hash_u64((u64)(uintptr_t)k->comm ^ ((u64)k->pid << 32 | k->tid));
 	x = hash_u64(x ^ k->cpu ^ (u64)(uintptr_t)k->dso_name);
 	x = hash_u64(x ^ (u64)(uintptr_t)k->sym_name ^ k->sym_start ^ k->addr ^ k->kernel);
-	return x;
+	return k->line ? hash_u64(x ^ k->line) : x;
 }
 
 static bool key_equal(const struct hist_key *a, const struct hist_key *b)
@@ -250,7 +279,7 @@ static bool key_equal(const struct hist_key *a, const struct hist_key *b)
 	return a->comm == b->comm && a->pid == b->pid && a->tid == b->tid &&
 	       a->cpu == b->cpu && a->dso_name == b->dso_name &&
 	       a->sym_name == b->sym_name && a->sym_start == b->sym_start &&
-	       a->addr == b->addr && a->kernel == b->kernel;
+	       a->addr == b->addr && a->kernel == b->kernel && a->line == b->line;
 }
 
 static struct entry *find_entry(struct hist *h, struct table *t, const struct hist_key *k)
@@ -413,13 +442,16 @@ static u32 frame_entry(struct hist *h, struct table *t, const struct stack *st,
 				return (u32)(*slot - 1);
 			continue;
 		}
-		struct hist_key k = make_key(h, &h->thread_keys.v[st->thread_id], f);
-		struct entry *e = find_entry(h, t, &k);
 		struct frame_entry fe = {
 			.dso = f->dso, .sym = f->sym, .offset = f->sym ? 0 : f->offset,
 			.thread_id = st->thread_id, .table = (u32)st->table, .kernel = f->kernel,
-			.entry = (size_t)(e - t->entries.v),
 		};
+		/* By line, the place (which still names tree nodes) has no
+		 * one entry: line_entry() finds it per frame. */
+		if (!h->by_line) {
+			struct hist_key k = make_key(h, &h->thread_keys.v[st->thread_id], f);
+			fe.entry = (size_t)(find_entry(h, t, &k) - t->entries.v);
+		}
 		VEC_PUSH(&h->frame_entries, fe);
 		*slot = h->frame_entries.n;
 		return (u32)(h->frame_entries.n - 1);
@@ -437,12 +469,76 @@ static void resolve_pending(struct hist *h, struct hframe *f)
 	*f = (struct hframe){ rf.dso, rf.sym, rf.offset, rf.kernel, false, f->inline_scope };
 }
 
+/* The srcline key's text for a frame without a line: what perf prints
+ * when its line lookup fails: SYM+OFFSET (decimal, from the symbol's
+ * start), or DSO[ADDR] (hex file address) with no symbol, and ??:0 with
+ * neither.  Interned. */
+static const char *stand_in(struct hist *h, const struct hframe *f, const struct hsrc *src)
+{
+	struct strbuf *b = &h->line_buf;
+	sb_reset(b);
+	if (f->sym && (f->dso || f->kernel)) {
+		sb_puts(b, f->sym->name);
+		sb_add(b, "+", 1);
+		sb_add_dec(b, (s64)(src->addr - f->sym->start), 0, ' ');
+	} else if (f->dso) {
+		sb_puts(b, sym_dso_short(f->dso));
+		sb_add(b, "[", 1);
+		sb_add_hex(b, src->addr, 0);
+		sb_add(b, "]", 1);
+	} else {
+		sb_puts(b, f->sym ? f->sym->name : "??:0");   /* a marker frame, or nothing */
+	}
+	return intern(h, b->s);
+}
+
+/* The srcline key of a frame: a small number for its text (its line, once
+ * per line string of the symbols, which hold one per address; else its
+ * stand-in), so keys stay the size they were without it. */
+static u32 line_id(struct hist *h, const struct hframe *f, const struct hsrc *src)
+{
+	const char *text = src->line ? intern_object(h, src->line, src->line)
+				     : stand_in(h, f, src);
+	bool created;
+	u64 *slot = u64map_slot(&h->line_ids, (u64)(uintptr_t)text, &created);
+	if (created) {
+		VEC_PUSH(&h->line_names, text);
+		*slot = h->line_names.n;
+	}
+	return (u32)*slot;
+}
+
+/* The entry of frame f of stack st by its keys and its line. */
+static u32 line_entry(struct hist *h, struct table *t, const struct stack *st,
+		      const struct hframe *f, const struct hsrc *src)
+{
+	struct hist_key k = make_key(h, &h->thread_keys.v[st->thread_id], f);
+	k.line = line_id(h, f, src);
+	return (u32)(find_entry(h, t, &k) - t->entries.v);
+}
+
+static bool same_src(const struct hsrc *a, const struct hsrc *b)
+{
+	return a->line == b->line && a->addr == b->addr;
+}
+
 /* Whether two frames land on one frame_entry (under one thread key and
  * event): frame_entry_is() for two frames. */
 static bool same_place(const struct hframe *a, const struct hframe *b)
 {
 	return a->dso == b->dso && a->sym == b->sym && a->kernel == b->kernel &&
 	       (b->sym || a->offset == b->offset);
+}
+
+/* The frame that has the self time: the sampled function's, as perf
+ * counts it, not that of a function inlined into it (those get children
+ * time only). */
+static int self_frame(const struct hframe *frames, int n)
+{
+	int self = 0;
+	while (self < n - 1 && frames[self].inline_scope)
+		self++;
+	return self;
 }
 
 /* Pass 1 over one unique stack (all its samples at once): the entry of
@@ -467,21 +563,21 @@ static void sum_stack(struct hist *h, const struct stack *st, const struct stack
 	for (int i = 0; i < n; i++) {
 		resolve_pending(h, &frames[i]);
 		int k = i + shift;
-		if (prev && k >= 0 && k < (int)prev->nframes &&
-		    same_place(&h->frames.v[prev->first + (size_t)k], &frames[i]))
-			fes[i] = h->frame_fe_of.v[prev->first + (size_t)k];
+		bool shared = prev && k >= 0 && k < (int)prev->nframes &&
+			      same_place(&h->frames.v[prev->first + (size_t)k], &frames[i]);
+		size_t at = shared ? prev->first + (size_t)k : 0;   /* prev's frame */
+		fes[i] = shared ? h->frame_fe_of.v[at] : frame_entry(h, t, st, &frames[i]);
+		if (!h->by_line)
+			entries[i] = (u32)h->frame_entries.v[fes[i]].entry;
+		else if (shared && same_src(&h->srcs.v[at], &h->srcs.v[st->first + (size_t)i]))
+			entries[i] = h->frame_entry_of.v[at];
 		else
-			fes[i] = frame_entry(h, t, st, &frames[i]);
-		entries[i] = (u32)h->frame_entries.v[fes[i]].entry;
+			entries[i] = line_entry(h, t, st, &frames[i], &h->srcs.v[st->first + (size_t)i]);
 	}
 	t->used = true;
 	t->total += st->period;
 	t->samples += st->samples;
-	/* Self time is the sampled function's, as perf counts it, not that of
-	 * a function inlined into it (those get children time only). */
-	int self = 0;
-	while (self < n - 1 && frames[self].inline_scope)
-		self++;
+	int self = self_frame(frames, n);
 	struct entry *leaf = &t->entries.v[entries[self]];
 	leaf->self += st->period;
 	leaf->samples += st->samples;
@@ -506,13 +602,17 @@ static void tree_stack(struct hist *h, const struct stack *st)
 	const u32 *entries = h->frame_entry_of.v + st->first;
 	const u32 *fes = h->frame_fe_of.v + st->first;
 	if (!h->o.children) {
-		struct entry *leaf = &t->entries.v[entries[0]];
+		/* The tree of the entry that has the self time, from its
+		 * machine frame on: perf leaves out the functions inlined
+		 * at the sampled address there. */
+		int self = self_frame(frames, n);
+		struct entry *leaf = &t->entries.v[entries[self]];
 		if (!leaf->tree_wanted)
 			return;
 		if (h->o.graph == HG_CALLEE)
-			tree_add(h, leaf, frames, fes, 0, n, 1, st->period);
+			tree_add(h, leaf, frames, fes, self, n, 1, st->period);
 		else
-			tree_add(h, leaf, frames, fes, n - 1, -1, -1, st->period);
+			tree_add(h, leaf, frames, fes, n - 1, self - 1, -1, st->period);
 		return;
 	}
 	h->sample_seq++;
@@ -565,16 +665,45 @@ static u32 sample_thread_id(struct hist *h, const struct hist_key *thread)
 	return h->last_thread_id;
 }
 
+static bool same_srcs(const struct hsrc *a, const struct hsrc *b, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!same_src(&a[i], &b[i]))
+			return false;
+	return true;
+}
+
+/* The srcline key's view of the sample's frames: each frame's line (a
+ * caller's is the line of its call), except that the frame keeping the
+ * self time, the machine frame under any inlined callees, takes the
+ * sampled address's own line: perf keys a sample by the line of its ip. */
+static const struct hsrc *sample_srcs(struct hist *h, const struct rp_sample *s)
+{
+	int n = s->nframes, self = 0;
+	while (self < n - 1 && s->frames[self].inline_scope)
+		self++;
+	VEC_GROW(&h->sample_srcs, (size_t)n);
+	for (int i = 0; i < n; i++) {
+		const struct rp_frame *f = &s->frames[i == self ? 0 : i];
+		h->sample_srcs.v[i] = (struct hsrc){ rp_srcline(h->rp, f), f->addr };
+	}
+	return h->sample_srcs.v;
+}
+
 /* Finds or adds the unique stack of this sample.  Samples only count into
  * stacks; entries are built once per stack at the end, so a profile of a
- * million samples over a few thousand stacks costs a few thousand walks. */
+ * million samples over a few thousand stacks costs a few thousand walks.
+ * src (by line only, else NULL) tells apart frames of one function at
+ * different lines or addresses. */
 static struct stack *find_stack(struct hist *h, const struct hist_key *thread, size_t table,
-				const struct rp_frame *frames, int n)
+				const struct rp_frame *frames, const struct hsrc *src, int n)
 {
 	u32 tid = sample_thread_id(h, thread);
 	u64 hash = hash_u64((u64)tid << 32 ^ ((u64)table << 40) ^ (u64)n);
 	for (int i = 0; i < n; i++)
 		hash = frame_hash(hash, &frames[i]);
+	for (int i = 0; src && i < n; i++)
+		hash = hash_u64(hash ^ src[i].addr ^ (u64)(uintptr_t)src[i].line);
 	for (;; hash++) {
 		bool created;
 		u64 *slot = u64map_slot(&h->stack_index, hash, &created);
@@ -585,13 +714,19 @@ static struct stack *find_stack(struct hist *h, const struct hist_key *thread, s
 			for (int i = 0; i < n; i++)
 				h->frames.v[h->frames.n + (size_t)i] = hframe_of(&frames[i]);
 			h->frames.n += (size_t)n;
+			if (src) {
+				VEC_GROW(&h->srcs, h->frames.n);
+				memcpy(h->srcs.v + st.first, src, (size_t)n * sizeof(*src));
+				h->srcs.n = h->frames.n;
+			}
 			VEC_PUSH(&h->stacks, st);
 			*slot = h->stacks.n;
 			return &h->stacks.v[h->stacks.n - 1];
 		}
 		struct stack *st = &h->stacks.v[*slot - 1];
 		if (st->thread_id == tid && st->table == table && st->nframes == (u32)n &&
-		    same_frames(h->frames.v + st->first, frames, n))
+		    same_frames(h->frames.v + st->first, frames, n) &&
+		    (!src || same_srcs(h->srcs.v + st->first, src, n)))
 			return st;
 	}
 }
@@ -602,7 +737,9 @@ static int hist_on_sample(void *ctx, const struct rp_sample *s)
 	if (!s->nframes || !s->attr)
 		return 0;
 	struct hist_key thread = thread_key(h, s);
-	struct stack *st = find_stack(h, &thread, (size_t)s->attr->index, s->frames, s->nframes);
+	const struct hsrc *src = h->by_line ? sample_srcs(h, s) : NULL;
+	struct stack *st = find_stack(h, &thread, (size_t)s->attr->index, s->frames, src,
+				      s->nframes);
 	st->period += sample_period(s);
 	st->samples++;
 	return 0;
@@ -654,6 +791,7 @@ struct hist *hist_new(const struct hist_opts *o, struct replay *rp)
 	struct hist *h = xcalloc(1, sizeof(*h));
 	h->o = *o;
 	h->rp = rp;
+	h->by_line = uses(h, HK_SRCLINE);
 	h->reader = rp_reader(rp);
 	u64map_init(&h->strings);
 	u64map_init(&h->stack_index);
@@ -661,6 +799,7 @@ struct hist *hist_new(const struct hist_opts *o, struct replay *rp)
 	u64map_init(&h->thread_index);
 	u64map_init(&h->frame_index);
 	u64map_init(&h->by_pointer);
+	u64map_init(&h->line_ids);
 	return h;
 }
 
@@ -677,6 +816,11 @@ void hist_free(struct hist *h)
 	VEC_FREE(&h->memos);
 	VEC_FREE(&h->stacks);
 	VEC_FREE(&h->frames);
+	VEC_FREE(&h->srcs);
+	VEC_FREE(&h->sample_srcs);
+	sb_free(&h->line_buf);
+	VEC_FREE(&h->line_names);
+	u64map_free(&h->line_ids);
 	VEC_FREE(&h->frame_entry_of);
 	VEC_FREE(&h->frame_fe_of);
 	u64map_free(&h->stack_index);
@@ -712,8 +856,14 @@ static size_t dec_len(u64 v)
 	return n;
 }
 
+static const char *line_name(const struct hist *h, const struct entry *e)
+{
+	return e->k.line ? h->line_names.v[e->k.line - 1] : "";
+}
+
 /* Appends one key's text: what perf shows in that column. */
-static void put_key(struct strbuf *sb, const struct entry *e, enum hist_key_kind k)
+static void put_key(const struct hist *h, struct strbuf *sb, const struct entry *e,
+		    enum hist_key_kind k)
 {
 	const char *comm = e->k.comm ? e->k.comm : "";
 	switch (k) {
@@ -731,6 +881,9 @@ static void put_key(struct strbuf *sb, const struct entry *e, enum hist_key_kind
 		break;
 	case HK_DSO:
 		sb_puts(sb, dso_name(e->k.dso));
+		break;
+	case HK_SRCLINE:
+		sb_puts(sb, line_name(h, e));
 		break;
 	case HK_SYM:
 		sb_add(sb, e->k.kernel ? "[k] " : "[.] ", 4);
@@ -752,7 +905,7 @@ static void put_key(struct strbuf *sb, const struct entry *e, enum hist_key_kind
 }
 
 /* The width put_key() gives, without building the text. */
-static size_t key_len(const struct entry *e, enum hist_key_kind k)
+static size_t key_len(const struct hist *h, const struct entry *e, enum hist_key_kind k)
 {
 	size_t comm = e->k.comm ? strlen(e->k.comm) : 0;
 	switch (k) {
@@ -768,13 +921,15 @@ static size_t key_len(const struct entry *e, enum hist_key_kind k)
 		return strlen(dso_name(e->k.dso));
 	case HK_SYM:
 		return 4 + (e->k.sym ? strlen(e->k.sym->name) : e->k.addr ? 18 : 16);
+	case HK_SRCLINE:
+		return strlen(line_name(h, e));
 	default:
 		return 0;
 	}
 }
 
 static const char *const key_titles[HK_MAX] = {
-	"Command", "Pid:Command", "Pid:Command", "Shared Object", "Symbol", "CPU",
+	"Command", "Pid:Command", "Pid:Command", "Shared Object", "Symbol", "CPU", "Source:Line",
 };
 
 
@@ -801,8 +956,10 @@ struct row {
 	const struct entry *e;
 };
 
-/* Descending by period; ties by the keys so output is stable. */
-static bool row_before(const struct row *x, const struct row *y)
+/* Descending by period; ties by the keys so output is stable.  Lines
+ * (names: line_names) are compared last, from the entries: rows tie on
+ * every other key only when the srcline key is in use. */
+static bool row_before(const struct row *x, const struct row *y, const char *const *names)
 {
 	if (x->value != y->value)
 		return x->value > y->value;
@@ -816,13 +973,16 @@ static bool row_before(const struct row *x, const struct row *y)
 	c = c ? c : cmp_str(x->sym_name, y->sym_name);
 	c = c ? c : cmp_u64(x->sym_start, y->sym_start);
 	c = c ? c : cmp_u64(x->addr, y->addr);
-	return (c ? c : cmp_u64(x->kernel, y->kernel)) < 0;
+	c = c ? c : cmp_u64(x->kernel, y->kernel);
+	if (!c && x->e->k.line != y->e->k.line)
+		c = strcmp(names[x->e->k.line - 1], names[y->e->k.line - 1]);
+	return c < 0;
 }
 
 /* A merge sort with the comparison inlined: tens of thousands of rows,
  * where qsort's indirect calls were most of the printing time.  The keys
  * are a total order, so any correct sort gives the same rows. */
-static void sort_rows(struct row *v, size_t n)
+static void sort_rows(struct row *v, size_t n, const char *const *names)
 {
 	struct row *tmp = xmalloc((n ? n : 1) * sizeof(*tmp));
 	struct row *src = v, *dst = tmp;
@@ -831,7 +991,7 @@ static void sort_rows(struct row *v, size_t n)
 			size_t mid = MIN(lo + width, n), hi = MIN(lo + 2 * width, n);
 			size_t i = lo, j = mid, k = lo;
 			while (i < mid && j < hi)
-				dst[k++] = row_before(&src[j], &src[i]) ? src[j++] : src[i++];
+				dst[k++] = row_before(&src[j], &src[i], names) ? src[j++] : src[i++];
 			while (i < mid)
 				dst[k++] = src[i++];
 			while (j < hi)
@@ -953,7 +1113,7 @@ static void print_table(struct hist *h, FILE *out, struct table *t, const char *
 						    e->k.sym_name, e->k.pid, e->k.tid, e->k.cpu,
 						    e->k.kernel, e->k.sym_start, e->k.addr, e };
 	}
-	sort_rows(sorted, n);
+	sort_rows(sorted, n, h->line_names.v);
 	const struct entry **rows = xmalloc((n ? n : 1) * sizeof(*rows));
 	for (size_t i = 0; i < n; i++)
 		rows[i] = sorted[i].e;
@@ -964,7 +1124,7 @@ static void print_table(struct hist *h, FILE *out, struct table *t, const char *
 	for (int k = 0; k < h->o.nkeys; k++) {
 		width[k] = strlen(key_titles[h->o.keys[k]]);
 		for (size_t i = 0; i < n; i++)
-			width[k] = MAX(width[k], key_len(rows[i], h->o.keys[k]));
+			width[k] = MAX(width[k], key_len(h, rows[i], h->o.keys[k]));
 	}
 	fprintf(out, h->o.children ? "# Children      Self" : "# Overhead");
 	for (int k = 0; k < h->o.nkeys; k++)
@@ -995,7 +1155,7 @@ static void print_table(struct hist *h, FILE *out, struct table *t, const char *
 		for (int k = 0; k < h->o.nkeys; k++) {
 			size_t at = line.len;
 			sb_add(&line, "  ", 2);
-			put_key(&line, e, h->o.keys[k]);
+			put_key(h, &line, e, h->o.keys[k]);
 			if (k + 1 < h->o.nkeys)  /* the last column is not padded */
 				for (size_t w = line.len - at - 2; w < width[k]; w++)
 					sb_add(&line, " ", 1);

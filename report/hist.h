@@ -1,6 +1,6 @@
 /* hist.h - (internal to report/) the report analysis: samples summed by
- * sort keys (comm, pid, tid, dso, sym, cpu) into entries with self and
- * children periods and optional call trees, printed like perf report. */
+ * sort keys (comm, pid, tid, dso, sym, cpu, srcline) into entries with self
+ * and children periods and optional call trees, printed like perf report. */
 #ifndef EMBER_REPORT_HIST_H
 #define EMBER_REPORT_HIST_H
 
@@ -8,7 +8,11 @@
 
 #include "report/replay.h"
 
-enum hist_key_kind { HK_COMM, HK_PID, HK_TID, HK_DSO, HK_SYM, HK_CPU, HK_MAX };
+enum hist_key_kind {
+	HK_COMM, HK_PID, HK_TID, HK_DSO, HK_SYM, HK_CPU,
+	HK_SRCLINE,                /* "file:line" of the frame's address */
+	HK_MAX
+};
 
 enum hist_graph { HG_NONE, HG_CALLER, HG_CALLEE };
 
@@ -20,7 +24,8 @@ struct hist_opts {
 	double percent_limit;
 };
 
-/* "comm,dso,sym" -> keys.  -1 with err_set() naming an unknown key. */
+/* "comm,dso,sym" -> keys.  -1 with err_set() naming an unknown key and
+ * listing the known ones. */
 int hist_parse_sort(struct hist_opts *o, const char *spec);
 
 struct hist;
