@@ -197,7 +197,9 @@ static int ld_walk(void *state, struct unw_walk *w, u64 *pcs, int max)
 	for (int tries = 0; tries < LD_MAX_RETRIES; tries++) {
 		fr.n = 0;
 		w->hit_end = false;
-		dwfl_getthread_frames(sp->dwfl, (pid_t)w->in->tid, ld_frame, &fr);
+		/* -1: an error stopped the walk (0 the outermost frame, 1 our
+		 * callback). */
+		w->failed = dwfl_getthread_frames(sp->dwfl, (pid_t)w->in->tid, ld_frame, &fr) < 0;
 		if (fr.n == 0 || fr.n >= max)
 			break;
 		u64 last = pcs[fr.n - 1] - (fr.n > 1);

@@ -254,13 +254,14 @@ static int lu_walk(void *state, struct unw_walk *w, u64 *pcs, int max)
 	unw_cursor_t c;
 	if (unw_init_remote(&c, st->as, w) < 0)
 		return 0;
-	int n = 0;
+	int n = 0, step = 0;
 	do {
 		unw_word_t ip;
 		if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 || ip == 0)
 			break;
 		pcs[n++] = ip;
-	} while (n < max && unw_step(&c) > 0);
+	} while (n < max && (step = unw_step(&c)) > 0);
+	w->failed = step < 0;      /* 0: the outermost frame was reached */
 	return n;
 }
 

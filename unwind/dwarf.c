@@ -36,8 +36,10 @@ struct unw_dwarf *unw_dwarf_new(enum unw_backend b)
 	struct unw_dwarf *u = xcalloc(1, sizeof(*u));
 	u->backend = b;
 	u->ops = b == UNW_BACKEND_LIBUNWIND ? &unw_libunwind_ops : &unw_libdw_ops;
+	u->other_ops = b == UNW_BACKEND_LIBUNWIND ? &unw_libdw_ops : &unw_libunwind_ops;
 	u64map_init(&u->files);
 	u64map_init(&u->rules);
+	u64map_init(&u->ends);
 	const char *fast = getenv("EMBER_UNWIND_FAST");
 	u->fast = !fast || strcmp(fast, "0");
 	elf_version(EV_CURRENT);
@@ -72,11 +74,14 @@ void unw_dwarf_free(struct unw_dwarf *u)
 		return;
 	if (u->state)
 		u->ops->close(u->state);
+	if (u->other_state)
+		u->other_ops->close(u->other_state);
 	for (size_t i = 0; i < u->all_files.n; i++)
 		file_free(u->all_files.v[i]);
 	VEC_FREE(&u->all_files);
 	u64map_free(&u->files);
 	u64map_free(&u->rules);
+	u64map_free(&u->ends);
 	free(u);
 }
 
@@ -323,6 +328,56 @@ int unw_read_word(struct unw_walk *w, u64 addr, u64 *val)
 
 /* ---- walking ------------------------------------------------------------- */
 
+/* Whether a walk may end at pc: its CFI leaves the return address
+ * undefined (_start, clone3, thread starts), or it has no CFI, so no
+ * unwinder could go on.  Asked once per pc (walks end at a few). */
+static bool outermost(struct unw_dwarf *u, struct unw_walk *w, u64 pc)
+{
+	bool created;
+	u64 *slot = u64map_slot(&u->ends, pc, &created);
+	if (!created)
+		return *slot == 2;
+	bool end = true;
+	struct unw_map m;
+	struct unw_file *f = NULL;
+	if (w->in->find_map && w->in->find_map(w->in->find_ctx, pc, &m) == 0)
+		f = unw_file_get(u, &m);
+	Dwarf_CFI *cfi = f ? unw_file_cfi(f) : NULL;
+	Dwarf_Frame *fr;
+	if (cfi && dwarf_cfi_addrframe(cfi, pc - unw_file_bias(f, &m), &fr) == 0) {
+		Dwarf_Op mem[3], *ops;
+		size_t nops;
+		end = dwarf_frame_register(fr, 16, mem, &ops, &nops) == 0 && nops == 0 &&
+		      ops == NULL;
+		free(fr);
+	}
+	*slot = end ? 2 : 1;
+	return end;
+}
+
+/* The chosen backend stopped inside the copy where a walk cannot end: on
+ * an error, or, as libdw does at ld.so's lazy-binding trampoline (whose
+ * CFA is defined by a register it loses), as if at the outermost frame.
+ * The other backend walks the same copy, and its frames are taken when it
+ * goes further.  Rare, so its state opens on first use.  Returns the
+ * frame count in u->pcs. */
+static int second_opinion(struct unw_dwarf *u, struct unw_walk *w, int n, int max)
+{
+	if (!u->other_state)
+		u->other_state = u->other_ops->open(u);
+	if (!u->other_state)
+		return n;
+	struct unw_walk w2 = { .u = u, .in = w->in, .sp = w->sp };
+	u64 pcs[UNW_MAX_PCS];
+	int n2 = u->other_ops->walk(u->other_state, &w2, pcs, max);
+	if (n2 <= n)
+		return n;
+	memcpy(u->pcs, pcs, (size_t)n2 * sizeof(*pcs));
+	w->hit_end = w2.hit_end;
+	u->stats.second++;
+	return n2;
+}
+
 int unw_dwarf_user(struct unw_dwarf *u, const struct unw_user *in, struct unw_frame *out,
 		   int max)
 {
@@ -339,6 +394,9 @@ int unw_dwarf_user(struct unw_dwarf *u, const struct unw_user *in, struct unw_fr
 		/* The backend starts afresh: nothing the fast path saw counts. */
 		w.hit_end = false;
 		n = u->ops->walk(u->state, &w, u->pcs, max);
+		if (!w.hit_end && n > 0 && n < max &&
+		    (w.failed || !outermost(u, &w, u->pcs[n - 1] - (n > 1))))
+			n = second_opinion(u, &w, n, max);
 	}
 	if (n < 1) {
 		u->pcs[0] = ip;     /* the sampled ip at least */

@@ -42,6 +42,8 @@ struct unw_walk {
 	const struct unw_user *in;
 	u64 sp;                       /* the user sp: the copy starts here */
 	bool hit_end;                 /* a read went past the end of the copy */
+	bool failed;                  /* the backend stopped on an error, not
+					 at the outermost frame */
 	struct unw_file *cur;         /* the file being searched, tried first */
 	u64 cur_bias;
 };
@@ -70,6 +72,8 @@ struct unw_dwarf {
 	enum unw_backend backend;
 	const struct unw_backend_ops *ops;
 	void *state;
+	const struct unw_backend_ops *other_ops;  /* the second opinion */
+	void *other_state;            /* opened when first asked */
 	struct u64map files;          /* file key -> index + 1 in all_files */
 	VEC(struct unw_file *) all_files;
 	struct unw_stats stats;
@@ -77,6 +81,7 @@ struct unw_dwarf {
 	/* The fast path (fast.c): on unless EMBER_UNWIND_FAST=0. */
 	bool fast;
 	struct u64map rules;          /* file index << 48 | address -> rule */
+	struct u64map ends;           /* pc -> 1 + whether a walk may end there */
 	const void *fm_space;         /* the layout fm[] describes */
 	u64 fm_generation;
 	struct unw_fast_map fm[UNW_FAST_MAPS];

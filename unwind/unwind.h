@@ -65,6 +65,8 @@ struct unw_stats {
 	u64 leaf_checked;         /* -g chains examined for a lost caller */
 	u64 leaf_repaired;        /* ... and given it back */
 	u64 fast;                 /* user stacks the fast path unwound alone */
+	u64 second;               /* ... the other backend took further, after
+				     the chosen one stopped on an error */
 };
 
 struct unw_dwarf;

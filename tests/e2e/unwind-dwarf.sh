@@ -24,6 +24,7 @@ build() {   # build NAME SOURCE CFLAGS...
 build ratio ratio.c -fomit-frame-pointer -fno-optimize-sibling-calls
 build qsortcb qsortcb.c -fomit-frame-pointer
 build inlined inlined.c -fomit-frame-pointer
+build lazybind lazybind.c -fomit-frame-pointer -fno-optimize-sibling-calls
 # CFI only in .debug_frame (its .eh_frame has the C runtime's entries).
 build ratio-df ratio.c -fomit-frame-pointer -fno-optimize-sibling-calls \
 	-fno-asynchronous-unwind-tables
@@ -118,6 +119,28 @@ for unw in libdw libunwind; do
 		fail "qsort-$unw-crosses-libc" "$good of $total comparator samples reach sort_all and main through libc; first: $(grep -m1 '^compare_keys' "$TMP/q.$unw" | head -c 200)"
 	fi
 done
+
+# ---- through ld.so's lazy-binding trampoline (its CFA is %rbx + 32) ------
+# Under LD_BIND_NOT=1 every atoi call is resolved anew: most samples are
+# in _dl_runtime_resolve and _dl_fixup, and must still reach call_loop and
+# main.  (Where the chosen backend stops early in such a frame, the other
+# one is asked: the report counts those as "taken further".)
+if "$EMBER" record -q --call-graph dwarf -F 999 -o "$TMP/lazy.data" -- \
+	env LD_BIND_NOT=1 "$TMP/lazybind" 1 >"$TMP/lazy.rec" 2>&1; then
+	for unw in libdw libunwind; do
+		chains "$TMP/lazy.data" $unw >"$TMP/lazy.$unw"
+		read -r total good < <(awk '$0 ~ /_dl_(runtime_resolve|fixup)/ { t++
+				if ($0 ~ / call_loop main( |$)/) g++ } END { print t + 0, g + 0 }' \
+			"$TMP/lazy.$unw")
+		if [ "$total" -gt 300 ] && [ $((good * 100)) -ge $((total * 99)) ]; then
+			pass "lazy-binding-$unw ($good of $total samples in ld.so's resolver reach main)"
+		else
+			fail "lazy-binding-$unw" "$good of $total resolver samples reach call_loop and main; first: $(grep -m1 '_dl_' "$TMP/lazy.$unw" | head -c 200)"
+		fi
+	done
+else
+	fail lazy-binding-record "$(head -c 300 "$TMP/lazy.rec")"
+fi
 
 # ---- a copy too small: the walk ends in a marker, not in garbage -----------
 if "$EMBER" record -q --call-graph dwarf,128 -F 999 -o "$TMP/small.data" -- "$TMP/qsortcb" 1 \
