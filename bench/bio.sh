@@ -147,6 +147,17 @@ for m in ember perf blk; do
 	esac
 	printf "  %-31s %8s %-31s %s\n" "$name" "${best[$m]}" "$(med "${sd[$m]}" %)" "$(med "${cpu[$m]}")"
 done
+# The target compares ember with perf; their ranges overlap, so the
+# question is whether the difference is more than chance.  Each round
+# gives one paired difference (ember's slowdown less perf's, same bare
+# run); their mean and its 95% interval (t distribution) say how sure.
+paste <(tr ' ' '\n' <<<"${sd[ember]}" | awk 'NF') <(tr ' ' '\n' <<<"${sd[perf]}" | awk 'NF') |
+	awk 'BEGIN { split("12.71 4.30 3.18 2.78 2.57 2.45 2.36 2.31 2.26 2.23 2.20 2.18 2.16 2.14 2.13 2.12 2.11 2.10 2.09", t, " ") }
+	     { d[n++] = $1 - $2; s += $1 - $2 }
+	     END { if (n < 2) exit
+		   m = s / n; for (i = 0; i < n; i++) v += (d[i] - m) ^ 2
+		   h = (n - 1 <= 19 ? t[n - 1] : 2.09) * sqrt(v / (n - 1) / n)
+		   printf "  ember minus perf, paired by round: %+.2f points (95%% interval %+.2f .. %+.2f, %d rounds)\n", m, m - h, m + h, n }'
 
 # ---- analysis time on a capture of NIOS I/Os -------------------------------
 [ "$NIOS" -gt 0 ] || exit 0
