@@ -143,10 +143,11 @@ static void print_unwind_summary(const struct rp_opts *o, const struct rp_summar
 	if (u->samples)
 		printf("#\n# dwarf unwinding (%s): %llu user stacks, %llu frames, "
 		       "%llu cut short by the stack copy, %llu taken further by the "
-		       "other unwinder\n",
+		       "other unwinder (asked for %llu)\n",
 		       unw_backend_name(o->unwinder_set ? o->unwinder : UNW_BACKEND_DEFAULT),
 		       (unsigned long long)u->samples, (unsigned long long)u->frames,
-		       (unsigned long long)u->cut, (unsigned long long)u->second);
+		       (unsigned long long)u->cut, (unsigned long long)u->second,
+		       (unsigned long long)u->asked);
 	if (u->leaf_checked)
 		printf("#\n# leaf-fix: %llu of %llu frame-pointer chains had their leaf's "
 		       "caller restored (--no-leaf-fix shows them as recorded)\n",

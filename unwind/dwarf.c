@@ -345,10 +345,8 @@ static bool outermost(struct unw_dwarf *u, struct unw_walk *w, u64 pc)
 	Dwarf_CFI *cfi = f ? unw_file_cfi(f) : NULL;
 	Dwarf_Frame *fr;
 	if (cfi && dwarf_cfi_addrframe(cfi, pc - unw_file_bias(f, &m), &fr) == 0) {
-		Dwarf_Op mem[3], *ops;
-		size_t nops;
-		end = dwarf_frame_register(fr, 16, mem, &ops, &nops) == 0 && nops == 0 &&
-		      ops == NULL;
+		s64 off;
+		end = unw_rule_reg(fr, 16, &off) == UNW_RULE_UNDEFINED;
 		free(fr);
 	}
 	*slot = end ? 2 : 1;
@@ -363,6 +361,7 @@ static bool outermost(struct unw_dwarf *u, struct unw_walk *w, u64 pc)
  * frame count in u->pcs. */
 static int second_opinion(struct unw_dwarf *u, struct unw_walk *w, int n, int max)
 {
+	u->stats.asked++;
 	if (!u->other_state)
 		u->other_state = u->other_ops->open(u);
 	if (!u->other_state)

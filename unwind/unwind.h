@@ -65,8 +65,9 @@ struct unw_stats {
 	u64 leaf_checked;         /* -g chains examined for a lost caller */
 	u64 leaf_repaired;        /* ... and given it back */
 	u64 fast;                 /* user stacks the fast path unwound alone */
-	u64 second;               /* ... the other backend took further, after
-				     the chosen one stopped on an error */
+	u64 asked;                /* ... walks the other backend was asked to
+				     retry (stopped where a stack cannot end) */
+	u64 second;               /* ... and it took further */
 };
 
 struct unw_dwarf;
