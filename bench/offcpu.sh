@@ -13,7 +13,9 @@
 # steadier measure of what recording costs.
 #
 # ember --off-cpu records more than sched_switch -g (also switch records,
-# for the switch-ins a per-task recording cannot see in sched_switch), so
+# for the switch-ins a per-task recording cannot see in sched_switch, and
+# a 128-byte stack snapshot that restores the caller of the libc wrapper a
+# thread blocked in; --no-leaf-fix drops it, a row of its own), so
 # perf is also run with those same events: the like-for-like row.  The
 # higher --off-cpu levels are shown for their cost: =wakeups adds
 # sched_wakeup(_new) without call chains (sched lat), =wakers adds their
@@ -42,10 +44,11 @@ T=$(mktemp -d /tmp/ember-bench.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
 # The rows: each a name and its label.
-ROWS=(bare ember perf same wakeups wakers)
+ROWS=(bare ember nofix perf same wakeups wakers)
 declare -A LABEL=(
 	[bare]="bare"
 	[ember]="ember record --off-cpu"
+	[nofix]="ember record --off-cpu --no-leaf-fix"
 	[perf]="perf record -e sched:sched_switch -g"
 	[same]="perf record, the same events as --off-cpu"
 	[wakeups]="ember record --off-cpu=wakeups"
@@ -60,6 +63,7 @@ run_row() {
 	case $1 in
 	bare) "${pp[@]}" ;;
 	ember) "$EMBER" record -q --off-cpu -o "$T/$1.data" -- "${pp[@]}" ;;
+	nofix) "$EMBER" record -q --off-cpu --no-leaf-fix -o "$T/$1.data" -- "${pp[@]}" ;;
 	wakeups|wakers) "$EMBER" record -q "--off-cpu=$1" -o "$T/$1.data" -- "${pp[@]}" ;;
 	perf) "${perf[@]}" -e sched:sched_switch -g -- "${pp[@]}" ;;
 	same) "${perf[@]}" -e sched:sched_switch --switch-events -g -- "${pp[@]}" ;;
@@ -113,6 +117,7 @@ ratio() {
 }
 echo "$(ratio ember perf "ember/perf(sched_switch -g):") (target: at most 1)"
 echo "$(ratio ember same "ember/perf(same events):    ")"
+echo "$(ratio nofix perf "ember --no-leaf-fix/perf(sched_switch -g):")"
 # Lost events make a run look cheaper than it was: name the runs that lost.
 for f in "$T"/*.err; do
 	grep -i 'lost' "$f" 2>/dev/null | sed "s|^|$(basename "$f" .err) (last run): |" | head -2
