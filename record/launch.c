@@ -63,8 +63,12 @@ static void child_main(int go_fd, int err_fd, char **argv, const sigset_t *mask,
 	 * land in the middle of it. */
 	if (stdout_taken)
 		dup2(STDERR_FILENO, STDOUT_FILENO);
+	/* The recorder's own dispositions, not the command's: an ignored
+	 * SIGPIPE would stay ignored through exec, and `yes | head` under
+	 * ember would write into a closed pipe instead of dying of it. */
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
 	ssize_t r;
 	do
 		r = read(go_fd, &go, 1);

@@ -115,3 +115,19 @@ check "Ctrl-C stat: the counts are printed first" grep -q 'seconds time elapsed'
 rc=$(ctrl_c "$EMBER" stat -e task-clock -- bash -c \
 	"trap 'exit 3' INT; while :; do sleep 0.05; done")
 check "Ctrl-C stat: a command that exits 3 on it gives 3" test "$rc" = 3
+
+# The command runs with the dispositions it would have without ember: the
+# recorder ignores SIGPIPE for itself, which exec would otherwise pass on
+# (a `yes | head` pipeline would then write into a closed pipe for ever).
+bare=$(grep SigIgn /proc/self/status)
+for cmd in record stat; do
+	if [ $cmd = record ]; then
+		got=$("$EMBER" record -q -o "$TMP/sig.data" -- grep SigIgn /proc/self/status 2>/dev/null)
+	else
+		got=$("$EMBER" stat -e task-clock -- grep SigIgn /proc/self/status 2>/dev/null)
+	fi
+	check "$cmd: the command's ignored signals are its own ($got, bare $bare)" test "$got" = "$bare"
+done
+got=$(timeout 20 "$EMBER" record -q -o "$TMP/pipe.data" -- sh -c 'yes | head -1' 2>"$TMP/pipe.err")
+check "record: yes | head ends, and yes dies of SIGPIPE (no error line)" \
+	test "$got" = y -a ! -s "$TMP/pipe.err"
