@@ -430,8 +430,12 @@ static bool decode_mmap(struct pd_event *ev, const u8 *body, const u8 *end, bool
 	if (v2) {
 		if (!take(&c, 24, &p))
 			return false;
-		if (ev->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-			ev->u.mmap.build_id_size = MIN(p[0], 20);
+		/* With the flag but a size outside 1..20 or reserved bytes
+		 * set, the flag leaked from another session's event (a
+		 * kernel bug) onto a record of device and inode numbers. */
+		if ((ev->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && p[0] > 0 && p[0] <= 20 &&
+		    !p[1] && !p[2] && !p[3]) {
+			ev->u.mmap.build_id_size = p[0];
 			ev->u.mmap.build_id = p + 4;
 		} else {
 			ev->u.mmap.maj = get_u32(p);

@@ -9,7 +9,9 @@
 #include "symbols/symbols.h"
 
 /* The kernel ABI's MMAP2 record when PERF_RECORD_MISC_MMAP_BUILD_ID is set
- * (perf_event.h documents it only as a comment). */
+ * (perf_event.h documents it only as a comment); without it the 24 bytes
+ * after pgoff are maj, min, ino and ino_generation, and the filename is
+ * at the same place. */
 struct mmap2_build_id_rec {
 	struct perf_event_header header;
 	u32 pid, tid;
@@ -95,8 +97,14 @@ void rec_bids_note_mmap2(struct rec_bids *b, const u8 *rec, size_t len)
 	if (len <= off)
 		return;
 	size_t n = strnlen(m->filename, len - off);
-	rec_bids_add(b, m->filename, n, m->build_id,
-		     MIN(m->build_id_size, (u8)sizeof(m->build_id)));
+	/* An id only where the flag says so and the size is one (the flag
+	 * can leak from another session's event: then the bytes are device
+	 * numbers, and their size byte is rarely 1..20). */
+	bool has_id = (m->header.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) &&
+		      m->build_id_size > 0 && m->build_id_size <= sizeof(m->build_id) &&
+		      !m->reserved1 && !m->reserved2;
+	rec_bids_add(b, m->filename, n, has_id ? m->build_id : NULL,
+		     has_id ? m->build_id_size : 0);
 }
 
 static bool kernel_id(struct pd_build_id *out)

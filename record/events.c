@@ -118,7 +118,12 @@ static void config_sideband(struct rec_session *s, struct perf_event_attr *a)
 {
 	a->mmap = 1;
 	a->mmap2 = 1;
-	a->build_id = 1;
+	/* No attr.build_id: the kernel (6.18 here) leaves the MMAP2 record's
+	 * build-id flag set in the record it hands the next session's
+	 * events, so a recording of ours would give a perf running beside
+	 * it device numbers read as build-ids (perf 6.1 then aborts on its
+	 * file).  The build-ids are read from the files at the end instead,
+	 * as perf does (rec_bids_write). */
 	a->comm = 1;
 	a->comm_exec = 1;
 	a->task = 1;

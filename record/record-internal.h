@@ -188,10 +188,10 @@ u64 rec_max_sample_rate(void);
 /* ring.c */
 int rec_ring_map(struct rec_ring *r, int fd, int cpu, u32 pages);
 void rec_ring_unmap(struct rec_ring *r);
-/* Called for each MMAP2 record with a build-id, at its ring position. */
+/* Called for each MMAP2 record, at its ring position. */
 typedef void (*rec_walk_fn)(void *ctx, u64 pos, u16 size);
 void rec_tally_walk(const u8 *data, u64 mask, u64 tail, u64 head,
-		    struct rec_tally *t, rec_walk_fn on_build_id, void *ctx);
+		    struct rec_tally *t, rec_walk_fn on_mmap2, void *ctx);
 int rec_ring_drain(struct rec_ring *r, struct rec_node *n, bool *had_data);
 
 /* loop.c */

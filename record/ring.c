@@ -54,7 +54,7 @@ static void tally_sample(const u8 *data, u64 mask, u64 pos, struct rec_tally *t)
 }
 
 void rec_tally_walk(const u8 *data, u64 mask, u64 tail, u64 head,
-		    struct rec_tally *t, rec_walk_fn on_build_id, void *ctx)
+		    struct rec_tally *t, rec_walk_fn on_mmap2, void *ctx)
 {
 	u64 pos = tail;
 	while (pos < head) {
@@ -76,8 +76,8 @@ void rec_tally_walk(const u8 *data, u64 mask, u64 tail, u64 head,
 			t->throttles++;
 			break;
 		case PERF_RECORD_MMAP2:
-			if ((h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && on_build_id)
-				on_build_id(ctx, pos, h.size);
+			if (on_mmap2)
+				on_mmap2(ctx, pos, h.size);
 			break;
 		}
 		pos += h.size;
@@ -89,9 +89,10 @@ struct bid_ctx {
 	struct rec_node *n;
 };
 
-/* MMAP2 records carrying a build-id feed the build-id feature; they are
- * rare, so copying one whole (it may wrap) costs nothing that matters. */
-static void note_build_id(void *ctx, u64 pos, u16 size)
+/* MMAP2 records name the files the build-id feature lists (with their
+ * build-id when the record carries one); they are rare, so copying one
+ * whole (it may wrap) costs nothing that matters. */
+static void note_mmap2(void *ctx, u64 pos, u16 size)
 {
 	struct bid_ctx *c = ctx;
 	u64 off = pos & c->r->mask;
@@ -125,7 +126,7 @@ int rec_ring_drain(struct rec_ring *r, struct rec_node *n, bool *had_data)
 	struct bid_ctx c = { r, n };
 	/* Counted into a copy so the totals describe what reached the file. */
 	struct rec_tally t = n->tally;
-	rec_tally_walk(r->data, r->mask, tail, head, &t, note_build_id, &c);
+	rec_tally_walk(r->data, r->mask, tail, head, &t, note_mmap2, &c);
 	if (copy_out(r, n, tail, head) < 0)
 		return -1;
 	r->lost += t.lost - n->tally.lost;

@@ -36,10 +36,10 @@ static void on_bid(void *ctx, u64 pos, u16 size)
 
 static void test_tally_walk_counts(void)
 {
-	u8 ring[256] = {0};
+	u8 ring[512] = {0};
 	u64 mask = sizeof(ring) - 1;
 	/* Starts near the end so the records wrap around. */
-	u64 pos = 200, tail = pos;
+	u64 pos = 400, tail = pos;
 	u64 sample[5] = { 7, 0x1234, 0x0000000100000001ULL, 5000, 1 };
 	put_record(ring, mask, pos, PERF_RECORD_SAMPLE, 0, (u8 *)sample, 48);
 	pos += 48;
@@ -55,6 +55,8 @@ static void test_tally_walk_counts(void)
 	put_record(ring, mask, pos, PERF_RECORD_MMAP2,
 		   PERF_RECORD_MISC_MMAP_BUILD_ID, mmap2, 88);
 	pos += 88;
+	put_record(ring, mask, pos, PERF_RECORD_MMAP2, 0, mmap2, 80);   /* no id */
+	pos += 80;
 
 	struct rec_tally t = {0};
 	struct seen s = {0};
@@ -64,7 +66,7 @@ static void test_tally_walk_counts(void)
 	CHECK(t.throttles == 1, "throttles %llu", (unsigned long long)t.throttles);
 	CHECK(t.first_time == 4000 && t.last_time == 5000, "times %llu..%llu",
 	      (unsigned long long)t.first_time, (unsigned long long)t.last_time);
-	CHECK(s.calls == 1 && s.size == 88, "build-id records %d size %u",
+	CHECK(s.calls == 2 && s.size == 80, "mmap2 records %d, last size %u",
 	      s.calls, s.size);
 }
 
@@ -186,6 +188,25 @@ static void test_bids_table(void)
 	rec_bids_note_mmap2(&b, rec, 96);
 	CHECK(b.v.n == 2 && !strcmp(b.v.v[1].filename, "/lib/libz.so") &&
 	      b.v.v[1].size == 4 && b.v.v[1].id[3] == 0x44, "mmap2 record not taken");
+
+	/* Without the flag: maj 254, min 1 where the id would be; the file
+	 * is listed, its id left to be read at the end. */
+	memset(rec, 0, sizeof(rec));
+	h.misc = 0;
+	memcpy(rec, &h, sizeof(h));
+	rec[40] = 254;
+	rec[44] = 1;
+	strcpy((char *)rec + 72, "/lib/libm.so");
+	rec_bids_note_mmap2(&b, rec, 96);
+	CHECK(b.v.n == 3 && !strcmp(b.v.v[2].filename, "/lib/libm.so") && b.v.v[2].size == 0,
+	      "mmap2 without an id: %zu entries, size %u", b.v.n, b.v.n > 2 ? b.v.v[2].size : 99);
+	/* The flag leaked onto such a record (another session's event): the
+	 * device numbers are not taken for an id. */
+	h.misc = PERF_RECORD_MISC_MMAP_BUILD_ID;
+	memcpy(rec, &h, sizeof(h));
+	strcpy((char *)rec + 72, "/lib/libc.so");
+	rec_bids_note_mmap2(&b, rec, 96);
+	CHECK(b.v.n == 4 && b.v.v[3].size == 0, "leaked flag: device numbers taken as an id");
 	rec_bids_free(&b);
 }
 
