@@ -8,34 +8,21 @@
 #include "flamegraph/flamegraph.h"
 #include "report/bio.h"
 #include "report/offcpu.h"
+#include "report/stackset.h"
 
-/* A frame as interned: what makes it the same frame (ip, kind, symbol,
- * for inlined frames that share an ip) and where its name is. */
-struct st_frame {
-	u64 ip;
-	const void *sym;
-	u32 name;                 /* offset in names */
-	bool kernel;
-};
-
-struct st_stack {
-	u64 hash;
-	u32 pid;
-	u32 first, n;             /* frames[first .. first + n), leaf first */
-	u32 next;                 /* index + 1 of the next stack with the hash */
-};
-
+/* The stacks, and each stored frame's name (offsets into names, one per
+ * frame of set.frames): the views print after the replay has closed, when
+ * the frames' symbols are gone. */
 struct bio_stacks {
-	VEC(struct st_stack) stacks;
-	VEC(struct st_frame) frames;
+	struct stackset set;
+	VEC(u32) name_at;
 	struct strbuf names;      /* NUL-separated frame names */
-	struct u64map index;      /* hash -> index + 1 of the first stack */
 };
 
 struct bio_stacks *bio_stacks_new(void)
 {
 	struct bio_stacks *st = xcalloc(1, sizeof(*st));
-	u64map_init(&st->index);
+	stackset_init(&st->set);
 	return st;
 }
 
@@ -43,65 +30,25 @@ void bio_stacks_free(struct bio_stacks *st)
 {
 	if (!st)
 		return;
-	VEC_FREE(&st->stacks);
-	VEC_FREE(&st->frames);
+	stackset_free(&st->set);
+	VEC_FREE(&st->name_at);
 	sb_free(&st->names);
-	u64map_free(&st->index);
 	free(st);
 }
 
-/* Addresses mean the same code only within one address space: the pid
- * is part of the key. */
-static u64 stack_hash(const struct rp_frame *f, int n, u32 pid)
-{
-	u64 h = hash_u64(pid + 1);
-	for (int i = 0; i < n; i++)
-		h = hash_u64(h ^ f[i].ip ^ (u64)f[i].kernel << 63 ^ (u64)(uintptr_t)f[i].sym);
-	return h;
-}
-
-static bool stack_equal(const struct bio_stacks *st, const struct st_stack *k,
-			const struct rp_frame *f, int n, u32 pid)
-{
-	if (k->pid != pid || k->n != (u32)n)
-		return false;
-	for (int i = 0; i < n; i++) {
-		const struct st_frame *g = &st->frames.v[k->first + i];
-		if (g->ip != f[i].ip || g->kernel != f[i].kernel || g->sym != (const void *)f[i].sym)
-			return false;
-	}
-	return true;
-}
-
 /* Only a stack seen for the first time is named (and so allocates). */
-static u32 stack_add(struct bio_stacks *st, const struct rp_frame *f, int n, u32 pid, u64 h,
-		     u64 *head)
-{
-	struct st_stack k = { .hash = h, .pid = pid, .first = (u32)st->frames.n, .n = (u32)n,
-			      .next = head ? (u32)*head : 0 };
-	for (int i = 0; i < n; i++) {
-		struct st_frame g = { .ip = f[i].ip, .sym = f[i].sym, .kernel = f[i].kernel,
-				      .name = (u32)st->names.len };
-		offcpu_frame_name(&f[i], &st->names);
-		sb_add(&st->names, "", 1);   /* keeps the NUL: names are back to back */
-		VEC_PUSH(&st->frames, g);
-	}
-	VEC_PUSH(&st->stacks, k);
-	*u64map_slot(&st->index, h, NULL) = st->stacks.n;
-	return (u32)st->stacks.n;
-}
-
 u32 bio_stacks_intern(struct bio_stacks *st, const struct rp_sample *s)
 {
 	if (!s->frames || s->nframes <= 0)
 		return 0;
-	u32 pid = s->s->pid;
-	u64 h = stack_hash(s->frames, s->nframes, pid);
-	u64 *head = u64map_get(&st->index, h);
-	for (u32 i = head ? (u32)*head : 0; i; i = st->stacks.v[i - 1].next)
-		if (stack_equal(st, &st->stacks.v[i - 1], s->frames, s->nframes, pid))
-			return i;
-	return stack_add(st, s->frames, s->nframes, pid, h, head);
+	bool added;
+	u32 id = stackset_intern(&st->set, s->frames, s->nframes, s->s->pid, NULL, NULL, &added);
+	for (size_t i = st->name_at.n; added && i < st->set.frames.n; i++) {
+		VEC_PUSH(&st->name_at, (u32)st->names.len);
+		offcpu_frame_name(&st->set.frames.v[i], &st->names);
+		sb_add(&st->names, "", 1);   /* keeps the NUL: names are back to back */
+	}
+	return id + 1;
 }
 
 void bio_set_stacks(struct bio_tracker *bt, struct bio_stacks *st)
@@ -111,14 +58,14 @@ void bio_set_stacks(struct bio_tracker *bt, struct bio_stacks *st)
 
 u32 bio_stacks_depth(const struct bio_stacks *st, u32 id)
 {
-	return st && id && id <= st->stacks.n ? st->stacks.v[id - 1].n : 0;
+	return st && id && id <= st->set.stacks.n ? st->set.stacks.v[id - 1].n : 0;
 }
 
 const char *bio_stacks_frame(const struct bio_stacks *st, u32 id, u32 i, bool *kernel)
 {
-	const struct st_frame *g = &st->frames.v[st->stacks.v[id - 1].first + i];
-	*kernel = g->kernel;
-	return st->names.s + g->name;
+	u32 at = st->set.stacks.v[id - 1].first + i;
+	*kernel = st->set.frames.v[at].kernel;
+	return st->names.s + st->name_at.v[at];
 }
 
 /* ---- the views ------------------------------------------------------------ */
@@ -142,7 +89,7 @@ static struct st_total *totals(const struct bio_tracker *bt, const struct bio_vi
 			       size_t *n, struct st_total *all)
 {
 	const struct bio_stacks *st = bio_get_stacks(bt);
-	*n = (st ? st->stacks.n : 0) + 1;
+	*n = (st ? st->set.stacks.n : 0) + 1;
 	struct st_total *t = xcalloc(*n, sizeof(*t));
 	for (size_t i = 0; i < bio_nios(bt); i++) {
 		const struct bio_io *io = bio_get(bt, i);

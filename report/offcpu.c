@@ -7,24 +7,16 @@
 #include <string.h>
 
 #include "report/offcpu.h"
+#include "report/stackset.h"
 
 enum { T_UNKNOWN, T_ON, T_OFF, T_DEAD };
-
-struct oc_stack {
-	u32 first, n;
-	u32 pid;
-	u64 hash;
-	u32 next;
-};
 
 struct offcpu {
 	struct offcpu_opts o;
 	const struct sched_tp *tp;
 	VEC(struct oc_thread) threads;
 	struct u64map thread_index;        /* tid -> index + 1 */
-	VEC(struct rp_frame) frames;       /* interned stacks' frames */
-	VEC(struct oc_stack) stacks;
-	struct u64map stack_index;         /* hash -> first stack index + 1 */
+	struct stackset stacks;            /* the switch-out and waker stacks */
 	VEC(struct oc_agg) aggs;
 	struct u64map agg_index;           /* hash -> first agg index + 1 */
 	struct oc_stats st;
@@ -65,56 +57,17 @@ const char *offcpu_comm(const struct oc_thread *t)
 
 /* ---- stacks and aggregates ---------------------------------------------- */
 
-static bool frame_kept(const struct offcpu *oc, const struct rp_frame *f)
+/* --user-stacks-only and --kernel-stacks-only: the frames a stack keeps. */
+static bool frame_kept(const void *ctx, const struct rp_frame *f)
 {
+	const struct offcpu *oc = ctx;
 	return !(oc->o.user_only && f->kernel) && !(oc->o.kernel_only && !f->kernel);
 }
 
-static u64 stack_hash(const struct offcpu *oc, const struct rp_frame *f, int n, u32 pid)
-{
-	u64 h = hash_u64(pid + 1);
-	for (int i = 0; i < n; i++)
-		if (frame_kept(oc, &f[i]))
-			h = hash_u64(h ^ f[i].ip ^ (u64)f[i].kernel << 63);
-	return h;
-}
-
-static bool stack_equal(const struct offcpu *oc, const struct oc_stack *st,
-			const struct rp_frame *f, int n, u32 pid)
-{
-	if (st->pid != pid)
-		return false;
-	u32 j = 0;
-	for (int i = 0; i < n; i++) {
-		if (!frame_kept(oc, &f[i]))
-			continue;
-		if (j >= st->n)
-			return false;
-		const struct rp_frame *g = &oc->frames.v[st->first + j++];
-		if (g->ip != f[i].ip || g->kernel != f[i].kernel)
-			return false;
-	}
-	return j == st->n;
-}
-
-/* The id of a stack (per process: the same address means the same code
- * only within one address space), stored once. */
 static u32 stack_intern(struct offcpu *oc, const struct rp_frame *f, int n, u32 pid)
 {
-	u64 h = stack_hash(oc, f, n, pid);
-	u64 *head = u64map_get(&oc->stack_index, h);
-	for (u32 i = head ? (u32)*head - 1 : OC_NONE; i != OC_NONE; i = oc->stacks.v[i].next)
-		if (stack_equal(oc, &oc->stacks.v[i], f, n, pid))
-			return i;
-	struct oc_stack st = { .first = (u32)oc->frames.n, .pid = pid, .hash = h,
-			       .next = head ? (u32)*head - 1 : OC_NONE };
-	for (int i = 0; i < n; i++)
-		if (frame_kept(oc, &f[i]))
-			VEC_PUSH(&oc->frames, f[i]);
-	st.n = (u32)(oc->frames.n - st.first);
-	VEC_PUSH(&oc->stacks, st);
-	*u64map_slot(&oc->stack_index, h, NULL) = oc->stacks.n;
-	return (u32)(oc->stacks.n - 1);
+	bool added;
+	return stackset_intern(&oc->stacks, f, n, pid, frame_kept, oc, &added);
 }
 
 static u64 agg_hash(const struct oc_thread *t, bool wakers)
@@ -439,7 +392,7 @@ struct offcpu *offcpu_new(const struct offcpu_opts *o, const struct sched_tp *tp
 	oc->o = *o;
 	oc->tp = tp;
 	u64map_init(&oc->thread_index);
-	u64map_init(&oc->stack_index);
+	stackset_init(&oc->stacks);
 	u64map_init(&oc->agg_index);
 	return oc;
 }
@@ -449,11 +402,9 @@ void offcpu_free(struct offcpu *oc)
 	if (!oc)
 		return;
 	VEC_FREE(&oc->threads);
-	VEC_FREE(&oc->frames);
-	VEC_FREE(&oc->stacks);
+	stackset_free(&oc->stacks);
 	VEC_FREE(&oc->aggs);
 	u64map_free(&oc->thread_index);
-	u64map_free(&oc->stack_index);
 	u64map_free(&oc->agg_index);
 	free(oc);
 }
@@ -467,10 +418,9 @@ const struct rp_filter *oc_filter(const struct offcpu *oc) { return oc->o.filter
 
 const struct rp_frame *offcpu_stack(const struct offcpu *oc, u32 stack, u32 *n)
 {
-	if (stack == OC_NONE || stack >= oc->stacks.n) {
+	if (stack == OC_NONE || stack >= oc->stacks.stacks.n) {
 		*n = 0;
 		return NULL;
 	}
-	*n = oc->stacks.v[stack].n;
-	return oc->frames.v + oc->stacks.v[stack].first;
+	return stackset_frames(&oc->stacks, stack, n);
 }

@@ -380,37 +380,32 @@ static char *call_site(Dwarf_Die *die)
 	return xasprintf("%s:%llu", slash ? slash + 1 : file, (unsigned long long)line);
 }
 
-/* The source line of frame depth of the inline chain at file_addr (as
- * sym_inline_frames() numbers them): the address's own line for the
- * innermost, and for each outer one the call site of the scope inside
- * it, where perf shows it too. */
-static char *lookup_chain_srcline(struct sym_dwarf *dw, u64 file_addr, int depth)
+/* Remembers line (NULL: none) in a map slot; returns it. */
+static const char *keep_line(struct sym_dwarf *dw, u64 *slot, char *line)
 {
-	if (depth == 0)
-		return lookup_srcline(dw, file_addr);
-	struct scopes sc;
-	bool subprogram;
-	if (function_scopes(lines_dwarf(dw), file_addr, &sc, &subprogram) < depth)
+	if (!line) {
+		*slot = NO_LINE;
 		return NULL;
-	return call_site(&sc.dies[depth - 1]);
+	}
+	VEC_PUSH(&dw->srclines, line);
+	*slot = dw->srclines.n;
+	return line;
 }
 
-/* Looks up and caches the line of (file_addr, depth) in map under key. */
-static const char *cached_srcline(struct sym_dwarf *dw, struct u64map *map, u64 key,
-				  u64 file_addr, int depth)
+/* The outer frames' lines of the inline chain at file_addr (as
+ * sym_inline_frames() numbers its frames, 0 the innermost): each is the
+ * call site of the scope inside it, where perf shows it too.  One scope
+ * walk gives them all, so all are cached at once. */
+static void lookup_call_sites(struct sym_dwarf *dw, u64 file_addr, int asked)
 {
-	bool created;
-	u64 *slot = u64map_slot(map, key, &created);
-	if (created) {
-		char *line = lookup_chain_srcline(dw, file_addr, depth);
-		if (!line) {
-			*slot = NO_LINE;
-		} else {
-			VEC_PUSH(&dw->srclines, line);
-			*slot = dw->srclines.n;
-		}
-	}
-	return *slot == NO_LINE ? NULL : dw->srclines.v[*slot - 1];
+	struct scopes sc;
+	bool subprogram;
+	int k = function_scopes(lines_dwarf(dw), file_addr, &sc, &subprogram);
+	for (int depth = 1; depth <= k; depth++)
+		keep_line(dw, u64map_slot(&dw->call_at, file_addr << 5 | (u64)depth, NULL),
+			  call_site(&sc.dies[depth - 1]));
+	if (asked > k)
+		keep_line(dw, u64map_slot(&dw->call_at, file_addr << 5 | (u64)asked, NULL), NULL);
 }
 
 const char *sym_srcline(struct sym_ctx *c, struct sym_dso *d, u64 file_addr)
@@ -425,7 +420,17 @@ const char *sym_inline_srcline(struct sym_ctx *c, struct sym_dso *d, u64 file_ad
 	struct sym_dwarf *dw = dso_dwarf(c, d);
 	if (!dw)
 		return NULL;
-	if (depth == 0)
-		return cached_srcline(dw, &dw->line_at, file_addr, file_addr, 0);
-	return cached_srcline(dw, &dw->call_at, file_addr << 5 | (u64)depth, file_addr, depth);
+	u64 *slot;
+	if (depth == 0) {
+		bool created;
+		slot = u64map_slot(&dw->line_at, file_addr, &created);
+		if (created)
+			return keep_line(dw, slot, lookup_srcline(dw, file_addr));
+	} else {
+		u64 key = file_addr << 5 | (u64)depth;
+		if (!u64map_get(&dw->call_at, key))
+			lookup_call_sites(dw, file_addr, depth);
+		slot = u64map_get(&dw->call_at, key);
+	}
+	return *slot == NO_LINE ? NULL : dw->srclines.v[*slot - 1];
 }

@@ -51,6 +51,14 @@ chains() {
 		     END { if (c != "") print c }'
 }
 
+# ratio_reach CHAINS: "TOTAL GOOD", the known-ratio workload's leaf samples
+# and how many of them reach main through every frame of the design.
+ratio_reach() {
+	awk '$1 == "leaf_a" || $1 == "leaf_b" { t++; if ($0 ~ /^leaf_[ab] mid_ab work main( |$)/) g++ }
+	     $1 == "leaf_c" { t++; if ($0 ~ /^leaf_c work main( |$)/) g++ }
+	     END { print t + 0, g + 0 }' "$1"
+}
+
 # pct FILE SYM: the first percentage of SYM's row in a --stdio report.
 pct() {
 	awk -v s="$2" '$(NF-1) == "[.]" && $NF == s { sub("%", "", $1); print $1; f = 1; exit }
@@ -68,10 +76,7 @@ perf report -i "$TMP/ratio.data" --stdio --children --sort sym -g none \
 for unw in libdw libunwind; do
 	chains "$TMP/ratio.data" $unw >"$TMP/chains.$unw"
 	# Every sample in a leaf must reach main through the design's frames.
-	read -r total good < <(awk '
-		$1 == "leaf_a" || $1 == "leaf_b" { t++; if ($0 ~ /^leaf_[ab] mid_ab work main( |$)/) g++ }
-		$1 == "leaf_c" { t++; if ($0 ~ /^leaf_c work main( |$)/) g++ }
-		END { print t + 0, g + 0 }' "$TMP/chains.$unw")
+	read -r total good < <(ratio_reach "$TMP/chains.$unw")
 	if [ "$total" -gt 500 ] && [ $((good * 100)) -ge $((total * 95)) ]; then
 		pass "ratio-$unw-unwound ($good of $total leaf samples reach main, $((good * 100 / total))%)"
 	else
@@ -196,10 +201,7 @@ if ! readelf -SW "$TMP/ratio-df" | grep -q '\.debug_frame'; then
 elif record ratio-df "$TMP/ratio-df" 2; then
 	for unw in libdw libunwind; do
 		chains "$TMP/ratio-df.data" $unw >"$TMP/df.$unw"
-		read -r total good < <(awk '
-			$1 == "leaf_a" || $1 == "leaf_b" { t++; if ($0 ~ /^leaf_[ab] mid_ab work main( |$)/) g++ }
-			$1 == "leaf_c" { t++; if ($0 ~ /^leaf_c work main( |$)/) g++ }
-			END { print t + 0, g + 0 }' "$TMP/df.$unw")
+		read -r total good < <(ratio_reach "$TMP/df.$unw")
 		if [ "$total" -gt 300 ] && [ $((good * 100)) -ge $((total * 95)) ]; then
 			pass "debug-frame-$unw ($good of $total leaf samples reach main from .debug_frame)"
 		else
