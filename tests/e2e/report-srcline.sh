@@ -132,7 +132,9 @@ fi
 # the inlined body.
 "$EMBER" collapse -i "$TMP/i.data" >"$TMP/plain.folded" 2>/dev/null
 "$EMBER" collapse -i "$TMP/i.data" --srcline >"$TMP/src.folded" 2>/dev/null
+# Stacks that differ only by a line merge again once the lines are gone.
 sed -E 's/ [A-Za-z0-9_.+-]+\.[A-Za-z]+:[0-9]+(;| [0-9]+$)/\1/g' "$TMP/src.folded" |
+	awk '{ n = $NF; sub(/ [0-9]+$/, ""); c[$0] += n } END { for (s in c) print s, c[s] }' |
 	sort >"$TMP/stripped"
 sed -E 's/ ;/;/g; s/ ( [0-9]+)$/\1/' "$TMP/plain.folded" | sort >"$TMP/plain.sorted"
 hot=$(grep -c ";outer_loop inlined.c:$call;spin_inner inlined.c:[0-9]* [0-9]*$" "$TMP/src.folded")
