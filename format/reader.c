@@ -2,9 +2,14 @@
  * features, then records one at a time, decoded and (by default) put back
  * into time order with the FINISHED_ROUND protocol.
  *
- * Files are mmap'd and records are handed out in place; streams are copied
- * into an arena.  Every size read from the input is checked against what
- * remains before it is used. */
+ * Records are read into a window that slides along the input (pread for
+ * files, read for streams) and are handed out in place; the window keeps
+ * every record still queued for ordering.  Copying from the page cache
+ * costs about half of what mapping every page of a large file does, and
+ * memory stays at the window, not the file.  A file's header and features
+ * are read through a mapping, where only the pages touched fault in.
+ * Every size read from the input is checked against what remains before
+ * it is used. */
 #include "format/format.h"
 
 #include <errno.h>
@@ -21,14 +26,15 @@
 #define PIPE_HEADER_SIZE 16
 #define MAX_RECORD 65535
 /* Without FINISHED_ROUND records the queue is flushed oldest-first once it
- * holds this many events: a bounded reorder window. */
+ * holds this many events, or its records span this many bytes of input (the
+ * window keeps them all): a bounded reorder window. */
 #define REORDER_WINDOW (1u << 20)
+#define REORDER_BYTES (256ull << 20)
 
 struct queued {
 	u64 time;
-	u64 seq;    /* arrival order: ties keep file order */
-	u64 loc;    /* where the bytes are: file offset or arena offset */
-	u64 offset; /* where the record was in the input */
+	u64 seq;    /* arrival order: ties keep input order */
+	u64 offset; /* where the record is in the input (and the window) */
 };
 
 struct feature {
@@ -43,10 +49,11 @@ struct pd_reader {
 	const u8 *map;
 	size_t map_len;
 	u64 data_begin, data_end;
-	/* stream mode: bytes read but not yet consumed */
-	u8 *in;
-	size_t in_start, in_len, in_cap;
-	bool in_eof;
+	/* input bytes [win_off, win_off + win_len) are at win */
+	u8 *win;
+	u64 win_off;
+	size_t win_len, win_cap;
+	u64 hold_from;         /* lowest offset a queued record may have */
 	u64 pos;               /* offset of the next record in the input */
 	bool ended;            /* input exhausted (or stopped by an error) */
 	bool failed;           /* an error is pending after the queue drains */
@@ -68,7 +75,6 @@ struct pd_reader {
 	VEC(struct queued) merge_tmp;
 	size_t out_next, out_end;  /* queue[out_next..out_end) are ready */
 	u64 seq, max_time, round_limit, last_out_time;
-	VEC(u8) arena;         /* stream mode: queued record bytes */
 	VEC(u64) scratch;      /* aligned copy of one record */
 
 	struct pd_reader_stats stats;
@@ -536,44 +542,101 @@ static void count_record(struct pd_reader *r, const struct pd_event *ev)
 	}
 }
 
-/* ---- input: file (mmap) or stream (read) -------------------------------- */
+/* ---- input: a window on the file (pread) or the stream (read) ---------- */
 
-/* Stream mode: makes n bytes available at r->in + r->in_start.
- * 1 when they are, 0 at a clean end of input, -1 on a short or failed read. */
-static int stream_need(struct pd_reader *r, size_t n)
+/* The largest first window, and how much one read asks for.  A file's
+ * first window is smaller when its data is; a stream's starts small.  The
+ * window doubles when the records still queued fill half of it. */
+#define WINDOW_START (8u << 20)
+#define WINDOW_STREAM_START (64u << 10)
+#define WINDOW_READ (1u << 20)
+
+/* Where the bytes of input offset off are; the window holds them. */
+static const u8 *win_at(const struct pd_reader *r, u64 off)
 {
-	while (r->in_len < n) {
-		if (r->in_eof)
-			return r->in_len == 0 ? 0 : -1;
-		if (r->in_start + n > r->in_cap && r->in_start) {
-			memmove(r->in, r->in + r->in_start, r->in_len);
-			r->in_start = 0;
-		}
-		/* Grow only when what arrived fills the buffer: a size field that
-		 * lies (tracing data says 4 GiB) costs at most twice the bytes the
-		 * stream really holds. */
-		if (r->in_start + r->in_len == r->in_cap) {
-			r->in_cap = MIN(n, r->in_cap * 2);
-			r->in = xrealloc(r->in, r->in_cap);
-		}
-		size_t at = r->in_start + r->in_len;
-		ssize_t got = read(r->fd, r->in + at, r->in_cap - at);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			return -1;
-		if (got == 0)
-			r->in_eof = true;
-		r->in_len += (size_t)got;
-	}
-	return 1;
+	return r->win + (off - r->win_off);
 }
 
-static void stream_consume(struct pd_reader *r, size_t n)
+/* Drops the window's bytes before offset keep (rounded down to 8, so a
+ * record's alignment in the window is its alignment in the input). */
+static void window_slide(struct pd_reader *r, u64 keep)
 {
-	r->in_start += n;
-	r->in_len -= n;
-	r->pos += n;
+	keep &= ~(u64)7;
+	u64 end = r->win_off + r->win_len;
+	if (keep >= end) {
+		r->win_off = keep;
+		r->win_len = 0;
+		return;
+	}
+	if (keep > r->win_off) {
+		size_t drop = (size_t)(keep - r->win_off);
+		memmove(r->win, r->win + drop, r->win_len - drop);
+		r->win_len -= drop;
+		r->win_off = keep;
+	}
+}
+
+/* Reads more input after the window's end; the bytes read (0 at the end
+ * of the input), or -1. */
+static ssize_t window_read(struct pd_reader *r)
+{
+	u64 at = r->win_off + r->win_len;
+	size_t room = MIN(r->win_cap - r->win_len, (size_t)WINDOW_READ);
+	for (;;) {
+		ssize_t got;
+		if (r->pipe) {
+			got = read(r->fd, r->win + r->win_len, room);
+		} else {
+			room = (size_t)MIN((u64)room, r->data_end - at);
+			got = room ? pread(r->fd, r->win + r->win_len, room, (off_t)at) : 0;
+		}
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got > 0)
+			r->win_len += (size_t)got;
+		return got;
+	}
+}
+
+static size_t first_window(const struct pd_reader *r)
+{
+	if (r->pipe)
+		return WINDOW_STREAM_START;
+	return (size_t)MAX(MIN((u64)WINDOW_START, r->data_end - r->data_begin), 4096);
+}
+
+/* Makes input bytes [r->pos, r->pos + n) available in the window,
+ * keeping every record still queued.  1 when they are, 0 when the input
+ * ends first, -1 on a failed read. */
+static int window_need(struct pd_reader *r, size_t n)
+{
+	if (r->pos >= r->win_off && r->pos + n <= r->win_off + r->win_len)
+		return 1;
+	if (!r->pipe && r->pos + n > r->data_end)
+		return 0;
+	window_slide(r, MIN(r->pos, r->hold_from));
+	u64 want = r->pos + n - r->win_off;    /* bytes the window must hold */
+	/* A file's sizes are checked against its length, so its window can
+	 * grow to what is wanted at once; a stream's only with the bytes that
+	 * arrive, so a size that lies costs a few times what the stream holds. */
+	size_t floor_cap = r->pipe ? 0 : (size_t)MIN(want + WINDOW_READ, r->data_end - r->win_off);
+	while (r->win_len < want) {
+		if (r->win_cap < floor_cap || r->win_len >= r->win_cap / 2) {
+			size_t cap = r->win_cap ? r->win_cap * 2 : first_window(r);
+			while (cap < floor_cap)
+				cap *= 2;
+			r->win = xrealloc(r->win, cap);
+			r->win_cap = cap;
+		}
+		ssize_t got = window_read(r);
+		if (got < 0)
+			return -1;
+		if (got == 0) {
+			/* a stream's end; in a file, one that shrank under us */
+			return r->pipe ? 0 : -1;
+		}
+	}
+	return 1;
 }
 
 /* Returns the next raw record of the input (not yet decoded) in *rec, or
@@ -581,40 +644,34 @@ static void stream_consume(struct pd_reader *r, size_t n)
  * next call. */
 static int next_raw(struct pd_reader *r, const u8 **rec, u64 *offset)
 {
-	u8 hdr[8];
 	*offset = r->pos;
 	if (!r->pipe) {
 		if (r->pos >= r->data_end)
 			return 0;
 		if (r->data_end - r->pos < 8)
 			return r->stats.truncated ? 0 : fail_at(r, r->pos, "truncated record header");
-		memcpy(hdr, r->map + r->pos, 8);
-	} else {
-		int got = stream_need(r, 8);
-		if (got == 0)
-			return 0;
-		if (got < 0)
-			return fail_at(r, r->pos, "truncated record header");
-		memcpy(hdr, r->in + r->in_start, 8);
 	}
+	int got = window_need(r, 8);
+	if (got < 0 && !r->pipe)
+		return fail_at(r, r->pos, "cannot read the file");
+	if (got <= 0)   /* a stream ends cleanly only between records */
+		return r->win_off + r->win_len == r->pos ? 0 :
+		       fail_at(r, r->pos, "truncated record header");
+	u8 hdr[8];
+	memcpy(hdr, win_at(r, r->pos), 8);
 	u16 size = get_u32(hdr + 4) >> 16;
 	if (size < 8)
 		return fail_at(r, r->pos, "record size is smaller than its header");
-	const u8 *src;
-	if (!r->pipe) {
-		/* A file cut while recording ends with a partial record. */
-		if (r->data_end - r->pos < size)
-			return r->stats.truncated ? 0 :
-			       fail_at(r, r->pos, "record runs past the end of the data");
-		src = r->map + r->pos;
-		r->pos += size;
-	} else {
-		if (stream_need(r, size) != 1)
-			return fail_at(r, r->pos, "record runs past the end of the stream");
-		src = r->in + r->in_start;
-		stream_consume(r, size);
-	}
-	if (((uintptr_t)src & 7) || r->pipe) {
+	/* A file cut while recording ends with a partial record. */
+	if (!r->pipe && r->data_end - r->pos < size)
+		return r->stats.truncated ? 0 :
+		       fail_at(r, r->pos, "record runs past the end of the data");
+	if (window_need(r, size) != 1)
+		return fail_at(r, r->pos, r->pipe ? "record runs past the end of the stream"
+						  : "cannot read the file");
+	const u8 *src = win_at(r, r->pos);
+	r->pos += size;
+	if ((uintptr_t)src & 7) {
 		VEC_GROW(&r->scratch, (size_t)(size + 7) / 8);
 		memcpy(r->scratch.v, src, size);
 		src = (const u8 *)r->scratch.v;
@@ -642,17 +699,13 @@ static int read_tracing_data(struct pd_reader *r, const u8 *rec, u16 size, u64 o
 	if (size < 12)
 		return fail_at(r, offset, "tracing-data record too small");
 	u32 len = get_u32(rec + 8);
-	if (!r->pipe) {
-		if (r->data_end - r->pos < len)
-			return fail_at(r, offset, "tracing data runs past the end");
-		keep_feature(r, PD_FEAT_TRACING_DATA, r->map + r->pos, len);
-		r->pos += len;
-		return 0;
-	}
-	if (stream_need(r, len) != 1)
-		return fail_at(r, offset, "tracing data runs past the end of the stream");
-	keep_feature(r, PD_FEAT_TRACING_DATA, r->in + r->in_start, len);
-	stream_consume(r, len);
+	if (!r->pipe && r->data_end - r->pos < len)
+		return fail_at(r, offset, "tracing data runs past the end");
+	if (window_need(r, len) != 1)
+		return fail_at(r, offset, r->pipe ? "tracing data runs past the end of the stream"
+						  : "cannot read the file");
+	keep_feature(r, PD_FEAT_TRACING_DATA, win_at(r, r->pos), len);
+	r->pos += len;
 	return 0;
 }
 
@@ -729,8 +782,6 @@ static void queue_compact(struct pd_reader *r)
 	memmove(r->queue.v, r->queue.v + r->out_next, rest * sizeof(struct queued));
 	r->queue.n = rest;
 	r->out_next = r->out_end = 0;
-	if (r->pipe && rest == 0)
-		r->arena.n = 0;
 }
 
 static bool queued_before(const struct queued *x, const struct queued *y)
@@ -787,44 +838,17 @@ static void queue_release(struct pd_reader *r, u64 limit)
 		k++;
 	r->out_next = 0;
 	r->out_end = k;
+	/* The window must keep what stays queued; records queued later come
+	 * from r->pos on.  (Released ones are all delivered before the next
+	 * read: fill_queue reads only when none is left.) */
+	r->hold_from = r->pos;
+	for (size_t i = k; i < r->queue.n; i++)
+		r->hold_from = MIN(r->hold_from, r->queue.v[i].offset);
 }
 
-/* Arena slots keep every record 8-byte aligned, as decoding expects,
- * even when a damaged stream gives a size that is not a multiple of 8. */
-#define ARENA_SLOT(size) (((size_t)(size) + 7) & ~(size_t)7)
-
-/* Stream mode keeps queued records in the arena; rebuild it when the
- * delivered ones are most of it, so memory follows the live queue. */
-static void arena_shrink(struct pd_reader *r)
+static void enqueue(struct pd_reader *r, u64 offset, u64 time)
 {
-	if (!r->pipe || r->arena.n < (64u << 20))
-		return;
-	VEC(u8) fresh = {0};
-	for (size_t i = r->out_next; i < r->queue.n; i++) {
-		const u8 *rec = r->arena.v + r->queue.v[i].loc;
-		u16 size = get_u32(rec + 4) >> 16;
-		size_t at = fresh.n;
-		VEC_GROW(&fresh, at + ARENA_SLOT(size));
-		memcpy(fresh.v + at, rec, size);
-		fresh.n += ARENA_SLOT(size);
-		r->queue.v[i].loc = at;
-	}
-	VEC_FREE(&r->arena);
-	r->arena.v = fresh.v;
-	r->arena.n = fresh.n;
-	r->arena.cap = fresh.cap;
-}
-
-static void enqueue(struct pd_reader *r, const u8 *rec, u64 offset, u64 time)
-{
-	struct queued q = { time, r->seq++, offset, offset };
-	if (r->pipe) {
-		u16 size = get_u32(rec + 4) >> 16;
-		q.loc = r->arena.n;
-		VEC_GROW(&r->arena, r->arena.n + ARENA_SLOT(size));
-		memcpy(r->arena.v + r->arena.n, rec, size);
-		r->arena.n += ARENA_SLOT(size);
-	}
+	struct queued q = { time, r->seq++, offset };
 	VEC_PUSH(&r->queue, q);
 	if (time > r->max_time)
 		r->max_time = time;
@@ -877,9 +901,14 @@ static int queue_one(struct pd_reader *r)
 	u64 time = record_time(r, rec);
 	if (time < r->last_out_time)
 		r->stats.reordered_late++;
-	enqueue(r, rec, offset, time);
-	if (r->queue.n - r->out_next >= REORDER_WINDOW)
-		queue_release(r, r->queue.v[r->out_next + REORDER_WINDOW / 2].time);
+	enqueue(r, offset, time);
+	size_t queued = r->queue.n - r->out_next;
+	if (queued >= REORDER_WINDOW || (queued > 1 && r->pos - r->hold_from >= REORDER_BYTES)) {
+		/* the oldest half by time */
+		queue_compact(r);
+		queue_sort(r);
+		queue_release(r, r->queue.v[queued / 2].time);
+	}
 	return 1;
 }
 
@@ -898,10 +927,8 @@ static void fill_queue(struct pd_reader *r)
 
 static int next_ordered(struct pd_reader *r, struct pd_event *ev)
 {
-	if (r->out_next == r->out_end) {
-		arena_shrink(r);
+	if (r->out_next == r->out_end)
 		fill_queue(r);
-	}
 	if (r->out_next == r->out_end) {
 		if (r->failed) {
 			err_set("%s", r->error);
@@ -910,8 +937,8 @@ static int next_ordered(struct pd_reader *r, struct pd_event *ev)
 		return 0;
 	}
 	struct queued *q = &r->queue.v[r->out_next++];
-	const u8 *rec = r->pipe ? r->arena.v + q->loc : r->map + q->loc;
-	if (!r->pipe && ((uintptr_t)rec & 7)) {
+	const u8 *rec = win_at(r, q->offset);
+	if ((uintptr_t)rec & 7) {
 		u16 size = get_u32(rec + 4) >> 16;
 		VEC_GROW(&r->scratch, (size_t)(size + 7) / 8);
 		memcpy(r->scratch.v, rec, size);
@@ -1077,15 +1104,13 @@ static int open_file(struct pd_reader *r, const char *path)
 		return -1;
 	}
 	r->map_len = (size_t)st.st_size;
-	/* Populated up front: the whole file is read, and one fault per page
-	 * costs more than reading it in at once. */
-	void *m = mmap(NULL, r->map_len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, r->fd, 0);
+	/* Header, attrs and features only: the records come by pread. */
+	void *m = mmap(NULL, r->map_len, PROT_READ, MAP_PRIVATE, r->fd, 0);
 	if (m == MAP_FAILED) {
 		err_set_errno("%s: cannot map", path);
 		return -1;
 	}
 	r->map = m;
-	madvise(m, r->map_len, MADV_SEQUENTIAL);
 	const u8 *h = r->map;
 	if (get_u64(h + 8) < FILE_HEADER_SIZE) {
 		err_set("%s: offset 8: header size %llu is too small", path,
@@ -1127,6 +1152,8 @@ static int open_file(struct pd_reader *r, const char *path)
 	}
 	r->data_begin = data_off;
 	r->pos = data_off;
+	r->win_off = data_off;
+	r->hold_from = r->ordered ? data_off : UINT64_MAX;
 	/* Writers add the features when they close the file: none means the
 	 * recorder was killed or failed, and its header's data size is only
 	 * its last checkpoint. */
@@ -1147,20 +1174,19 @@ static int open_file(struct pd_reader *r, const char *path)
 
 static int open_stream(struct pd_reader *r, const char *path)
 {
-	int got = stream_need(r, PIPE_HEADER_SIZE);
-	if (got != 1) {
+	if (window_need(r, PIPE_HEADER_SIZE) != 1) {
 		err_set("%s: offset 0: stream ends before its header", path);
 		return -1;
 	}
-	if (get_u64(r->in + r->in_start) != PERF_MAGIC2) {
+	if (get_u64(win_at(r, 0)) != PERF_MAGIC2) {
 		err_set("%s: offset 0: not a perf.data stream (bad magic)", path);
 		return -1;
 	}
-	if (get_u64(r->in + r->in_start + 8) != PIPE_HEADER_SIZE) {
+	if (get_u64(win_at(r, 8)) != PIPE_HEADER_SIZE) {
 		err_set("%s: offset 8: not a perf.data stream header", path);
 		return -1;
 	}
-	stream_consume(r, PIPE_HEADER_SIZE);
+	r->pos = PIPE_HEADER_SIZE;
 	return 0;
 }
 
@@ -1191,8 +1217,7 @@ struct pd_reader *pd_reader_open(const char *path, const struct pd_reader_opts *
 		r->pipe = true;
 	}
 	if (r->pipe) {
-		r->in_cap = 1 << 20;
-		r->in = xmalloc(r->in_cap);
+		r->hold_from = r->ordered ? 0 : UINT64_MAX;
 		if (open_stream(r, path) < 0)
 			goto fail;
 	} else if (open_file(r, path) < 0) {
@@ -1235,9 +1260,8 @@ void pd_reader_close(struct pd_reader *r)
 	VEC_FREE(&r->build_ids);
 	VEC_FREE(&r->queue);
 	VEC_FREE(&r->merge_tmp);
-	VEC_FREE(&r->arena);
 	VEC_FREE(&r->scratch);
-	free(r->in);
+	free(r->win);
 	free(r);
 }
 

@@ -1098,6 +1098,122 @@ static const char *find_perf(void)
 	return ok ? NULL : "perf not installed (Debian package linux-perf)";
 }
 
+/* ---- Reading a file larger than the reader's window ------------------------
+ * Records of up to 16 KB from two "CPUs", the second drained a round late,
+ * so each round's records wait in the queue while the window slides on;
+ * one round of ~19 MB makes the window grow.  Each record carries its
+ * write order in the period and a payload derived from it. */
+
+#define WIN_ROUNDS 24
+#define WIN_PER_CPU(r) ((r) == 10 ? 1200 : 90)
+
+static u32 win_raw_size(u64 seq)
+{
+	return 4 + 8 * (u32)(seq * 7919 % 2000);   /* 4 mod 8, as the kernel pads */
+}
+
+static u8 win_byte(u64 seq, u32 j)
+{
+	return (u8)(seq * 131 + j);
+}
+
+/* A sample of TIME | PERIOD | RAW; returns its size. */
+static size_t win_record(u8 *buf, u64 time, u64 seq)
+{
+	u32 raw = win_raw_size(seq);
+	size_t n = 8 + 8 + 8 + 4 + raw;
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, (u16)n };
+	memcpy(buf, &h, 8);
+	memcpy(buf + 8, &time, 8);
+	memcpy(buf + 16, &seq, 8);
+	memcpy(buf + 24, &raw, 4);
+	for (u32 j = 0; j < raw; j++)
+		buf[28 + j] = win_byte(seq, j);
+	return n;
+}
+
+static u64 win_time(int round, int k, int cpu)
+{
+	return 1000000000ULL + (u64)round * 1000000 + (u64)k * 2 + (u64)cpu;
+}
+
+/* Writes the file (or the stream variant); returns the number of records. */
+static u64 win_write(const char *path, bool rounds, bool pipe)
+{
+	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK, .sample_period = 1,
+		.sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW };
+	struct pd_writer *w = pd_writer_open(path, pipe);
+	pd_writer_add_attr(w, &a, NULL, NULL, 0);
+	CHECK(pd_writer_begin(w) == 0, "%s", err_msg());
+	u8 *buf = xmalloc(65536);
+	u64 seq = 0;
+	for (int r = 0; r <= WIN_ROUNDS; r++) {
+		for (int k = 0; r < WIN_ROUNDS && k < WIN_PER_CPU(r); k++)
+			pd_writer_write(w, buf, win_record(buf, win_time(r, k, 0), seq++));
+		for (int k = 0; r > 0 && k < WIN_PER_CPU(r - 1); k++)
+			pd_writer_write(w, buf, win_record(buf, win_time(r - 1, k, 1), seq++));
+		if (rounds)
+			pd_writer_finished_round(w);
+	}
+	free(buf);
+	CHECK(pd_writer_close(w) == 0, "%s", err_msg());
+	return seq;
+}
+
+/* Reads it back: every record once, intact, in time order (or, unordered,
+ * in file order). */
+static void win_read(const char *path, bool unordered, u64 want, const char *what)
+{
+	struct pd_reader_opts o = { .unordered = unordered };
+	struct pd_reader *r = pd_reader_open(path, &o);
+	CHECK(r, "%s: %s", what, err_msg());
+	if (!r)
+		return;
+	struct pd_event ev;
+	u64 n = 0, last_time = 0, bad_payload = 0, bad_order = 0;
+	int got;
+	while ((got = pd_reader_next(r, &ev)) == 1) {
+		if (ev.type != PERF_RECORD_SAMPLE)
+			continue;
+		u64 seq = ev.s.period;
+		bool ok = ev.s.raw_size == win_raw_size(seq);
+		for (u32 j = 0; ok && j < ev.s.raw_size; j++)
+			ok = ev.s.raw[j] == win_byte(seq, j);
+		bad_payload += !ok;
+		bad_order += unordered ? seq != n : ev.s.time <= last_time;
+		last_time = ev.s.time;
+		n++;
+	}
+	CHECK(got == 0, "%s: read ends with %d: %s", what, got, err_msg());
+	CHECK(n == want, "%s: %llu records of %llu", what, (unsigned long long)n,
+	      (unsigned long long)want);
+	CHECK(bad_payload == 0, "%s: %llu payloads damaged", what, (unsigned long long)bad_payload);
+	CHECK(bad_order == 0, "%s: %llu out of order", what, (unsigned long long)bad_order);
+	pd_reader_close(r);
+}
+
+static void test_reader_window(void)
+{
+	char *path = tmp_path("window.data");
+	u64 n = win_write(path, true, false);
+	struct stat st;
+	stat(path, &st);
+	CHECK(st.st_size > 40 << 20, "file is only %lld bytes", (long long)st.st_size);
+	win_read(path, false, n, "rounds, ordered");
+	win_read(path, true, n, "rounds, unordered");
+	/* Without rounds nothing is released until the end: the window
+	 * holds the whole data. */
+	n = win_write(path, false, false);
+	win_read(path, false, n, "no rounds, ordered");
+	/* The stream variant goes through read(), not pread. */
+	n = win_write(path, true, true);
+	win_read(path, false, n, "stream, ordered");
+	win_read(path, true, n, "stream, unordered");
+	unlink(path);
+	free(path);
+}
+
 int main(void)
 {
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/ember-fmt-XXXXXX");
@@ -1119,6 +1235,7 @@ int main(void)
 	RUN(test_perf_header);
 	RUN(test_perf_script_pipe);
 	RUN(test_tracepoint);
+	RUN(test_reader_window);
 	/* EMBER_TEST_KEEP=1 keeps the files for a look with perf by hand. */
 	char *cmd = xasprintf("rm -rf '%s'", tmpdir);
 	if (getenv("EMBER_TEST_KEEP"))
