@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/child.h"
 #include "pmc/stat-internal.h"
 
 #define CMD "stat"
@@ -209,6 +210,11 @@ static int check_cli(struct cli *cl)
 			   "the table has one row per interval");
 	if (cl->set != SET_NONE && cl->repeat > 1)
 		return bad("--ipc/--tlb with -r", "use -I for a series");
+	/* Looked up as exec will, so a typo is a usage error, as in record. */
+	if (cl->command && child_command_check(cl->command[0]) < 0) {
+		cmd_error(CMD, "%s", err_msg());
+		return -1;
+	}
 	return 0;
 }
 

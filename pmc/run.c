@@ -1,15 +1,15 @@
 /* run.c - one counting run of `ember stat`: start the command held at a
- * pipe until its counters are open, wait for it (or a duration, or the
- * watched processes to go), tick intervals, and read the totals. */
+ * pipe until its counters are open (common/child.c), wait for it (or a
+ * duration, or the watched processes to go), tick intervals, and read the
+ * totals. */
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/child.h"
 #include "pmc/stat-internal.h"
 
 /* One run in progress. */
@@ -17,9 +17,7 @@ struct run {
 	const struct pmc_run_opts *o;
 	struct pmc_counters ctr;
 	struct pmc_reading *prev, *now;
-	pid_t child;
-	int go_fd;       /* write end: closing it lets the child exec */
-	int status_fd;   /* read end: the child's exec errno, or EOF */
+	struct held_child child;   /* pid 0 without a command */
 	int *pidfds;     /* the command's or the watched processes' */
 	int npidfds;
 	pid_t *polled;   /* watched threads without a pidfd (old kernels) */
@@ -28,94 +26,19 @@ struct run {
 	double last_tick;   /* ns since t0 of the previous tick */
 };
 
-/* The child waits for the go signal, then execs; an exec failure is sent
- * back as an errno through a close-on-exec pipe. */
-static void child_main(char **argv, int go_rd, int status_wr)
-{
-	char c;
-	ssize_t n = read(go_rd, &c, 1);
-	(void)n;
-	execvp(argv[0], argv);
-	int e = errno;
-	if (write(status_wr, &e, sizeof(e)) < 0)
-		_exit(127);
-	_exit(127);
-}
-
-static int launch(struct run *r, char **argv)
-{
-	int go[2], st[2];
-	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(st, O_CLOEXEC) < 0) {
-		err_set_errno("cannot make a pipe for the command");
-		return -1;
-	}
-	pid_t pid = fork();
-	if (pid < 0) {
-		err_set_errno("cannot fork for '%s'", argv[0]);
-		return -1;
-	}
-	if (pid == 0) {
-		close(go[1]);
-		close(st[0]);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		child_main(argv, go[0], st[1]);
-	}
-	close(go[0]);
-	close(st[1]);
-	r->child = pid;
-	r->go_fd = go[1];
-	r->status_fd = st[0];
-	return 0;
-}
-
-/* Lets the child exec; -1 with err_set() when exec failed. */
-static int go(struct run *r, const char *name)
-{
-	close(r->go_fd);
-	r->go_fd = -1;
-	int e = 0;
-	ssize_t n = read(r->status_fd, &e, sizeof(e));
-	close(r->status_fd);
-	r->status_fd = -1;
-	if (n == (ssize_t)sizeof(e)) {
-		errno = e;
-		err_set_errno("cannot run '%s'", name);
-		return -1;
-	}
-	return 0;
-}
-
-#ifndef PIDFD_THREAD
-#define PIDFD_THREAD O_EXCL
-#endif
-
-/* A pidfd for a process, or with thread for one thread (a -t target that
- * is not its process's leader: Linux 6.9 and later). */
-static int pidfd_of(pid_t pid, bool thread)
-{
-#ifdef SYS_pidfd_open
-	return (int)syscall(SYS_pidfd_open, pid, thread ? PIDFD_THREAD : 0);
-#else
-	(void)pid, (void)thread;
-	errno = ENOSYS;
-	return -1;
-#endif
-}
-
 /* Descriptors that become readable when the process (or, for -t, the
  * thread) exits.  A thread the kernel cannot give a pidfd for is looked
  * up in /proc at each wake-up instead, as perf does for all its targets. */
 static void watch_pids(struct run *r)
 {
 	const struct pmc_run_opts *o = r->o;
-	int n = r->child ? 1 : o->nwatch;
+	int n = r->child.pid ? 1 : o->nwatch;
 	r->pidfds = xcalloc((size_t)(n ? n : 1), sizeof(int));
 	r->polled = xcalloc((size_t)(n ? n : 1), sizeof(pid_t));
 	for (int i = 0; i < n; i++) {
-		pid_t pid = r->child ? r->child : o->watch[i];
-		bool thread = !r->child && o->watch_threads;
-		int fd = pidfd_of(pid, thread);
+		pid_t pid = r->child.pid ? r->child.pid : o->watch[i];
+		bool thread = !r->child.pid && o->watch_threads;
+		int fd = child_pidfd_open(pid, thread);
 		if (fd >= 0)
 			r->pidfds[r->npidfds++] = fd;
 		else if (thread)
@@ -147,8 +70,8 @@ static bool child_exited(pid_t pid)
 
 static bool all_gone(struct run *r)
 {
-	if (r->child)
-		return child_exited(r->child);
+	if (r->child.pid)
+		return child_exited(r->child.pid);
 	if (!r->npidfds && !r->npolled)
 		return false;
 	for (int i = 0; i < r->npolled; i++)
@@ -203,10 +126,10 @@ static bool should_stop(struct run *r, bool *forwarded)
 {
 	const struct pmc_run_opts *o = r->o;
 	if (o->stop && *o->stop) {
-		if (!r->child)
+		if (!r->child.pid)
 			return true;
 		if (!*forwarded)
-			kill(r->child, SIGINT);
+			kill(r->child.pid, SIGINT);
 		*forwarded = true;
 	}
 	if (o->duration_s > 0 && since(r->t0) >= o->duration_s * 1e9)
@@ -241,24 +164,27 @@ static int loop(struct run *r)
 
 static void reap(struct run *r, struct pmc_run_result *res)
 {
-	if (!r->child)
+	if (!r->child.pid)
 		return;
-	if (r->go_fd >= 0)      /* never started: let it go to exit */
-		kill(r->child, SIGKILL), close(r->go_fd), r->go_fd = -1;
-	while (wait4(r->child, &res->status, 0, &res->ru) < 0 && errno == EINTR)
-		;
+	if (r->child.go_fd >= 0) {      /* never started: it exits unexecuted */
+		child_release(&r->child);
+	} else {
+		child_reap(&r->child, true, &res->ru);
+		child_release(&r->child);
+	}
+	res->status = r->child.status;
 	res->have_child = true;
-	r->child = 0;
+	r->child.pid = 0;
 }
 
 static int prepare(struct run *r, struct pmc_target *t, pid_t *tid)
 {
 	const struct pmc_run_opts *o = r->o;
 	if (o->command) {
-		if (launch(r, o->command) < 0)
+		if (child_fork(&r->child, o->command, NULL, false) < 0)
 			return -1;
 		if (!t->cpus) {
-			*tid = r->child;
+			*tid = r->child.pid;
 			t->tids = tid;
 			t->ntids = 1;
 			t->inherit = true;
@@ -279,7 +205,7 @@ static int start(struct run *r, const struct pmc_target *t)
 	r->t0 = now_ns();
 	if (!t->enable_on_exec && pmc_counters_enable(&r->ctr, true) < 0)
 		return -1;
-	if (r->child && go(r, r->o->command[0]) < 0)
+	if (r->child.pid && child_exec(&r->child) < 0)
 		return -1;
 	return 0;
 }
@@ -311,15 +237,11 @@ static void cleanup(struct run *r, struct pmc_run_result *res)
 	free(r->polled);
 	free(r->prev);
 	free(r->now);
-	if (r->go_fd >= 0)
-		close(r->go_fd);
-	if (r->status_fd >= 0)
-		close(r->status_fd);
 }
 
 int pmc_run(const struct pmc_run_opts *o, struct pmc_run_result *res)
 {
-	struct run r = { .o = o, .go_fd = -1, .status_fd = -1 };
+	struct run r = { .o = o, .child = { .go_fd = -1, .err_fd = -1, .pidfd = -1 } };
 	struct pmc_target t = o->target;
 	pid_t tid;
 	memset(res, 0, sizeof(*res));
@@ -329,8 +251,8 @@ int pmc_run(const struct pmc_run_opts *o, struct pmc_run_result *res)
 		if (rc == 0)
 			finish(&r, res);
 		/* --duration ended the count before the command ended. */
-		if (r.child && !child_exited(r.child))
-			kill(r.child, SIGTERM);
+		if (r.child.pid && !child_exited(r.child.pid))
+			kill(r.child.pid, SIGTERM);
 	}
 	cleanup(&r, res);
 	return rc;

@@ -489,7 +489,7 @@ static void print_summary(const struct cli *cl, const struct rec_session *s)
  * status; otherwise, the file complete and the summary printed, we die of
  * our signal so the shell sees 130/143.  A command killed otherwise gives
  * 128 + its signal. */
-static int child_exit_status(const struct rec_child *c)
+static int child_exit_status(const struct held_child *c)
 {
 	if (c->pid && c->exited && WIFEXITED(c->status))
 		return WEXITSTATUS(c->status);

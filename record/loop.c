@@ -191,7 +191,7 @@ static int wait_events(struct rec_session *s, struct pollfd *pfd, int n, u64 dea
 static bool targets_gone(struct rec_session *s, struct pollfd *ctl, int nctl)
 {
 	if (s->child.pid)
-		return rec_child_reap(&s->child, false) == 1;
+		return child_reap(&s->child, false, NULL) == 1;
 	if (!s->ntarget_pidfds)
 		return false;
 	int left = 0;
@@ -272,12 +272,12 @@ static int loop_multi(struct rec_session *s, u64 deadline)
  * draining while it winds down; a second signal kills it. */
 static int stop_child(struct rec_session *s)
 {
-	struct rec_child *c = &s->child;
-	if (!c->pid || rec_child_reap(c, false) == 1)
+	struct held_child *c = &s->child;
+	if (!c->pid || child_reap(c, false, NULL) == 1)
 		return 0;
 	kill(c->pid, SIGINT);
 	sig_atomic_t seen = *s->stop;
-	while (rec_child_reap(c, false) == 0) {
+	while (child_reap(c, false, NULL) == 0) {
 		if (*s->stop > seen && *s->stop >= 2)
 			kill(c->pid, SIGKILL);
 		struct pollfd p = { .fd = c->pidfd, .events = POLLIN };

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include "common/child.h"
 #include "common/common.h"
 #include "format/format.h"
 #include "pmc/pmc.h"
@@ -126,15 +127,6 @@ struct rec_evsel {
 	VEC(u64) ids;
 };
 
-struct rec_child {
-	pid_t pid;                 /* 0 when there is no command */
-	int go_fd;                 /* write end: one byte lets it exec */
-	int err_fd;                /* read end: an errno if exec failed */
-	int pidfd;
-	bool exited;
-	int status;                /* from waitpid */
-};
-
 struct rec_session {
 	const struct rec_opts *o;
 	struct rec_evsel *evsels;
@@ -148,7 +140,7 @@ struct rec_session {
 	int nnodes;
 	int *target_pidfds;        /* -p/-t: stop when all have exited */
 	int ntarget_pidfds;
-	struct rec_child child;
+	struct held_child child;
 	struct pd_writer *w;
 	pthread_mutex_t wlock;     /* taken only when several nodes write */
 	int round_passes;          /* nodes that drained since the last round */
@@ -199,15 +191,6 @@ int rec_nodes_setup(struct rec_session *s);
 void rec_nodes_free(struct rec_session *s);
 int rec_loop(struct rec_session *s);
 int rec_drain_all(struct rec_session *s);
-
-/* launch.c */
-int rec_command_check(const char *name);
-int rec_child_fork(struct rec_child *c, char **argv, const sigset_t *mask,
-		   bool stdout_taken);
-int rec_child_exec(struct rec_child *c);
-void rec_child_release(struct rec_child *c);
-int rec_child_reap(struct rec_child *c, bool block);
-int rec_pidfd_open(pid_t pid, bool thread);
 
 /* synth.c */
 int rec_synth_kernel(struct rec_session *s);

@@ -52,7 +52,7 @@ static void add_thread(struct rec_session *s, pid_t tid)
 
 static void add_target_pidfd(struct rec_session *s, pid_t pid, bool thread)
 {
-	int fd = rec_pidfd_open(pid, thread);
+	int fd = child_pidfd_open(pid, thread);
 	if (fd < 0)
 		return;                 /* then hang-ups tell us instead */
 	s->target_pidfds = xrealloc(s->target_pidfds,
@@ -95,10 +95,10 @@ static int targets_tids(struct rec_session *s)
  * how long to record the whole system (or those CPUs). */
 static int targets_command(struct rec_session *s)
 {
-	if (rec_command_check(s->o->command[0]) < 0)
+	if (child_command_check(s->o->command[0]) < 0)
 		return usage_fail(s);
 	sigset_t child_mask = s->poll_mask;
-	if (rec_child_fork(&s->child, s->o->command, &child_mask,
+	if (child_fork(&s->child, s->o->command, &child_mask,
 			   !strcmp(s->o->output, "-")) < 0)
 		return -1;
 	add_thread(s, s->o->system_wide || s->o->cpus ? -1 : s->child.pid);
@@ -174,13 +174,11 @@ static bool needs_proc_synthesis(const struct rec_session *s)
 
 static int start_command(struct rec_session *s)
 {
-	if (rec_child_exec(&s->child) == 0)
+	if (child_exec(&s->child) == 0)
 		return 0;
-	if (errno == ENOENT || errno == EACCES || errno == ENOEXEC) {
-		err_prefix("%s", s->o->command[0]);
+	if (errno == ENOENT || errno == EACCES || errno == ENOEXEC)
 		s->fail = REC_FAIL_USAGE;
-	}
-	rec_child_reap(&s->child, true);
+	child_reap(&s->child, true, NULL);
 	return -1;
 }
 
@@ -237,20 +235,20 @@ int rec_finish(struct rec_session *s)
 }
 
 /* Gives a still-running command a moment to take SIGINT, then kills it. */
-static void end_child(struct rec_child *c)
+static void end_child(struct held_child *c)
 {
 	if (!c->pid || c->exited)
 		return;
 	if (c->go_fd >= 0) {            /* never released: it exits itself */
-		rec_child_release(c);
+		child_release(c);
 		return;
 	}
 	kill(c->pid, SIGINT);
-	for (int i = 0; i < 100 && rec_child_reap(c, false) == 0; i++)
+	for (int i = 0; i < 100 && child_reap(c, false, NULL) == 0; i++)
 		usleep(10000);
 	if (!c->exited) {
 		kill(c->pid, SIGKILL);
-		rec_child_reap(c, true);
+		child_reap(c, true, NULL);
 	}
 }
 
@@ -283,7 +281,7 @@ void rec_session_free(struct rec_session *s)
 	for (int i = 0; i < s->nevsels; i++)
 		VEC_FREE(&s->evsels[i].ids);
 	free(s->evsels);
-	rec_child_release(&s->child);
+	child_release(&s->child);
 	for (int i = 0; i < s->ntarget_pidfds; i++)
 		close(s->target_pidfds[i]);
 	free(s->target_pidfds);

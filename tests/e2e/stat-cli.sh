@@ -28,8 +28,19 @@ check ipc-no-pmu [ "$RC" -eq 1 ]
 run status -- sh -c 'exit 3'
 check exit-status-is-the-command-s [ "$RC" -eq 3 ]
 run missing -- /nonexistent/command
-if [ "$RC" -eq 1 ] && grep -q "^ember stat: cannot run '/nonexistent/command'" "$TMP/missing.err"
+if [ "$RC" -eq 2 ] && [ "$(wc -l <"$TMP/missing.err")" -eq 1 ] &&
+	grep -q "^ember stat: /nonexistent/command: command not found .*: check the path" "$TMP/missing.err"
 then pass missing-command; else fail missing-command "exit $RC: $(cat "$TMP/missing.err")"; fi
+run missing-in-path -- no-such-command-anywhere
+if [ "$RC" -eq 2 ] && grep -q "^ember stat: no-such-command-anywhere: command not found: check the name or PATH" \
+	"$TMP/missing-in-path.err"
+then pass missing-command-in-path; else fail missing-command-in-path "exit $RC: $(cat "$TMP/missing-in-path.err")"; fi
+# Found, but exec fails (its interpreter is missing): a runtime error
+# naming the command.
+printf '#!/nonexistent/interpreter\n' >"$TMP/broken"; chmod +x "$TMP/broken"
+run broken -- "$TMP/broken"
+if [ "$RC" -eq 1 ] && grep -q "^ember stat: cannot run '$TMP/broken'" "$TMP/broken.err"
+then pass exec-failure; else fail exec-failure "exit $RC: $(cat "$TMP/broken.err")"; fi
 
 for bad in "" "-r 0 -- true" "-A -- true" "--per-thread -- true" \
 	"-p 1 -- true" "-e nosuchevent -- true" "-I 5 -- true" "--bogus -- true" \

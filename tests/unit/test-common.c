@@ -1,6 +1,10 @@
-/* test-common.c - unit tests of common/: parsing, hash map, buffers. */
+/* test-common.c - unit tests of common/: parsing, hash map, buffers, and
+ * the held child's command lookup. */
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "common/child.h"
 #include "common/common.h"
 #include "tests/unit/test.h"
 
@@ -84,6 +88,23 @@ static void test_errors(void)
 	CHECK(!strcmp(err_msg(), "outer: inner 7"), "%s", err_msg());
 }
 
+static void test_command_check(void)
+{
+	CHECK(child_command_check("sh") == 0, "%s", err_msg());
+	CHECK(child_command_check("/bin/sh") == 0, "%s", err_msg());
+	CHECK(child_command_check("no-such-command-here") < 0, "found a ghost");
+	CHECK(strstr(err_msg(), "command not found"), "message '%s'", err_msg());
+	char path[] = "/tmp/ember-test-noexec-XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0, "mkstemp");
+	if (fd >= 0) {
+		fchmod(fd, 0644);
+		close(fd);
+		CHECK(child_command_check(path) < 0, "non-executable accepted");
+		unlink(path);
+	}
+}
+
 int main(void)
 {
 	RUN(test_cpu_list);
@@ -92,5 +113,6 @@ int main(void)
 	RUN(test_u64map);
 	RUN(test_strbuf);
 	RUN(test_errors);
+	RUN(test_command_check);
 	return test_summary();
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -117,7 +118,18 @@ static void stat_round(void)
 	CHECK(run(cmd_stat, "stat", "-o", out, "-a", "-e", "cpu-clock",
 		  "--duration", "0.05", NULL) == 0, "stat -a --duration");
 	CHECK(run(cmd_stat, "stat", "-o", out, "--", "/nonexistent/ember-leak",
-		  NULL) == 1, "stat of a missing command fails");
+		  NULL) == 2, "stat of a missing command is a usage error");
+	/* Found, but exec fails: its interpreter is missing. */
+	char *script = tmp("bad-interpreter");
+	FILE *f = fopen(script, "w");
+	if (f) {
+		fputs("#!/nonexistent/interpreter\n", f);
+		fclose(f);
+		chmod(script, 0755);
+	}
+	CHECK(run(cmd_stat, "stat", "-o", out, "--", script, NULL) == 1,
+	      "stat of a command exec refuses fails");
+	free(script);
 	CHECK(run(cmd_stat, "stat", "-e", "no_such_event_xyz", "--", "true",
 		  NULL) == 2, "stat -e bad is a usage error");
 	free(out);

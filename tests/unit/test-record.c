@@ -210,23 +210,6 @@ static void test_bids_table(void)
 	rec_bids_free(&b);
 }
 
-static void test_command_check(void)
-{
-	CHECK(rec_command_check("sh") == 0, "%s", err_msg());
-	CHECK(rec_command_check("/bin/sh") == 0, "%s", err_msg());
-	CHECK(rec_command_check("no-such-command-here") < 0, "found a ghost");
-	CHECK(strstr(err_msg(), "command not found"), "message '%s'", err_msg());
-	char path[] = "/tmp/ember-test-noexec-XXXXXX";
-	int fd = mkstemp(path);
-	CHECK(fd >= 0, "mkstemp");
-	if (fd >= 0) {
-		fchmod(fd, 0644);
-		close(fd);
-		CHECK(rec_command_check(path) < 0, "non-executable accepted");
-		unlink(path);
-	}
-}
-
 int main(void)
 {
 	RUN(test_tally_walk_counts);
@@ -237,6 +220,5 @@ int main(void)
 	RUN(test_notes_build_id);
 	RUN(test_file_build_ids);
 	RUN(test_bids_table);
-	RUN(test_command_check);
 	return test_summary();
 }

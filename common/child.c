@@ -1,5 +1,8 @@
-/* launch.c - starts the recorded command: forked early and held until its
- * events are open, then released to exec so counting starts at exec. */
+/* child.c - the held command of record and stat: forked early, released
+ * to exec once its events are open; an exec failure comes back as an
+ * errno over a close-on-exec pipe. */
+#include "common/child.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -9,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "record/record-internal.h"
+#include "common/common.h"
 
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL
@@ -21,9 +24,7 @@ static bool is_executable_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
-/* Looks the command up as execvp will, so a typo is a usage error before
- * any file is touched. */
-int rec_command_check(const char *name)
+int child_command_check(const char *name)
 {
 	if (strchr(name, '/')) {
 		if (is_executable_file(name))
@@ -47,34 +48,40 @@ int rec_command_check(const char *name)
 	return -1;
 }
 
-int rec_pidfd_open(pid_t pid, bool thread)
+int child_pidfd_open(pid_t pid, bool thread)
 {
+#ifdef SYS_pidfd_open
 	return (int)syscall(SYS_pidfd_open, pid, thread ? PIDFD_THREAD : 0);
+#else
+	(void)pid, (void)thread;
+	errno = ENOSYS;
+	return -1;
+#endif
 }
 
-/* In the child: wait for the go byte, then exec; an exec failure goes back
- * as an errno over the close-on-exec pipe. */
+/* In the child: wait for the go byte, then exec. */
 static void child_main(int go_fd, int err_fd, char **argv, const sigset_t *mask,
 		       bool stdout_taken)
 {
-	char go;
-	sigprocmask(SIG_SETMASK, mask, NULL);
+	if (mask)
+		sigprocmask(SIG_SETMASK, mask, NULL);
 	/* Our stdout carries the data stream; the command's output must not
 	 * land in the middle of it. */
 	if (stdout_taken)
 		dup2(STDERR_FILENO, STDOUT_FILENO);
-	/* The recorder's own dispositions, not the command's: an ignored
+	/* The parent's dispositions are not the command's: an ignored
 	 * SIGPIPE would stay ignored through exec, and `yes | head` under
 	 * ember would write into a closed pipe instead of dying of it. */
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
+	char go;
 	ssize_t r;
 	do
 		r = read(go_fd, &go, 1);
 	while (r < 0 && errno == EINTR);
 	if (r != 1)
-		_exit(127);     /* the recorder gave up before starting */
+		_exit(127);     /* the parent gave up before starting it */
 	execvp(argv[0], argv);
 	int e = errno;
 	if (write(err_fd, &e, sizeof(e)) < 0)
@@ -82,17 +89,24 @@ static void child_main(int go_fd, int err_fd, char **argv, const sigset_t *mask,
 	_exit(127);
 }
 
-int rec_child_fork(struct rec_child *c, char **argv, const sigset_t *mask,
-		   bool stdout_taken)
+int child_fork(struct held_child *c, char **argv, const sigset_t *mask, bool stdout_taken)
 {
+	*c = (struct held_child){ .name = argv[0], .go_fd = -1, .err_fd = -1, .pidfd = -1 };
 	int go[2], er[2];
-	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(er, O_CLOEXEC) < 0) {
-		err_set_errno("creating pipes for the command");
+	if (pipe2(go, O_CLOEXEC) < 0) {
+		err_set_errno("cannot make a pipe for '%s'", argv[0]);
+		return -1;
+	}
+	if (pipe2(er, O_CLOEXEC) < 0) {
+		err_set_errno("cannot make a pipe for '%s'", argv[0]);
+		close(go[0]);
+		close(go[1]);
 		return -1;
 	}
 	pid_t pid = fork();
 	if (pid < 0) {
-		err_set_errno("fork");
+		err_set_errno("cannot fork for '%s'", argv[0]);
+		close(go[0]), close(go[1]), close(er[0]), close(er[1]);
 		return -1;
 	}
 	if (pid == 0) {
@@ -105,17 +119,15 @@ int rec_child_fork(struct rec_child *c, char **argv, const sigset_t *mask,
 	c->pid = pid;
 	c->go_fd = go[1];
 	c->err_fd = er[0];
-	c->pidfd = rec_pidfd_open(pid, false);
+	c->pidfd = child_pidfd_open(pid, false);
 	return 0;
 }
 
-/* Lets the child exec and waits to learn whether exec worked: the error
- * pipe closes on a successful exec, or carries the errno. */
-int rec_child_exec(struct rec_child *c)
+int child_exec(struct held_child *c)
 {
 	char go = 1;
 	if (write(c->go_fd, &go, 1) != 1) {
-		err_set_errno("starting the command");
+		err_set_errno("cannot start '%s'", c->name);
 		return -1;
 	}
 	close(c->go_fd);
@@ -129,38 +141,20 @@ int rec_child_exec(struct rec_child *c)
 	c->err_fd = -1;
 	if (r == sizeof(e)) {
 		errno = e;
-		err_set_errno("cannot run the command");
+		err_set_errno("cannot run '%s'", c->name);
 		return -1;
 	}
 	return 0;
 }
 
-/* For a recorder failing before the start: the child exits unexecuted. */
-void rec_child_release(struct rec_child *c)
+int child_reap(struct held_child *c, bool block, struct rusage *ru)
 {
-	if (!c->pid)
-		return;
-	if (c->go_fd >= 0)
-		close(c->go_fd);
-	if (c->err_fd >= 0)
-		close(c->err_fd);
-	c->go_fd = c->err_fd = -1;
-	if (!c->exited)
-		rec_child_reap(c, true);
-	if (c->pidfd >= 0)
-		close(c->pidfd);
-	c->pidfd = -1;
-}
-
-/* Returns 1 when the child has exited (status kept), 0 if it still runs. */
-int rec_child_reap(struct rec_child *c, bool block)
-{
-	if (c->exited)
+	if (c->exited || !c->pid)
 		return 1;
 	int st;
 	pid_t r;
 	do
-		r = waitpid(c->pid, &st, block ? 0 : WNOHANG);
+		r = wait4(c->pid, &st, block ? 0 : WNOHANG, ru);
 	while (r < 0 && errno == EINTR);
 	if (r == c->pid) {
 		c->exited = true;
@@ -172,4 +166,20 @@ int rec_child_reap(struct rec_child *c, bool block)
 		return 1;
 	}
 	return 0;
+}
+
+void child_release(struct held_child *c)
+{
+	if (!c->pid)
+		return;
+	if (c->go_fd >= 0)
+		close(c->go_fd);
+	if (c->err_fd >= 0)
+		close(c->err_fd);
+	c->go_fd = c->err_fd = -1;
+	if (!c->exited)
+		child_reap(c, true, NULL);
+	if (c->pidfd >= 0)
+		close(c->pidfd);
+	c->pidfd = -1;
 }
