@@ -79,3 +79,17 @@ echo "script: ember $(ratio "$T_perf_script" "$T_ember_script")x faster than per
 	"peak memory $(ratio "$M_ember_script" "$M_perf_script") of perf's"
 echo "flame:  the whole ember pipeline takes $(ratio "$T_ember_flame" "$T_perf_script") of" \
 	"perf script's time alone; peak memory $(ratio "$M_ember_flame" "$M_perf_script") of perf script's"
+
+# The small case: 0.2 s of the known-ratio workload, user space only
+# (about 200 samples, no kernel frames), where start-up costs dominate:
+# kallsyms is read ahead on a thread and dropped unread when no kernel
+# address needs it.
+small=$tmp/small.data
+cc -O2 -g -fno-omit-frame-pointer -o "$tmp/ratio" "$top/tests/workloads/ratio.c" || exit 1
+"$EMBER" record -q -e cpu-clock:u -F 999 -g -o "$small" -- "$tmp/ratio" 0.2 >/dev/null 2>&1
+echo
+echo "small recording: $(perf report -i "$small" --stats 2>/dev/null |
+	awk '$1 == "SAMPLE" && $2 == "events:" { print $3; exit }') samples"
+best "perf report --stdio (small)" perf_small perf report -i "$small" --stdio
+best "ember report --stdio (small)" ember_small "$EMBER" report -i "$small" --stdio
+echo "small: ember $(ratio "$T_perf_small" "$T_ember_small")x faster than perf report"

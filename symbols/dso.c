@@ -36,8 +36,7 @@ void sym_ctx_free(struct sym_ctx *c)
 	if (!c)
 		return;
 	prefetch_end(c);
-	if (c->kernel_parse)
-		kernel_load(c);   /* joins the thread; freed with the rest */
+	kernel_abandon(c);   /* a kallsyms read never asked for stops */
 	for (size_t i = 0; i < c->all.n; i++)
 		dso_free(c->all.v[i]);
 	VEC_FREE(&c->all);

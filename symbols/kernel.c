@@ -1,10 +1,13 @@
 /* kernel.c - the kernel's symbols from kallsyms: [kernel.kallsyms] and
  * one dso per module ([ext4]), placed by /proc/modules (or, for a
  * kallsyms file from elsewhere, by a "modules" file beside it). */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "symbols/symbols-internal.h"
 
@@ -169,13 +172,54 @@ static void module_finish(struct sym_ctx *c, struct module_build *m)
 }
 
 /* What reading kallsyms produces before anything enters the context:
- * parsing can run on a thread of its own while the report reads events. */
+ * parsing can run on a thread of its own while the report reads events.
+ * A report that never meets a kernel address abandons it (stop). */
 struct kernel_parse {
 	const char *kallsyms;
 	bool demangle;
+	bool stop;                /* atomic: the result is no longer wanted */
 	module_vec mods;
 	struct symtab kernel;
 };
+
+static bool parse_stopped(struct kernel_parse *kp)
+{
+	return __atomic_load_n(&kp->stop, __ATOMIC_RELAXED);
+}
+
+/* The whole of kallsyms, read in pieces: the kernel writes each piece as
+ * text (about 40 ms for all of it here), and a read no longer wanted
+ * stops after the piece it is in.  NULL when it cannot be read or stops. */
+#define KALLSYMS_PIECE (256u << 10)
+static char *read_kallsyms(struct kernel_parse *kp)
+{
+	int fd = open(kp->kallsyms, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	size_t cap = KALLSYMS_PIECE + 1, n = 0;
+	char *buf = xmalloc(cap);
+	for (;;) {
+		if (parse_stopped(kp))
+			goto fail;
+		if (cap - n - 1 < KALLSYMS_PIECE)
+			buf = xrealloc(buf, cap *= 2);
+		ssize_t r = read(fd, buf + n, KALLSYMS_PIECE);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			goto fail;
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	return buf;
+fail:
+	close(fd);
+	free(buf);
+	return NULL;
+}
 
 static void *kernel_parse_run(void *arg)
 {
@@ -187,8 +231,8 @@ static void *kernel_parse_run(void *arg)
 	struct symtab_builder kern;
 	stb_init(&kern, kp->demangle);
 	kern.last_unsized_wins = true;
-	char *text = read_text_file(kp->kallsyms, NULL);
-	if (text)
+	char *text = read_kallsyms(kp);
+	if (text && !parse_stopped(kp))
 		parse_kallsyms(text, &kern, &kp->mods, have_list, kp->demangle);
 	free(text);
 	stb_finish(&kern, &kp->kernel);
@@ -224,6 +268,23 @@ void sym_prefetch_kernel(struct sym_ctx *c)
 		return;   /* it will load when first needed */
 	}
 	c->kernel_parse = kp;
+}
+
+void kernel_abandon(struct sym_ctx *c)
+{
+	struct kernel_parse *kp = c->kernel_parse;
+	if (!kp)
+		return;
+	__atomic_store_n(&kp->stop, true, __ATOMIC_RELAXED);
+	pthread_join(c->kernel_thread, NULL);
+	c->kernel_parse = NULL;
+	for (size_t i = 0; i < kp->mods.n; i++) {
+		stb_free(&kp->mods.v[i].b);
+		free(kp->mods.v[i].name);
+	}
+	VEC_FREE(&kp->mods);
+	symtab_free(&kp->kernel);
+	free(kp);
 }
 
 void kernel_load(struct sym_ctx *c)

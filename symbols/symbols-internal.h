@@ -159,8 +159,10 @@ struct sym_dso *prefetch_take(struct sym_ctx *c, u64 key, const char *path, cons
 void prefetch_end(struct sym_ctx *c);
 
 /* kernel.c: loads kallsyms and modules into c->kernel and c->modules
- * (finishing a sym_prefetch_kernel when one runs). */
+ * (finishing a sym_prefetch_kernel when one runs); or stops and drops a
+ * prefetch nobody asked for. */
 void kernel_load(struct sym_ctx *c);
+void kernel_abandon(struct sym_ctx *c);
 /* inline.c */
 struct sym_dwarf;
 void sym_dwarf_free(struct sym_dwarf *dw);

@@ -644,6 +644,56 @@ static void test_fake_kallsyms_modules(void)
 	free(mods);
 }
 
+/* kallsyms read ahead on a thread gives the same kernel when it is asked
+ * for; and when it is not, freeing the context stops the read instead of
+ * waiting for the rest (the real file takes ~40 ms of kernel time).  The
+ * "kallsyms" here is a FIFO fed a piece every 10 ms, up to PIECES: the
+ * feeder counts the pieces taken before the reader went away. */
+#define PIECES 200
+static void test_kallsyms_prefetch(void)
+{
+	char *dir = tpath("kern2"), *ks = tpath("kern2/kallsyms"), *mods = tpath("kern2/modules");
+	mkdir(dir, 0755);
+	write_file(ks, fake_kallsyms);
+	write_file(mods, fake_modules);
+	struct sym_ctx *c = sym_ctx_new(&(struct sym_opts){ .kallsyms = ks });
+	sym_prefetch_kernel(c);
+	check_fake_kernel(c);
+	sym_ctx_free(c);
+	unlink(mods);
+	unlink(ks);
+
+	CHECK(mkfifo(ks, 0600) == 0, "mkfifo: %s", strerror(errno));
+	pid_t feeder = fork();
+	if (feeder == 0) {
+		signal(SIGPIPE, SIG_IGN);
+		int fd = open(ks, O_WRONLY);
+		char piece[4096];
+		for (size_t i = 0; i + 32 < sizeof(piece); i += 32)
+			memcpy(piece + i, "ffffffff81000000 T some_symbol\n", 32);
+		int n = 0;
+		while (fd >= 0 && n < PIECES && write(fd, piece, 4064) == 4064) {
+			n++;
+			usleep(10000);
+		}
+		_exit(n);
+	}
+	c = sym_ctx_new(&(struct sym_opts){ .kallsyms = ks });
+	sym_prefetch_kernel(c);
+	usleep(50000);
+	sym_ctx_free(c);      /* never asked for the kernel */
+	int st = 0;
+	waitpid(feeder, &st, 0);
+	int taken = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	CHECK(taken >= 1 && taken < PIECES / 4,
+	      "the read took %d of %d pieces: freeing waited for it", taken, PIECES);
+	unlink(ks);
+	rmdir(dir);
+	free(dir);
+	free(ks);
+	free(mods);
+}
+
 /* ---- JIT maps and demangling ---------------------------------------------- */
 
 static void test_jit_map(void)
@@ -884,6 +934,7 @@ int main(void)
 	RUN_UNLESS(kallsyms_skip(), test_kallsyms);
 	RUN_UNLESS(modules_skip(), test_real_modules);
 	RUN(test_fake_kallsyms_modules);
+	RUN(test_kallsyms_prefetch);
 	RUN(test_jit_map);
 	RUN_UNLESS(demangle_skip(), test_demangle);
 	RUN_UNLESS(perf_skip(), test_against_perf_script);
