@@ -86,3 +86,39 @@ else
 		fail cpu-list-only "want >= 500 samples all on CPU $last; got: $(tr '\n' ' ' <"$TMP/c.cpus")"
 	fi
 fi
+
+# A command pinned to one CPU: the recorder's drain thread keeps off that
+# CPU while it runs (it would take its turns there otherwise), and keeps
+# its own CPUs when the command is not pinned.  Read from the recorder's
+# threads' Cpus_allowed_list while a 1.5 s command runs.
+if [ "$NCPU" -lt 2 ]; then
+	skip drain-keeps-off-pinned-command "one CPU: nowhere else to go"
+else
+	# allowed CPUS_OF_PID: every thread's Cpus_allowed_list, one per line
+	allowed_lists() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '$1 == "Cpus_allowed_list:" { print $2 }' | sort -u; }
+	mine=$(awk '$1 == "Cpus_allowed_list:" { print $2 }' /proc/self/status)
+	"$EMBER" record -F 99 -o "$TMP/k.data" -- taskset -c "$last" "$WORKLOADS/spin" 1 1.5 >/dev/null 2>"$TMP/k.err" &
+	kpid=$!
+	sleep 0.8
+	pinned=$(allowed_lists "$kpid" | tr '\n' ' ')
+	wait "$kpid"
+	"$EMBER" record -F 99 -o "$TMP/k2.data" -- "$WORKLOADS/spin" 1 1.5 >/dev/null 2>"$TMP/k2.err" &
+	kpid=$!
+	sleep 0.8
+	free_run=$(allowed_lists "$kpid" | tr '\n' ' ')
+	wait "$kpid"
+	# No thread of ember's (the drain is the main one with one NUMA node)
+	# may run on $last; none is confined when the command is free.
+	has_cpu() {   # has_cpu CPU "LIST LIST...": a list that includes CPU
+		awk -v c="$1" '{ for (i = 1; i <= NF; i++) { n = split($i, part, ",")
+			for (j = 1; j <= n; j++) { m = split(part[j], r, "-")
+				if (c >= r[1] && c <= (m > 1 ? r[2] : r[1])) found = 1 } } }
+			END { exit !found }' <<<"$2"; }
+	if [ -z "$pinned" ] || has_cpu "$last" "$pinned"; then
+		fail drain-keeps-off-pinned-command "command on CPU $last, recorder threads allowed: $pinned"
+	elif [ "$free_run" != "$mine " ]; then
+		fail drain-keeps-off-pinned-command "free command, recorder threads allowed '$free_run', want '$mine'"
+	else
+		pass drain-keeps-off-pinned-command
+	fi
+fi
