@@ -525,6 +525,15 @@ bad:
 
 char *read_text_file(const char *path, size_t *len)
 {
+	return read_text_file_unless(path, len, NULL);
+}
+
+/* Reads in pieces of at most this, so a stop flag is seen between them
+ * (a proc file is written out by the kernel as it is read). */
+#define READ_PIECE (256u << 10)
+
+char *read_text_file_unless(const char *path, size_t *len, const bool *stop)
+{
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		err_set_errno("cannot open %s", path);
@@ -533,9 +542,15 @@ char *read_text_file(const char *path, size_t *len)
 	size_t cap = 4096, n = 0;
 	char *buf = xmalloc(cap);
 	for (;;) {
+		if (stop && __atomic_load_n(stop, __ATOMIC_RELAXED)) {
+			err_set("%s: reading stopped", path);
+			free(buf);
+			close(fd);
+			return NULL;
+		}
 		if (n + 1 >= cap)
 			buf = xrealloc(buf, cap *= 2);
-		ssize_t r = read(fd, buf + n, cap - n - 1);
+		ssize_t r = read(fd, buf + n, MIN(cap - n - 1, (size_t)READ_PIECE));
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {

@@ -158,6 +158,10 @@ int parse_pid_list(const char *s, pid_t **pids, int *npids);
 /* Reads a whole (small, e.g. /proc or /sys) file; NUL-terminated.
  * Returns NULL with err_set on failure.  *len may be NULL. */
 char *read_text_file(const char *path, size_t *len);
+/* The same, giving up (NULL) once *stop turns true: checked between reads
+ * of at most 256 KB, for a reader on a thread whose result may no longer
+ * be wanted. */
+char *read_text_file_unless(const char *path, size_t *len, const bool *stop);
 /* write(2) all of buf, retrying on EINTR/partial writes. -1 on error. */
 int write_all(int fd, const void *buf, size_t n);
 

@@ -1,13 +1,10 @@
 /* kernel.c - the kernel's symbols from kallsyms: [kernel.kallsyms] and
  * one dso per module ([ext4]), placed by /proc/modules (or, for a
  * kallsyms file from elsewhere, by a "modules" file beside it). */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "symbols/symbols-internal.h"
 
@@ -187,40 +184,6 @@ static bool parse_stopped(struct kernel_parse *kp)
 	return __atomic_load_n(&kp->stop, __ATOMIC_RELAXED);
 }
 
-/* The whole of kallsyms, read in pieces: the kernel writes each piece as
- * text (about 40 ms for all of it here), and a read no longer wanted
- * stops after the piece it is in.  NULL when it cannot be read or stops. */
-#define KALLSYMS_PIECE (256u << 10)
-static char *read_kallsyms(struct kernel_parse *kp)
-{
-	int fd = open(kp->kallsyms, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	size_t cap = KALLSYMS_PIECE + 1, n = 0;
-	char *buf = xmalloc(cap);
-	for (;;) {
-		if (parse_stopped(kp))
-			goto fail;
-		if (cap - n - 1 < KALLSYMS_PIECE)
-			buf = xrealloc(buf, cap *= 2);
-		ssize_t r = read(fd, buf + n, KALLSYMS_PIECE);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			goto fail;
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	buf[n] = '\0';
-	return buf;
-fail:
-	close(fd);
-	free(buf);
-	return NULL;
-}
-
 static void *kernel_parse_run(void *arg)
 {
 	struct kernel_parse *kp = arg;
@@ -231,7 +194,9 @@ static void *kernel_parse_run(void *arg)
 	struct symtab_builder kern;
 	stb_init(&kern, kp->demangle);
 	kern.last_unsized_wins = true;
-	char *text = read_kallsyms(kp);
+	/* The kernel writes kallsyms out as text as it is read (~40 ms for
+	 * all of it here): a read no longer wanted stops between pieces. */
+	char *text = read_text_file_unless(kp->kallsyms, NULL, &kp->stop);
 	if (text && !parse_stopped(kp))
 		parse_kallsyms(text, &kern, &kp->mods, have_list, kp->demangle);
 	free(text);
