@@ -175,9 +175,20 @@ static int timeout_ms(u64 deadline)
 	return (int)MIN((deadline - now + 999999) / 1000000, (u64)REC_IDLE_DRAIN_MS);
 }
 
-static int wait_events(struct rec_session *s, struct pollfd *pfd, int n, u64 deadline)
+/* ms until t (0 when passed), at most cap. */
+static int ms_until(u64 t, int cap)
+{
+	u64 now = now_ns();
+	return now >= t ? 0 : (int)MIN((t - now + 999999) / 1000000, (u64)cap);
+}
+
+/* wake_by (0: none): a time to wake by even when nothing happens. */
+static int wait_events(struct rec_session *s, struct pollfd *pfd, int n, u64 deadline,
+		       u64 wake_by)
 {
 	int ms = timeout_ms(deadline);
+	if (wake_by)
+		ms = ms_until(wake_by, ms);
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
 	int r = ppoll(pfd, (nfds_t)n, &ts, &s->poll_mask);
 	if (r < 0 && errno != EINTR) {
@@ -210,7 +221,8 @@ static bool targets_gone(struct rec_session *s, struct pollfd *ctl, int nctl)
  * the command's CPUs, and the scheduler tends to put it there, since the
  * rings' wakeups come from there: with fio pinned to one CPU of two, the
  * drain sat on fio's CPU in 5 to 6 of 8 runs and cost fio about 1.4 more
- * points of IOPS (bench/bio.sh).  Looked at again every 100 ms, as a
+ * points of IOPS (bench/bio.sh).  Looked at again every 100 ms (a quiet
+ * drain wakes for it while the command runs), as a
  * command may pin itself after exec (taskset does). */
 #define KEEP_OFF_EVERY_NS 100000000ull
 
@@ -220,20 +232,23 @@ struct keep_off {
 	bool have_allowed;
 };
 
-static void keep_off_command(const struct rec_session *s, struct keep_off *k)
+/* Returns when to look again (0: never), which a quiet loop wakes for. */
+static u64 keep_off_command(const struct rec_session *s, struct keep_off *k)
 {
 	u64 now = now_ns();
-	if (!s->child.pid || now < k->next)
-		return;
+	if (!s->child.pid)
+		return 0;
+	if (now < k->next)
+		return k->next;
 	k->next = now + KEEP_OFF_EVERY_NS;
 	if (!k->have_allowed) {
 		if (sched_getaffinity(0, sizeof(k->allowed), &k->allowed) < 0)
-			return;
+			return 0;
 		k->have_allowed = true;
 	}
 	cpu_set_t cmd, rest, cur;
 	if (sched_getaffinity(s->child.pid, sizeof(cmd), &cmd) < 0)
-		return;    /* gone, or more CPUs than a cpu_set_t holds */
+		return 0;  /* gone, or more CPUs than a cpu_set_t holds */
 	CPU_ZERO(&rest);
 	for (int c = 0; c < CPU_SETSIZE; c++)
 		if (CPU_ISSET(c, &k->allowed) && !CPU_ISSET(c, &cmd))
@@ -242,6 +257,7 @@ static void keep_off_command(const struct rec_session *s, struct keep_off *k)
 		rest = k->allowed;   /* the command may run wherever we may */
 	if (sched_getaffinity(0, sizeof(cur), &cur) == 0 && !CPU_EQUAL(&cur, &rest))
 		sched_setaffinity(0, sizeof(rest), &rest);
+	return k->next;
 }
 
 /* With one node: this thread polls the rings and the targets together. */
@@ -250,8 +266,8 @@ static int loop_single(struct rec_session *s, u64 deadline)
 	struct rec_node *n = &s->nodes[0];
 	struct keep_off k = { 0 };
 	while (!*s->stop) {
-		keep_off_command(s, &k);
-		if (wait_events(s, n->pfd, n->npfd, deadline) < 0 || drain_node(n) < 0)
+		u64 look = keep_off_command(s, &k);
+		if (wait_events(s, n->pfd, n->npfd, deadline, look) < 0 || drain_node(n) < 0)
 			return -1;
 		bool all_hup = drop_hangups(n) && s->threads[0] != -1;
 		if (targets_gone(s, n->pfd + n->nevent_pfd, n->npfd - n->nevent_pfd) ||
@@ -267,8 +283,9 @@ static void *node_thread(void *arg)
 	numa_run_on_node(n->node);
 	struct keep_off k = { 0 };
 	while (!(n->pfd[n->nevent_pfd].revents & POLLIN)) {
-		keep_off_command(n->s, &k);
-		if (poll(n->pfd, (nfds_t)n->npfd, REC_IDLE_DRAIN_MS) < 0 && errno != EINTR)
+		u64 look = keep_off_command(n->s, &k);
+		int ms = look ? ms_until(look, REC_IDLE_DRAIN_MS) : REC_IDLE_DRAIN_MS;
+		if (poll(n->pfd, (nfds_t)n->npfd, ms) < 0 && errno != EINTR)
 			break;
 		if (drain_node(n) < 0) {
 			n->result = -1;
@@ -295,7 +312,7 @@ static int loop_multi(struct rec_session *s, u64 deadline)
 		ctl[nctl++] = (struct pollfd){ .fd = s->target_pidfds[i], .events = POLLIN };
 	int rc = 0;
 	while (!*s->stop && rc == 0) {
-		rc = wait_events(s, ctl, nctl, deadline);
+		rc = wait_events(s, ctl, nctl, deadline, 0);
 		if (targets_gone(s, ctl, nctl) || (deadline && now_ns() >= deadline))
 			break;
 	}
