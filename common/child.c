@@ -92,21 +92,19 @@ static void child_main(int go_fd, int err_fd, char **argv, const sigset_t *mask,
 int child_fork(struct held_child *c, char **argv, const sigset_t *mask, bool stdout_taken)
 {
 	*c = (struct held_child){ .name = argv[0], .go_fd = -1, .err_fd = -1, .pidfd = -1 };
-	int go[2], er[2];
-	if (pipe2(go, O_CLOEXEC) < 0) {
+	int go[2] = { -1, -1 }, er[2] = { -1, -1 };
+	pid_t pid = -1;
+	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(er, O_CLOEXEC) < 0)
 		err_set_errno("cannot make a pipe for '%s'", argv[0]);
-		return -1;
-	}
-	if (pipe2(er, O_CLOEXEC) < 0) {
-		err_set_errno("cannot make a pipe for '%s'", argv[0]);
-		close(go[0]);
-		close(go[1]);
-		return -1;
-	}
-	pid_t pid = fork();
-	if (pid < 0) {
+	else if ((pid = fork()) < 0)
 		err_set_errno("cannot fork for '%s'", argv[0]);
-		close(go[0]), close(go[1]), close(er[0]), close(er[1]);
+	if (pid < 0) {
+		for (int i = 0; i < 2; i++) {
+			if (go[i] >= 0)
+				close(go[i]);
+			if (er[i] >= 0)
+				close(er[i]);
+		}
 		return -1;
 	}
 	if (pid == 0) {

@@ -166,12 +166,10 @@ static void reap(struct run *r, struct pmc_run_result *res)
 {
 	if (!r->child.pid)
 		return;
-	if (r->child.go_fd >= 0) {      /* never started: it exits unexecuted */
-		child_release(&r->child);
-	} else {
+	/* One never started exits unexecuted when released. */
+	if (r->child.go_fd < 0)
 		child_reap(&r->child, true, &res->ru);
-		child_release(&r->child);
-	}
+	child_release(&r->child);
 	res->status = r->child.status;
 	res->have_child = true;
 	r->child.pid = 0;

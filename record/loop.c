@@ -165,30 +165,21 @@ static bool drop_hangups(struct rec_node *n)
 	return live == 0;
 }
 
-static int timeout_ms(u64 deadline)
-{
-	if (!deadline)
-		return REC_IDLE_DRAIN_MS;
-	u64 now = now_ns();
-	if (now >= deadline)
-		return 0;
-	return (int)MIN((deadline - now + 999999) / 1000000, (u64)REC_IDLE_DRAIN_MS);
-}
-
-/* ms until t (0 when passed), at most cap. */
+/* ms until time t (0 when passed), at most cap; cap when t is 0 (none). */
 static int ms_until(u64 t, int cap)
 {
+	if (!t)
+		return cap;
 	u64 now = now_ns();
 	return now >= t ? 0 : (int)MIN((t - now + 999999) / 1000000, (u64)cap);
 }
 
-/* wake_by (0: none): a time to wake by even when nothing happens. */
+/* deadline, wake_by (0: none): times to wake by even when nothing
+ * happens; a quiet loop still wakes every REC_IDLE_DRAIN_MS. */
 static int wait_events(struct rec_session *s, struct pollfd *pfd, int n, u64 deadline,
 		       u64 wake_by)
 {
-	int ms = timeout_ms(deadline);
-	if (wake_by)
-		ms = ms_until(wake_by, ms);
+	int ms = ms_until(wake_by, ms_until(deadline, REC_IDLE_DRAIN_MS));
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
 	int r = ppoll(pfd, (nfds_t)n, &ts, &s->poll_mask);
 	if (r < 0 && errno != EINTR) {
@@ -284,8 +275,8 @@ static void *node_thread(void *arg)
 	struct keep_off k = { 0 };
 	while (!(n->pfd[n->nevent_pfd].revents & POLLIN)) {
 		u64 look = keep_off_command(n->s, &k);
-		int ms = look ? ms_until(look, REC_IDLE_DRAIN_MS) : REC_IDLE_DRAIN_MS;
-		if (poll(n->pfd, (nfds_t)n->npfd, ms) < 0 && errno != EINTR)
+		if (poll(n->pfd, (nfds_t)n->npfd, ms_until(look, REC_IDLE_DRAIN_MS)) < 0 &&
+		    errno != EINTR)
 			break;
 		if (drain_node(n) < 0) {
 			n->result = -1;

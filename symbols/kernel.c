@@ -221,13 +221,30 @@ static void kernel_install(struct sym_ctx *c, struct kernel_parse *kp)
 		qsort(c->modules.v, c->modules.n, sizeof(*c->modules.v), cmp_module);
 }
 
+static struct kernel_parse *parse_new(const struct sym_ctx *c)
+{
+	struct kernel_parse *kp = xcalloc(1, sizeof(*kp));
+	kp->kallsyms = c->kallsyms;
+	kp->demangle = c->demangle;
+	return kp;
+}
+
+/* The read-ahead's parse once its thread has ended, or NULL when none ran. */
+static struct kernel_parse *parse_join(struct sym_ctx *c)
+{
+	struct kernel_parse *kp = c->kernel_parse;
+	if (kp) {
+		pthread_join(c->kernel_thread, NULL);
+		c->kernel_parse = NULL;
+	}
+	return kp;
+}
+
 void sym_prefetch_kernel(struct sym_ctx *c)
 {
 	if (c->kernel || c->kernel_parse)
 		return;
-	struct kernel_parse *kp = xcalloc(1, sizeof(*kp));
-	kp->kallsyms = c->kallsyms;
-	kp->demangle = c->demangle;
+	struct kernel_parse *kp = parse_new(c);
 	if (pthread_create(&c->kernel_thread, NULL, kernel_parse_run, kp) != 0) {
 		free(kp);
 		return;   /* it will load when first needed */
@@ -237,12 +254,10 @@ void sym_prefetch_kernel(struct sym_ctx *c)
 
 void kernel_abandon(struct sym_ctx *c)
 {
-	struct kernel_parse *kp = c->kernel_parse;
-	if (!kp)
+	if (!c->kernel_parse)
 		return;
-	__atomic_store_n(&kp->stop, true, __ATOMIC_RELAXED);
-	pthread_join(c->kernel_thread, NULL);
-	c->kernel_parse = NULL;
+	__atomic_store_n(&c->kernel_parse->stop, true, __ATOMIC_RELAXED);
+	struct kernel_parse *kp = parse_join(c);
 	for (size_t i = 0; i < kp->mods.n; i++) {
 		stb_free(&kp->mods.v[i].b);
 		free(kp->mods.v[i].name);
@@ -254,14 +269,9 @@ void kernel_abandon(struct sym_ctx *c)
 
 void kernel_load(struct sym_ctx *c)
 {
-	struct kernel_parse *kp = c->kernel_parse;
-	if (kp) {
-		pthread_join(c->kernel_thread, NULL);
-		c->kernel_parse = NULL;
-	} else {
-		kp = xcalloc(1, sizeof(*kp));
-		kp->kallsyms = c->kallsyms;
-		kp->demangle = c->demangle;
+	struct kernel_parse *kp = parse_join(c);
+	if (!kp) {
+		kp = parse_new(c);
 		kernel_parse_run(kp);
 	}
 	kernel_install(c, kp);

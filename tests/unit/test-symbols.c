@@ -624,14 +624,36 @@ static void check_fake_kernel(struct sym_ctx *c)
 	      "a [__builtin__ftrace] symbol was kept");
 }
 
+/* The fake kallsyms and its modules file, written in a directory of
+ * their own under the test's; fake_kernel_free() frees the names. */
+struct fake_kernel {
+	char *dir, *ks, *mods;
+};
+
+static struct fake_kernel fake_kernel_files(const char *name)
+{
+	struct fake_kernel f = { tpath(name), NULL, NULL };
+	f.ks = xasprintf("%s/kallsyms", f.dir);
+	f.mods = xasprintf("%s/modules", f.dir);
+	mkdir(f.dir, 0755);
+	write_file(f.ks, fake_kallsyms);
+	write_file(f.mods, fake_modules);
+	return f;
+}
+
+static void fake_kernel_free(struct fake_kernel *f)
+{
+	free(f->dir);
+	free(f->ks);
+	free(f->mods);
+}
+
 /* Modules placed by a "modules" file beside kallsyms, then without it
  * (ranges from their symbols). */
 static void test_fake_kallsyms_modules(void)
 {
-	char *dir = tpath("kern"), *ks = tpath("kern/kallsyms"), *mods = tpath("kern/modules");
-	mkdir(dir, 0755);
-	write_file(ks, fake_kallsyms);
-	write_file(mods, fake_modules);
+	struct fake_kernel f = fake_kernel_files("kern");
+	char *ks = f.ks, *mods = f.mods;
 	struct sym_ctx *c = sym_ctx_new(&(struct sym_opts){ .kallsyms = ks });
 	check_fake_kernel(c);
 	sym_ctx_free(c);
@@ -639,9 +661,7 @@ static void test_fake_kallsyms_modules(void)
 	c = sym_ctx_new(&(struct sym_opts){ .kallsyms = ks });
 	check_fake_kernel(c);
 	sym_ctx_free(c);
-	free(dir);
-	free(ks);
-	free(mods);
+	fake_kernel_free(&f);
 }
 
 /* kallsyms read ahead on a thread gives the same kernel when it is asked
@@ -652,10 +672,8 @@ static void test_fake_kallsyms_modules(void)
 #define PIECES 200
 static void test_kallsyms_prefetch(void)
 {
-	char *dir = tpath("kern2"), *ks = tpath("kern2/kallsyms"), *mods = tpath("kern2/modules");
-	mkdir(dir, 0755);
-	write_file(ks, fake_kallsyms);
-	write_file(mods, fake_modules);
+	struct fake_kernel f = fake_kernel_files("kern2");
+	char *ks = f.ks, *mods = f.mods;
 	struct sym_ctx *c = sym_ctx_new(&(struct sym_opts){ .kallsyms = ks });
 	sym_prefetch_kernel(c);
 	check_fake_kernel(c);
@@ -688,10 +706,8 @@ static void test_kallsyms_prefetch(void)
 	CHECK(taken >= 1 && taken < PIECES / 4,
 	      "the read took %d of %d pieces: freeing waited for it", taken, PIECES);
 	unlink(ks);
-	rmdir(dir);
-	free(dir);
-	free(ks);
-	free(mods);
+	rmdir(f.dir);
+	fake_kernel_free(&f);
 }
 
 /* ---- JIT maps and demangling ---------------------------------------------- */
