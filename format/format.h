@@ -260,6 +260,12 @@ struct pd_sample {
 	u64 phys_addr;
 	u64 cgroup;
 	u64 data_page_size, code_page_size;
+	/* Where the parts pd_sample_rewrite replaces lie, as offsets from the
+	 * record's start: the callchain (its nr field to the end of its
+	 * entries) and the user state (the REGS_USER abi, or STACK_USER's size
+	 * without REGS_USER, to the end of STACK_USER).  A part the attr does
+	 * not sample is empty, at the place it would have. */
+	u16 chain_off, chain_end, user_off, user_end;
 };
 
 /* One record, decoded by type.  `s` holds the sample for SAMPLE records and
@@ -337,6 +343,41 @@ bool pd_reader_is_pipe(const struct pd_reader *r);
 /* Bytes of record data consumed so far; *total gets the data size (0 for
  * a stream, whose size is unknown). */
 u64 pd_reader_position(const struct pd_reader *r, u64 *total);
+
+/* ---- One record outside a reader --------------------------------------
+ * The recorder decodes what it drains with the reader's own code. */
+
+/* Fills a's decoding facts from attr (name NULL, no ids, index 0). */
+void pd_attr_init(struct pd_attr *a, const struct perf_event_attr *attr);
+
+/* Decodes one whole record at rec (8-byte aligned, header's size bytes)
+ * of attr a (NULL: a record that names no attr) into ev; 0, or -1 when
+ * malformed.  ev->offset is 0; pointers refer into rec. */
+int pd_decode(const struct pd_attr *a, const void *rec, struct pd_event *ev);
+
+/* How pd_sample_rewrite changes a SAMPLE record. */
+struct pd_rewrite {
+	const u64 *user;      /* the user part of the callchain (the sampled ip,
+	                         then return addresses), written after a
+	                         PERF_CONTEXT_USER marker behind the recorded
+	                         kernel part; NULL keeps the chain as recorded */
+	size_t nuser;
+	bool keep_user_state; /* keep the user regs and the stack copy, the
+	                         copy trimmed to the bytes the kernel really
+	                         copied (dyn_size, rounded up to 8); false
+	                         empties both: regs abi 0 (no regs follow),
+	                         stack size 0 (no data, no dyn_size) */
+};
+
+/* Writes into out (cap bytes) the record rec (decoded into s by pd_decode
+ * with attr a) changed as rw says; every other field is copied as is.
+ * The kernel part is every entry of the recorded chain before a
+ * PERF_CONTEXT_USER marker (a user part recorded after one is replaced);
+ * an attr without CALLCHAIN ignores rw->user.  out must not overlap rec.
+ * Returns the new record's size, 0 when it would not fit cap or a
+ * record's 65535-byte limit (or when s's offsets do not lie inside rec). */
+size_t pd_sample_rewrite(const struct pd_attr *a, const void *rec, const struct pd_sample *s,
+			 const struct pd_rewrite *rw, void *out, size_t cap);
 
 /* ---- Tracepoints -----------------------------------------------------------
  * The recorded tracing data (HEADER_TRACING_DATA) parsed, so tracepoint

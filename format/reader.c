@@ -1,6 +1,6 @@
 /* reader.c - reads perf.data files and streams: the header, attrs and
- * features, then records one at a time, decoded and (by default) put back
- * into time order with the FINISHED_ROUND protocol.
+ * features, then records one at a time, decoded (decode.c) and (by
+ * default) put back into time order with the FINISHED_ROUND protocol.
  *
  * Records are read into a window that slides along the input (pread for
  * files, read for streams) and are handed out in place; the window keeps
@@ -10,7 +10,7 @@
  * are read through a mapping, where only the pages touched fault in.
  * Every size read from the input is checked against what remains before
  * it is used. */
-#include "format/format.h"
+#include "format/format-internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -80,22 +80,6 @@ struct pd_reader {
 	struct pd_reader_stats stats;
 };
 
-/* ---- small readers that never trust alignment -------------------------- */
-
-static u64 get_u64(const u8 *p)
-{
-	u64 v;
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static u32 get_u32(const u8 *p)
-{
-	u32 v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
 static int fail_at(struct pd_reader *r, u64 offset, const char *what)
 {
 	snprintf(r->error, sizeof(r->error), "offset %#llx: %s",
@@ -106,21 +90,6 @@ static int fail_at(struct pd_reader *r, u64 offset, const char *what)
 }
 
 /* ---- attrs ------------------------------------------------------------- */
-
-static size_t id_trailer_size(const struct perf_event_attr *a)
-{
-	if (!a->sample_id_all)
-		return 0;
-	u64 t = a->sample_type;
-	size_t n = 0;
-	n += (t & PERF_SAMPLE_TID) ? 8 : 0;
-	n += (t & PERF_SAMPLE_TIME) ? 8 : 0;
-	n += (t & PERF_SAMPLE_ID) ? 8 : 0;
-	n += (t & PERF_SAMPLE_STREAM_ID) ? 8 : 0;
-	n += (t & PERF_SAMPLE_CPU) ? 8 : 0;
-	n += (t & PERF_SAMPLE_IDENTIFIER) ? 8 : 0;
-	return n;
-}
 
 static const char *software_name(u64 config)
 {
@@ -158,21 +127,20 @@ static char *default_name(const struct perf_event_attr *a)
 static int add_attr(struct pd_reader *r, const u8 *p, size_t size, const u8 *ids,
 		    size_t nids, u64 offset)
 {
-	struct pd_attr a;
-	memset(&a, 0, sizeof(a));
+	struct perf_event_attr attr;
+	memset(&attr, 0, sizeof(attr));
 	if (size < PERF_ATTR_SIZE_VER0)
 		return fail_at(r, offset, "event attribute too small");
-	memcpy(&a.attr, p, MIN(size, sizeof(a.attr)));
-	a.attr.size = sizeof(a.attr);
+	memcpy(&attr, p, MIN(size, sizeof(attr)));
+	attr.size = sizeof(attr);
+	struct pd_attr a;
+	pd_attr_init(&a, &attr);
 	a.ids = xcalloc(nids ? nids : 1, sizeof(u64));
 	for (size_t i = 0; i < nids; i++)
 		a.ids[i] = get_u64(ids + 8 * i);
 	a.nids = nids;
 	a.index = (int)r->attrs.n;
 	a.name = default_name(&a.attr);
-	a.id_trailer_size = id_trailer_size(&a.attr);
-	a.nr_user_regs = __builtin_popcountll(a.attr.sample_regs_user);
-	a.nr_intr_regs = __builtin_popcountll(a.attr.sample_regs_intr);
 	VEC_PUSH(&r->attrs, a);
 	for (size_t i = 0; i < nids; i++)
 		*u64map_slot(&r->id_to_attr, a.ids[i], NULL) = r->attrs.n;
@@ -231,296 +199,14 @@ static const struct pd_attr *attr_of(struct pd_reader *r, const u8 *rec,
 
 /* ---- decoding ------------------------------------------------------------ */
 
-struct cursor {
-	const u8 *p, *end;
-};
-
-static bool take(struct cursor *c, size_t n, const u8 **out)
-{
-	if ((size_t)(c->end - c->p) < n)
-		return false;
-	if (out)
-		*out = c->p;
-	c->p += n;
-	return true;
-}
-
-static bool take_u64(struct cursor *c, u64 *v)
-{
-	const u8 *p;
-	if (!take(c, 8, &p))
-		return false;
-	*v = get_u64(p);
-	return true;
-}
-
-static bool take_pair32(struct cursor *c, u32 *a, u32 *b)
-{
-	const u8 *p;
-	if (!take(c, 8, &p))
-		return false;
-	*a = get_u32(p);
-	*b = get_u32(p + 4);
-	return true;
-}
-
-static bool skip_read_format(struct cursor *c, u64 fmt)
-{
-	u64 nr = 1, v;
-	size_t per = 8 + ((fmt & PERF_FORMAT_ID) ? 8 : 0) + ((fmt & PERF_FORMAT_LOST) ? 8 : 0);
-	if ((fmt & PERF_FORMAT_GROUP) && !take_u64(c, &nr))
-		return false;
-	if ((fmt & PERF_FORMAT_TOTAL_TIME_ENABLED) && !take_u64(c, &v))
-		return false;
-	if ((fmt & PERF_FORMAT_TOTAL_TIME_RUNNING) && !take_u64(c, &v))
-		return false;
-	if (nr > (u64)(c->end - c->p) / per)
-		return false;
-	return take(c, nr * per, NULL);
-}
-
-static bool take_array(struct cursor *c, u64 nr, size_t each, const u8 **out)
-{
-	if (nr > (u64)(c->end - c->p) / each)
-		return false;
-	return take(c, nr * each, out);
-}
-
-static bool decode_regs(struct cursor *c, int nregs, u64 *abi, const u64 **regs)
-{
-	const u8 *p;
-	if (!take_u64(c, abi))
-		return false;
-	if (*abi == 0)
-		return true;
-	if (!take_array(c, (u64)nregs, 8, &p))
-		return false;
-	*regs = (const u64 *)p;
-	return true;
-}
-
-/* The fields samples and sample_id trailers share, in the kernel's order:
- * TID, TIME, (ADDR: samples only), ID, STREAM_ID, CPU. */
-static bool take_id_fields(struct cursor *c, u64 t, struct pd_sample *s, bool with_addr)
-{
-	if ((t & PERF_SAMPLE_TID) && !take_pair32(c, &s->pid, &s->tid))
-		return false;
-	if ((t & PERF_SAMPLE_TIME) && !take_u64(c, &s->time))
-		return false;
-	if (with_addr && (t & PERF_SAMPLE_ADDR) && !take_u64(c, &s->addr))
-		return false;
-	if ((t & PERF_SAMPLE_ID) && !take_u64(c, &s->id))
-		return false;
-	if ((t & PERF_SAMPLE_STREAM_ID) && !take_u64(c, &s->stream_id))
-		return false;
-	if (t & PERF_SAMPLE_CPU) {
-		u32 res;
-		if (!take_pair32(c, &s->cpu, &res))
-			return false;
-	}
-	return true;
-}
-
-/* Decodes the body of a SAMPLE record by its attr's sample_type. */
-static bool decode_sample(const struct pd_attr *pa, const u8 *rec, size_t size,
-			  struct pd_sample *s)
-{
-	const struct perf_event_attr *a = &pa->attr;
-	u64 t = a->sample_type, v;
-	struct cursor c = { rec + 8, rec + size };
-	const u8 *p;
-
-	if ((t & PERF_SAMPLE_IDENTIFIER) && !take_u64(&c, &s->id))
-		return false;
-	if ((t & PERF_SAMPLE_IP) && !take_u64(&c, &s->ip))
-		return false;
-	if (!take_id_fields(&c, t, s, true))
-		return false;
-	if ((t & PERF_SAMPLE_PERIOD) && !take_u64(&c, &s->period))
-		return false;
-	if ((t & PERF_SAMPLE_READ) && !skip_read_format(&c, a->read_format))
-		return false;
-	if (t & PERF_SAMPLE_CALLCHAIN) {
-		if (!take_u64(&c, &s->nr_callchain) ||
-		    !take_array(&c, s->nr_callchain, 8, &p))
-			return false;
-		s->callchain = (const u64 *)p;
-	}
-	if (t & PERF_SAMPLE_RAW) {
-		if (!take(&c, 4, &p))
-			return false;
-		s->raw_size = get_u32(p);
-		if (!take(&c, s->raw_size, &s->raw))
-			return false;
-		/* The kernel pads size + data to a multiple of 8. */
-		size_t pad = (8 - ((4 + (size_t)s->raw_size) & 7)) & 7;
-		if (!take(&c, pad, NULL))
-			return false;
-	}
-	if (t & PERF_SAMPLE_BRANCH_STACK) {
-		if (!take_u64(&c, &s->nr_branches))
-			return false;
-		if ((a->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX) && !take_u64(&c, &v))
-			return false;
-		if (!take_array(&c, s->nr_branches, 24, NULL))
-			return false;
-	}
-	if ((t & PERF_SAMPLE_REGS_USER) &&
-	    !decode_regs(&c, pa->nr_user_regs, &s->user_abi, &s->user_regs))
-		return false;
-	if (t & PERF_SAMPLE_STACK_USER) {
-		if (!take_u64(&c, &s->stack_size) || !take(&c, s->stack_size, &s->stack))
-			return false;
-		if (s->stack_size && !take_u64(&c, &s->stack_dyn_size))
-			return false;
-		if (s->stack_dyn_size > s->stack_size)
-			s->stack_dyn_size = s->stack_size;
-	}
-	if ((t & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) && !take_u64(&c, &s->weight))
-		return false;
-	if ((t & PERF_SAMPLE_DATA_SRC) && !take_u64(&c, &s->data_src))
-		return false;
-	if ((t & PERF_SAMPLE_TRANSACTION) && !take_u64(&c, &s->transaction))
-		return false;
-	if (t & PERF_SAMPLE_REGS_INTR) {
-		u64 abi;
-		const u64 *regs;
-		if (!decode_regs(&c, pa->nr_intr_regs, &abi, &regs))
-			return false;
-	}
-	if ((t & PERF_SAMPLE_PHYS_ADDR) && !take_u64(&c, &s->phys_addr))
-		return false;
-	if ((t & PERF_SAMPLE_CGROUP) && !take_u64(&c, &s->cgroup))
-		return false;
-	if ((t & PERF_SAMPLE_DATA_PAGE_SIZE) && !take_u64(&c, &s->data_page_size))
-		return false;
-	if ((t & PERF_SAMPLE_CODE_PAGE_SIZE) && !take_u64(&c, &s->code_page_size))
-		return false;
-	return true;
-}
-
-/* The sample_id trailer of a non-sample record: pid, tid, time, id, cpu. */
-static bool decode_id_trailer(const struct pd_attr *pa, const u8 *rec, size_t size,
-			      struct pd_sample *s)
-{
-	size_t n = pa->id_trailer_size;
-	if (!n)
-		return true;
-	if (size < 8 + n)
-		return false;
-	struct cursor c = { rec + size - n, rec + size };
-	u64 t = pa->attr.sample_type, v;
-	if (!take_id_fields(&c, t, s, false))
-		return false;
-	if ((t & PERF_SAMPLE_IDENTIFIER) && !take_u64(&c, &v))
-		return false;
-	return true;
-}
-
-/* A NUL-terminated string inside [p, end), or NULL. */
-static const char *string_in(const u8 *p, const u8 *end)
-{
-	if (p >= end || !memchr(p, 0, (size_t)(end - p)))
-		return NULL;
-	return (const char *)p;
-}
-
-static bool decode_mmap(struct pd_event *ev, const u8 *body, const u8 *end, bool v2)
-{
-	struct cursor c = { body, end };
-	const u8 *p;
-	if (!take_pair32(&c, &ev->u.mmap.pid, &ev->u.mmap.tid) ||
-	    !take_u64(&c, &ev->u.mmap.start) || !take_u64(&c, &ev->u.mmap.len) ||
-	    !take_u64(&c, &ev->u.mmap.pgoff))
-		return false;
-	if (v2) {
-		if (!take(&c, 24, &p))
-			return false;
-		/* With the flag but a size outside 1..20 or reserved bytes
-		 * set, the flag leaked from another session's event (a
-		 * kernel bug) onto a record of device and inode numbers. */
-		if ((ev->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && p[0] > 0 && p[0] <= 20 &&
-		    !p[1] && !p[2] && !p[3]) {
-			ev->u.mmap.build_id_size = p[0];
-			ev->u.mmap.build_id = p + 4;
-		} else {
-			ev->u.mmap.maj = get_u32(p);
-			ev->u.mmap.min = get_u32(p + 4);
-			ev->u.mmap.ino = get_u64(p + 8);
-		}
-		if (!take_pair32(&c, &ev->u.mmap.prot, &ev->u.mmap.flags))
-			return false;
-	}
-	ev->u.mmap.filename = string_in(c.p, c.end);
-	return ev->u.mmap.filename != NULL;
-}
-
-/* Decodes the fixed part of kernel side-band records. */
-static bool decode_sideband(struct pd_event *ev, const u8 *rec, size_t size)
-{
-	size_t trailer = ev->attr ? ev->attr->id_trailer_size : 0;
-	if (size < 8 + trailer)
-		return false;
-	const u8 *body = rec + 8, *end = rec + size - trailer;
-	struct cursor c = { body, end };
-	switch (ev->type) {
-	case PERF_RECORD_MMAP:
-		return decode_mmap(ev, body, end, false);
-	case PERF_RECORD_MMAP2:
-		return decode_mmap(ev, body, end, true);
-	case PERF_RECORD_COMM:
-		ev->u.comm.exec = ev->misc & PERF_RECORD_MISC_COMM_EXEC;
-		if (!take_pair32(&c, &ev->u.comm.pid, &ev->u.comm.tid))
-			return false;
-		ev->u.comm.comm = string_in(c.p, c.end);
-		return ev->u.comm.comm != NULL;
-	case PERF_RECORD_FORK:
-	case PERF_RECORD_EXIT:
-		return take_pair32(&c, &ev->u.task.pid, &ev->u.task.ppid) &&
-		       take_pair32(&c, &ev->u.task.tid, &ev->u.task.ptid) &&
-		       take_u64(&c, &ev->u.task.time);
-	case PERF_RECORD_LOST:
-		return take_u64(&c, &ev->u.lost.id) && take_u64(&c, &ev->u.lost.lost);
-	case PERF_RECORD_LOST_SAMPLES:
-		return take_u64(&c, &ev->u.lost_samples.lost);
-	case PERF_RECORD_THROTTLE:
-	case PERF_RECORD_UNTHROTTLE:
-		return take_u64(&c, &ev->u.throttle.time) && take_u64(&c, &ev->u.throttle.id) &&
-		       take_u64(&c, &ev->u.throttle.stream_id);
-	case PERF_RECORD_SWITCH:
-	case PERF_RECORD_SWITCH_CPU_WIDE:
-		ev->u.cswitch.out = ev->misc & PERF_RECORD_MISC_SWITCH_OUT;
-		ev->u.cswitch.preempt = ev->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT;
-		if (ev->type == PERF_RECORD_SWITCH_CPU_WIDE)
-			return take_pair32(&c, &ev->u.cswitch.pid, &ev->u.cswitch.tid);
-		return true;
-	default:
-		return true;
-	}
-}
-
-/* Fills ev from one whole kernel record at rec (8-byte aligned). */
+/* Fills ev from one whole kernel record at rec (8-byte aligned), decoded
+ * by decode.c with the attr the record names. */
 static int decode(struct pd_reader *r, const u8 *rec, u64 offset, struct pd_event *ev)
 {
 	const struct perf_event_header *h = (const void *)rec;
-	memset(ev, 0, sizeof(*ev));
-	ev->type = h->type;
-	ev->misc = h->misc;
-	ev->size = h->size;
+	int rc = pd_decode(attr_of(r, rec, h->size, h->type), rec, ev);
 	ev->offset = offset;
-	ev->raw = h;
-	ev->attr = attr_of(r, rec, h->size, h->type);
-	bool ok;
-	if (h->type == PERF_RECORD_SAMPLE) {
-		ok = ev->attr && decode_sample(ev->attr, rec, h->size, &ev->s);
-		ev->has_time = ok && (ev->attr->attr.sample_type & PERF_SAMPLE_TIME);
-	} else {
-		ok = !ev->attr || decode_id_trailer(ev->attr, rec, h->size, &ev->s);
-		ok = ok && decode_sideband(ev, rec, h->size);
-		ev->has_time = ok && ev->attr && ev->attr->attr.sample_id_all &&
-			       (ev->attr->attr.sample_type & PERF_SAMPLE_TIME);
-	}
-	if (!ok) {
+	if (rc < 0) {
 		char what[96];
 		snprintf(what, sizeof(what), "record of type %u and size %u is malformed",
 			 h->type, h->size);
@@ -714,7 +400,7 @@ static void add_build_id(struct pd_reader *r, const u8 *rec, size_t size)
 	/* header, s32 pid, u8 build_id[24] (size at [20] when flagged), name */
 	if (size < 8 + 4 + 24 + 1)
 		return;
-	const char *name = string_in(rec + 36, rec + size);
+	const char *name = pdd_string_in(rec + 36, rec + size);
 	if (!name)
 		return;
 	struct pd_reader_build_id b;

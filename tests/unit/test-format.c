@@ -1214,6 +1214,515 @@ static void test_reader_window(void)
 	free(path);
 }
 
+/* ---- One record outside a reader: pd_decode and pd_sample_rewrite ---------
+ * Samples built by hand in the kernel's field order, as the recorder
+ * drains them: a kernel callchain (exclude_callchain_user), a tracepoint-
+ * like RAW payload, three user regs and a user stack copy. */
+
+#define RW_ID 77
+#define RW_PID 1234
+#define RW_TID 4321
+#define RW_IP 0xffffffff81001234ULL
+#define RW_TIME 5000000123ULL
+#define RW_CPU 3
+#define RW_WEIGHT 0x5555ULL
+#define RW_PHYS 0x123456789ULL
+#define RW_REGS ((1ULL << 6) | (1ULL << 7) | (1ULL << 8))   /* x86 bp, sp, ip */
+#define RW_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |       \
+		 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |          \
+		 PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_REGS_USER |  \
+		 PERF_SAMPLE_STACK_USER)
+/* Fields before the callchain: IDENTIFIER, IP, TID, TIME, CPU, PERIOD. */
+#define RW_CHAIN_OFF (8 + 6 * 8)
+
+static const u64 rw_kernel[] = { PERF_CONTEXT_KERNEL, 0xffffffff81000010ULL,
+				 0xffffffff81000020ULL };
+static const u64 rw_user[] = { 0x401000, 0x401234, 0x402345 };
+
+static struct perf_event_attr rw_attr(u64 sample_type)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK,
+		.size = sizeof(a), .sample_period = PERIOD, .sample_type = sample_type,
+		.sample_regs_user = RW_REGS, .sample_stack_user = 256,
+		.sample_id_all = 1, .exclude_callchain_user = 1,
+	};
+	return a;
+}
+
+/* What one hand-built sample holds. */
+struct rw_in {
+	const u64 *chain;
+	u64 nchain;
+	u32 raw_size;           /* payload bytes 0x40 + j */
+	u64 abi;                /* 0: no regs follow */
+	u64 stack_size, dyn_size;  /* copy bytes 0x80 + j */
+};
+
+static u64 rw_reg(int i)
+{
+	return 0x7ffc0000ULL + (u64)i * 0x10;
+}
+
+static u8 rw_stack_byte(u64 j)
+{
+	return (u8)(0x80 + j * 5);
+}
+
+struct rw_buf {
+	u8 *p;
+	size_t n;
+};
+
+static void rw_add(struct rw_buf *b, const void *src, size_t n)
+{
+	memcpy(b->p + b->n, src, n);
+	b->n += n;
+}
+
+static void rw_u64(struct rw_buf *b, u64 v)
+{
+	rw_add(b, &v, 8);
+}
+
+/* The record for attr a's sample_type; returns its size.  buf is 8-byte
+ * aligned and large enough. */
+static size_t rw_build(u64 *buf, const struct perf_event_attr *a, const struct rw_in *in)
+{
+	struct rw_buf b = { (u8 *)buf, 8 };
+	u64 t = a->sample_type;
+	rw_u64(&b, RW_ID);
+	rw_u64(&b, RW_IP);
+	rw_u64(&b, (u64)RW_TID << 32 | RW_PID);
+	rw_u64(&b, RW_TIME);
+	rw_u64(&b, RW_CPU);
+	rw_u64(&b, PERIOD);
+	if (t & PERF_SAMPLE_CALLCHAIN) {
+		rw_u64(&b, in->nchain);
+		rw_add(&b, in->chain, in->nchain * 8);
+	}
+	if (t & PERF_SAMPLE_RAW) {
+		rw_add(&b, &in->raw_size, 4);
+		for (u32 j = 0; j < in->raw_size; j++)
+			b.p[b.n++] = (u8)(0x40 + j);
+		while (b.n % 8)
+			b.p[b.n++] = 0;
+	}
+	if (t & PERF_SAMPLE_REGS_USER) {
+		rw_u64(&b, in->abi);
+		for (int i = 0; in->abi && i < 3; i++)
+			rw_u64(&b, rw_reg(i));
+	}
+	if (t & PERF_SAMPLE_STACK_USER) {
+		rw_u64(&b, in->stack_size);
+		for (u64 j = 0; j < in->stack_size; j++)
+			b.p[b.n++] = rw_stack_byte(j);
+		if (in->stack_size)
+			rw_u64(&b, in->dyn_size);
+	}
+	if (t & PERF_SAMPLE_WEIGHT)
+		rw_u64(&b, RW_WEIGHT);
+	if (t & PERF_SAMPLE_PHYS_ADDR)
+		rw_u64(&b, RW_PHYS);
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL, (u16)b.n };
+	memcpy(buf, &h, sizeof(h));
+	return b.n;
+}
+
+static struct rw_in rw_default(void)
+{
+	struct rw_in in = { rw_kernel, ARRAY_SIZE(rw_kernel), 13, PERF_SAMPLE_REGS_ABI_64, 64, 40 };
+	return in;
+}
+
+/* Bytes RAW takes for raw_size payload bytes (u32 size, data, padding). */
+static size_t rw_raw_bytes(const struct perf_event_attr *a, u32 raw_size)
+{
+	return (a->sample_type & PERF_SAMPLE_RAW) ? (4 + raw_size + 7) / 8 * 8 : 0;
+}
+
+static size_t rw_tail_bytes(const struct perf_event_attr *a)
+{
+	return ((a->sample_type & PERF_SAMPLE_WEIGHT) ? 8 : 0) +
+	       ((a->sample_type & PERF_SAMPLE_PHYS_ADDR) ? 8 : 0);
+}
+
+/* Every field a rewrite must not touch reads the same. */
+static void rw_check_same(const struct pd_event *x, const struct pd_event *y, const char *what)
+{
+	const struct pd_sample *s = &x->s, *t = &y->s;
+	CHECK(x->type == y->type && x->misc == y->misc, "%s: type %u/%u misc %x/%x", what,
+	      x->type, y->type, x->misc, y->misc);
+	CHECK(s->id == t->id && s->ip == t->ip && s->pid == t->pid && s->tid == t->tid,
+	      "%s: id/ip/pid/tid changed", what);
+	CHECK(s->time == t->time && s->cpu == t->cpu && s->period == t->period,
+	      "%s: time/cpu/period changed", what);
+	CHECK(s->raw_size == t->raw_size && (!s->raw_size || !memcmp(s->raw, t->raw, s->raw_size)),
+	      "%s: raw changed (%u -> %u bytes)", what, s->raw_size, t->raw_size);
+	CHECK(s->weight == t->weight && s->phys_addr == t->phys_addr,
+	      "%s: weight/phys_addr changed", what);
+}
+
+/* The chain of y is kernel[0..nk) + PERF_CONTEXT_USER + rw_user. */
+static void rw_check_chain(const struct pd_sample *y, const u64 *kernel, u64 nk,
+			   const char *what)
+{
+	u64 want = nk + 1 + ARRAY_SIZE(rw_user);
+	CHECK(y->nr_callchain == want, "%s: chain of %llu entries, want %llu", what,
+	      (unsigned long long)y->nr_callchain, (unsigned long long)want);
+	if (y->nr_callchain != want)
+		return;
+	CHECK(!nk || !memcmp(y->callchain, kernel, nk * 8), "%s: kernel part changed", what);
+	CHECK(y->callchain[nk] == PERF_CONTEXT_USER, "%s: entry %llu is %#llx, not the user marker",
+	      what, (unsigned long long)nk, (unsigned long long)y->callchain[nk]);
+	CHECK(!memcmp(y->callchain + nk + 1, rw_user, sizeof(rw_user)), "%s: user frames wrong", what);
+}
+
+static void test_decode_sample_record(void)
+{
+	u64 types[] = { RW_TYPE, RW_TYPE & ~(u64)PERF_SAMPLE_RAW };
+	for (size_t k = 0; k < ARRAY_SIZE(types); k++) {
+		struct perf_event_attr attr = rw_attr(types[k]);
+		struct pd_attr a;
+		memset(&a, 0x5a, sizeof(a));   /* init must set every fact */
+		pd_attr_init(&a, &attr);
+		CHECK(!memcmp(&a.attr, &attr, sizeof(attr)), "attr not copied");
+		CHECK(!a.name && !a.ids && !a.nids && !a.index, "name/ids/index not empty");
+		CHECK(a.nr_user_regs == 3 && a.nr_intr_regs == 0, "regs %d/%d", a.nr_user_regs,
+		      a.nr_intr_regs);
+		CHECK(a.id_trailer_size == 32, "trailer %zu (TID, TIME, CPU, IDENTIFIER)",
+		      a.id_trailer_size);
+
+		u64 rec[64];
+		struct rw_in in = rw_default();
+		size_t n = rw_build(rec, &attr, &in);
+		struct pd_event ev;
+		memset(&ev, 0x5a, sizeof(ev));
+		CHECK(pd_decode(&a, rec, &ev) == 0, "sample %zu does not decode", k);
+		const struct pd_sample *s = &ev.s;
+		CHECK(ev.type == PERF_RECORD_SAMPLE && ev.size == n && ev.offset == 0 &&
+		      ev.raw == (const void *)rec && ev.attr == &a && ev.has_time,
+		      "event header fields wrong");
+		CHECK(s->id == RW_ID && s->ip == RW_IP && s->pid == RW_PID && s->tid == RW_TID,
+		      "id %llu ip %#llx pid %u tid %u", (unsigned long long)s->id,
+		      (unsigned long long)s->ip, s->pid, s->tid);
+		CHECK(s->time == RW_TIME && s->cpu == RW_CPU && s->period == PERIOD, "time/cpu/period");
+		CHECK(s->nr_callchain == 3 && s->callchain == (const u64 *)((u8 *)rec + RW_CHAIN_OFF + 8) &&
+		      s->callchain[2] == rw_kernel[2], "chain");
+		bool raw = attr.sample_type & PERF_SAMPLE_RAW;
+		CHECK(s->raw_size == (raw ? 13 : 0) && (!raw || s->raw[12] == 0x40 + 12), "raw");
+		CHECK(s->user_abi == PERF_SAMPLE_REGS_ABI_64 && s->user_regs &&
+		      s->user_regs[2] == rw_reg(2), "user regs");
+		CHECK(s->stack_size == 64 && s->stack_dyn_size == 40 && s->stack &&
+		      s->stack[63] == rw_stack_byte(63), "user stack");
+		/* The offsets the rewriter copies by. */
+		size_t chain_end = RW_CHAIN_OFF + 8 + 3 * 8;
+		size_t user_off = chain_end + rw_raw_bytes(&attr, 13);
+		CHECK(s->chain_off == RW_CHAIN_OFF && s->chain_end == chain_end,
+		      "chain at %u..%u, want %d..%zu", s->chain_off, s->chain_end, RW_CHAIN_OFF,
+		      chain_end);
+		CHECK(s->user_off == user_off && s->user_end == n,
+		      "user state at %u..%u, want %zu..%zu", s->user_off, s->user_end, user_off, n);
+		/* Cut short anywhere, the record is malformed. */
+		struct perf_event_header h;
+		memcpy(&h, rec, sizeof(h));
+		h.size = (u16)(n - 8);
+		memcpy(rec, &h, sizeof(h));
+		CHECK(pd_decode(&a, rec, &ev) < 0, "a truncated sample decoded");
+	}
+	u64 rec[64];
+	struct perf_event_attr attr = rw_attr(RW_TYPE);
+	struct rw_in in = rw_default();
+	rw_build(rec, &attr, &in);
+	struct pd_event ev;
+	CHECK(pd_decode(NULL, rec, &ev) < 0, "a sample without its attr decoded");
+}
+
+/* User frames in, user state out: for each chain a recorder may drain (a
+ * kernel part only; none, a sample taken in user mode; a user part
+ * recorded already) and each layout (RAW or not, fields after the stack). */
+static void test_rewrite_user_frames(void)
+{
+	u64 types[] = { RW_TYPE, RW_TYPE & ~(u64)PERF_SAMPLE_RAW,
+			RW_TYPE | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_PHYS_ADDR };
+	u64 with_user[] = { PERF_CONTEXT_KERNEL, 0xffffffff81000010ULL, PERF_CONTEXT_USER,
+			    0x409999, 0x408888 };
+	struct { const u64 *chain; u64 n, nkernel; } chains[] = {
+		{ rw_kernel, ARRAY_SIZE(rw_kernel), ARRAY_SIZE(rw_kernel) },
+		{ rw_kernel, 0, 0 },
+		{ with_user, ARRAY_SIZE(with_user), 2 },
+	};
+	for (size_t k = 0; k < ARRAY_SIZE(types); k++) {
+		for (size_t c = 0; c < ARRAY_SIZE(chains); c++) {
+			char what[32];
+			snprintf(what, sizeof(what), "layout %zu chain %zu", k, c);
+			struct perf_event_attr attr = rw_attr(types[k]);
+			struct pd_attr a;
+			pd_attr_init(&a, &attr);
+			u64 rec[64], out[64];
+			struct rw_in in = rw_default();
+			in.chain = chains[c].chain;
+			in.nchain = chains[c].n;
+			size_t n = rw_build(rec, &attr, &in);
+			struct pd_event e1, e2;
+			CHECK(pd_decode(&a, rec, &e1) == 0, "%s: does not decode", what);
+			struct pd_rewrite rw = { rw_user, ARRAY_SIZE(rw_user), false };
+			size_t m = pd_sample_rewrite(&a, rec, &e1.s, &rw, out, sizeof(out));
+			u64 nk = chains[c].nkernel;
+			size_t want = RW_CHAIN_OFF + 8 * (1 + nk + 1 + ARRAY_SIZE(rw_user)) +
+				      rw_raw_bytes(&attr, 13) + 8 + 8 + rw_tail_bytes(&attr);
+			CHECK(m == want, "%s: %zu bytes (from %zu), want %zu", what, m, n, want);
+			if (m != want)
+				continue;
+			CHECK(rd16((u8 *)out + 6) == m, "%s: header size %u", what, rd16((u8 *)out + 6));
+			CHECK(!memcmp(out, rec, 6), "%s: type/misc changed", what);
+			CHECK(!memcmp((u8 *)out + 8, (u8 *)rec + 8, RW_CHAIN_OFF - 8),
+			      "%s: fields before the chain changed", what);
+			CHECK(pd_decode(&a, out, &e2) == 0, "%s: the rewritten sample does not decode", what);
+			rw_check_same(&e1, &e2, what);
+			rw_check_chain(&e2.s, chains[c].chain, nk, what);
+			CHECK(e2.s.user_abi == 0 && !e2.s.user_regs, "%s: regs kept (abi %llu)", what,
+			      (unsigned long long)e2.s.user_abi);
+			CHECK(e2.s.stack_size == 0 && e2.s.stack_dyn_size == 0,
+			      "%s: stack kept (%llu bytes)", what, (unsigned long long)e2.s.stack_size);
+			CHECK(e2.s.user_end == m - rw_tail_bytes(&attr), "%s: user state ends at %u",
+			      what, e2.s.user_end);
+		}
+	}
+
+	/* No frames given: the chain stays as recorded, the state still goes. */
+	struct perf_event_attr attr = rw_attr(RW_TYPE);
+	struct pd_attr a;
+	pd_attr_init(&a, &attr);
+	u64 rec[64], out[64];
+	struct rw_in in = rw_default();
+	size_t n = rw_build(rec, &attr, &in);
+	struct pd_event e1, e2;
+	pd_decode(&a, rec, &e1);
+	struct pd_rewrite keep_chain = { NULL, 0, false };
+	size_t m = pd_sample_rewrite(&a, rec, &e1.s, &keep_chain, out, sizeof(out));
+	/* regs: abi + 3 -> abi; stack: size + 64 + dyn_size -> size */
+	CHECK(m == n - 3 * 8 - (64 + 8), "no frames: %zu bytes from %zu", m, n);
+	CHECK(m && !memcmp(out + 1, rec + 1, e1.s.user_off - 8),
+	      "no frames: bytes up to the user state changed");
+	CHECK(m && pd_decode(&a, out, &e2) == 0 && e2.s.nr_callchain == 3 &&
+	      !memcmp(e2.s.callchain, rw_kernel, sizeof(rw_kernel)) && e2.s.user_abi == 0 &&
+	      e2.s.stack_size == 0, "no frames: chain changed or state kept");
+
+	/* An attr without CALLCHAIN has no chain to write the frames into. */
+	attr = rw_attr(RW_TYPE & ~(u64)PERF_SAMPLE_CALLCHAIN);
+	pd_attr_init(&a, &attr);
+	n = rw_build(rec, &attr, &in);
+	pd_decode(&a, rec, &e1);
+	struct pd_rewrite rw = { rw_user, ARRAY_SIZE(rw_user), false };
+	m = pd_sample_rewrite(&a, rec, &e1.s, &rw, out, sizeof(out));
+	CHECK(m == n - 3 * 8 - (64 + 8), "no CALLCHAIN: %zu bytes from %zu", m, n);
+	CHECK(m && pd_decode(&a, out, &e2) == 0 && e2.s.nr_callchain == 0 && !e2.s.callchain,
+	      "no CALLCHAIN: a chain appeared");
+	if (m)
+		rw_check_same(&e1, &e2, "no CALLCHAIN");
+}
+
+/* Kept user state: the regs as recorded, the stack copy cut to dyn_size
+ * (rounded up to 8, padded with zeros) with dyn_size as recorded. */
+static void test_rewrite_keep_user_state(void)
+{
+	struct perf_event_attr attr = rw_attr(RW_TYPE | PERF_SAMPLE_WEIGHT);
+	struct pd_attr a;
+	pd_attr_init(&a, &attr);
+	u64 rec[64], out[64];
+	struct { u64 dyn, want_size; } cases[] = { { 20, 24 }, { 40, 40 }, { 64, 64 }, { 0, 0 } };
+	for (size_t k = 0; k < ARRAY_SIZE(cases); k++) {
+		char what[32];
+		snprintf(what, sizeof(what), "dyn_size %llu", (unsigned long long)cases[k].dyn);
+		struct rw_in in = rw_default();
+		in.dyn_size = cases[k].dyn;
+		size_t n = rw_build(rec, &attr, &in);
+		struct pd_event e1, e2;
+		CHECK(pd_decode(&a, rec, &e1) == 0, "%s: does not decode", what);
+		struct pd_rewrite rw = { rw_user, ARRAY_SIZE(rw_user), true };
+		size_t m = pd_sample_rewrite(&a, rec, &e1.s, &rw, out, sizeof(out));
+		u64 ws = cases[k].want_size;
+		size_t want = n + 8 * (1 + ARRAY_SIZE(rw_user)) - 64 + ws - (ws ? 0 : 8);
+		CHECK(m == want, "%s: %zu bytes from %zu, want %zu", what, m, n, want);
+		if (m != want)
+			continue;
+		bool decoded = pd_decode(&a, out, &e2) == 0;
+		CHECK(decoded, "%s: the rewritten sample does not decode", what);
+		if (!decoded)
+			continue;
+		rw_check_same(&e1, &e2, what);
+		rw_check_chain(&e2.s, rw_kernel, ARRAY_SIZE(rw_kernel), what);
+		CHECK(e2.s.user_abi == PERF_SAMPLE_REGS_ABI_64 && e2.s.user_regs &&
+		      !memcmp(e2.s.user_regs, e1.s.user_regs, 3 * 8), "%s: regs not kept", what);
+		CHECK(e2.s.stack_size == ws, "%s: stack of %llu bytes, want %llu", what,
+		      (unsigned long long)e2.s.stack_size, (unsigned long long)ws);
+		CHECK(e2.s.stack_dyn_size == cases[k].dyn, "%s: dyn_size %llu", what,
+		      (unsigned long long)e2.s.stack_dyn_size);
+		/* dyn_size is the raw u64 behind the copy: as recorded, not clamped. */
+		if (ws) {
+			const u8 *dyn_at = e2.s.stack + ws;
+			CHECK(rd64(dyn_at) == cases[k].dyn, "%s: written dyn_size %llu", what,
+			      (unsigned long long)rd64(dyn_at));
+		}
+		bool data_ok = !cases[k].dyn || !memcmp(e2.s.stack, e1.s.stack, cases[k].dyn);
+		for (u64 j = cases[k].dyn; j < ws; j++)
+			data_ok = data_ok && e2.s.stack[j] == 0;
+		CHECK(data_ok, "%s: stack bytes or padding wrong", what);
+	}
+
+	/* Nothing to change (no frames, dyn_size = size): the same bytes. */
+	struct rw_in in = rw_default();
+	in.dyn_size = in.stack_size;
+	size_t n = rw_build(rec, &attr, &in);
+	struct pd_event e1;
+	pd_decode(&a, rec, &e1);
+	struct pd_rewrite rw = { NULL, 0, true };
+	size_t m = pd_sample_rewrite(&a, rec, &e1.s, &rw, out, sizeof(out));
+	CHECK(m == n && !memcmp(out, rec, n), "an unchanged rewrite differs (%zu of %zu bytes)",
+	      m, n);
+}
+
+static void test_rewrite_limits(void)
+{
+	struct perf_event_attr attr = rw_attr(RW_TYPE);
+	struct pd_attr a;
+	pd_attr_init(&a, &attr);
+	u64 rec[64], out[64];
+	struct rw_in in = rw_default();
+	rw_build(rec, &attr, &in);
+	struct pd_event ev;
+	pd_decode(&a, rec, &ev);
+	struct pd_rewrite rw = { rw_user, ARRAY_SIZE(rw_user), true };
+	size_t need = pd_sample_rewrite(&a, rec, &ev.s, &rw, out, sizeof(out));
+	CHECK(need > 0, "the rewrite does not fit %zu bytes", sizeof(out));
+	/* One byte short, at each of the pieces the rewriter writes. */
+	for (size_t cap = 0; cap < need; cap++) {
+		size_t m = pd_sample_rewrite(&a, rec, &ev.s, &rw, out, cap);
+		CHECK(m == 0, "%zu bytes written into a %zu-byte buffer", m, cap);
+		if (m)
+			break;
+	}
+	CHECK(pd_sample_rewrite(&a, rec, &ev.s, &rw, out, need) == need, "exact fit refused");
+
+	/* Bigger than a record may be: refused however large the buffer. */
+	size_t big = 65000;
+	u64 *brec = xcalloc(1, 70000), *bout = xcalloc(1, 140000), frames[100];
+	for (int i = 0; i < 100; i++)
+		frames[i] = 0x400000 + (u64)i;
+	in.stack_size = big;
+	in.dyn_size = big;
+	size_t n = rw_build(brec, &attr, &in);
+	CHECK(n < 65536 && pd_decode(&a, brec, &ev) == 0, "big sample (%zu bytes) bad", n);
+	struct pd_rewrite many = { frames, 100, true };
+	size_t m = pd_sample_rewrite(&a, brec, &ev.s, &many, bout, 140000);
+	CHECK(m == 0, "a %zu-byte record was written", m);
+	many.keep_user_state = false;
+	m = pd_sample_rewrite(&a, brec, &ev.s, &many, bout, 140000);
+	CHECK(m > 0 && m < 2000, "without the stack it fits, but %zu bytes", m);
+	free(brec);
+	free(bout);
+
+	/* A pd_sample that is not rec's decoding is refused. */
+	struct pd_sample zero;
+	memset(&zero, 0, sizeof(zero));
+	CHECK(pd_sample_rewrite(&a, rec, &zero, &rw, out, sizeof(out)) == 0,
+	      "rewrote from an undecoded sample");
+}
+
+/* MMAP2 of TID | TIME | CPU | IDENTIFIER with sample_id_all: the trailer
+ * read, the body decoded, the device/inode and build-id variants. */
+static size_t rw_build_mmap2(u64 *buf, bool build_id)
+{
+	struct rw_buf b = { (u8 *)buf, 8 };
+	rw_u64(&b, (u64)RW_TID << 32 | RW_PID);
+	rw_u64(&b, 0x7f0000001000ULL);
+	rw_u64(&b, 0x5000);
+	rw_u64(&b, 0x2000);
+	if (build_id) {
+		u8 id[24] = { 20, 0, 0, 0 };
+		for (int i = 0; i < 20; i++)
+			id[4 + i] = (u8)(0xb0 + i);
+		rw_add(&b, id, 24);
+	} else {
+		u32 majmin[2] = { 8, 1 };
+		rw_add(&b, majmin, 8);
+		rw_u64(&b, 987654);
+		rw_u64(&b, 3);
+	}
+	u32 prot_flags[2] = { PROT_READ | PROT_EXEC, MAP_PRIVATE };
+	rw_add(&b, prot_flags, 8);
+	const char name[] = "/usr/lib/libfoo.so.1";   /* 21 bytes with the NUL */
+	rw_add(&b, name, sizeof(name));
+	while (b.n % 8)
+		b.p[b.n++] = 0;
+	rw_u64(&b, (u64)RW_TID << 32 | RW_PID);
+	rw_u64(&b, RW_TIME);
+	rw_u64(&b, RW_CPU);
+	rw_u64(&b, RW_ID);
+	u16 misc = PERF_RECORD_MISC_USER | (build_id ? PERF_RECORD_MISC_MMAP_BUILD_ID : 0);
+	struct perf_event_header h = { PERF_RECORD_MMAP2, misc, (u16)b.n };
+	memcpy(buf, &h, sizeof(h));
+	return b.n;
+}
+
+static void test_decode_mmap2_record(void)
+{
+	struct perf_event_attr attr = rw_attr(RW_TYPE);
+	struct pd_attr a;
+	pd_attr_init(&a, &attr);
+	for (int bid = 0; bid < 2; bid++) {
+		u64 rec[32];
+		size_t n = rw_build_mmap2(rec, bid);
+		struct pd_event ev;
+		memset(&ev, 0x5a, sizeof(ev));
+		CHECK(pd_decode(&a, rec, &ev) == 0, "mmap2 (build-id %d) does not decode", bid);
+		CHECK(ev.type == PERF_RECORD_MMAP2 && ev.size == n && ev.offset == 0 &&
+		      ev.raw == (const void *)rec && ev.attr == &a, "header fields");
+		CHECK(ev.has_time && ev.s.time == RW_TIME && ev.s.pid == RW_PID &&
+		      ev.s.tid == RW_TID && ev.s.cpu == RW_CPU, "trailer: time %llu pid %u cpu %u",
+		      (unsigned long long)ev.s.time, ev.s.pid, ev.s.cpu);
+		CHECK(ev.u.mmap.pid == RW_PID && ev.u.mmap.tid == RW_TID &&
+		      ev.u.mmap.start == 0x7f0000001000ULL && ev.u.mmap.len == 0x5000 &&
+		      ev.u.mmap.pgoff == 0x2000, "mmap range");
+		CHECK(ev.u.mmap.prot == (PROT_READ | PROT_EXEC) && ev.u.mmap.flags == MAP_PRIVATE,
+		      "prot %x flags %x", ev.u.mmap.prot, ev.u.mmap.flags);
+		CHECK(ev.u.mmap.filename && !strcmp(ev.u.mmap.filename, "/usr/lib/libfoo.so.1"),
+		      "filename %s", ev.u.mmap.filename ? ev.u.mmap.filename : "(none)");
+		if (bid) {
+			CHECK(ev.u.mmap.build_id_size == 20 && ev.u.mmap.build_id &&
+			      ev.u.mmap.build_id[19] == 0xb0 + 19 && ev.u.mmap.ino == 0,
+			      "build-id variant");
+		} else {
+			CHECK(ev.u.mmap.build_id_size == 0 && ev.u.mmap.maj == 8 &&
+			      ev.u.mmap.min == 1 && ev.u.mmap.ino == 987654, "device/inode variant");
+		}
+		/* Without an attr there is no trailer to read, and no time. */
+		CHECK(pd_decode(NULL, rec, &ev) == 0 && !ev.has_time && ev.s.pid == 0 &&
+		      ev.u.mmap.filename && !strcmp(ev.u.mmap.filename, "/usr/lib/libfoo.so.1"),
+		      "mmap2 without its attr");
+	}
+	/* The trailer eats the name: malformed.  A header under 8 bytes too. */
+	u64 rec[32];
+	rw_build_mmap2(rec, false);
+	struct perf_event_header h;
+	memcpy(&h, rec, sizeof(h));
+	h.size = 8 + 64 + 24;
+	memcpy(rec, &h, sizeof(h));
+	struct pd_event ev;
+	CHECK(pd_decode(&a, rec, &ev) < 0, "an mmap2 without its name decoded");
+	h.size = 4;
+	memcpy(rec, &h, sizeof(h));
+	CHECK(pd_decode(NULL, rec, &ev) < 0, "a 4-byte record decoded");
+	/* A sample's fields would start past its end. */
+	struct rw_in in = rw_default();
+	rw_build(rec, &attr, &in);
+	memcpy(&h, rec, sizeof(h));
+	h.size = 4;
+	memcpy(rec, &h, sizeof(h));
+	CHECK(pd_decode(&a, rec, &ev) < 0, "a 4-byte sample decoded");
+}
+
 int main(void)
 {
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/ember-fmt-XXXXXX");
@@ -1236,6 +1745,11 @@ int main(void)
 	RUN(test_perf_script_pipe);
 	RUN(test_tracepoint);
 	RUN(test_reader_window);
+	RUN(test_decode_sample_record);
+	RUN(test_rewrite_user_frames);
+	RUN(test_rewrite_keep_user_state);
+	RUN(test_rewrite_limits);
+	RUN(test_decode_mmap2_record);
 	/* EMBER_TEST_KEEP=1 keeps the files for a look with perf by hand. */
 	char *cmd = xasprintf("rm -rf '%s'", tmpdir);
 	if (getenv("EMBER_TEST_KEEP"))

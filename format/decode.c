@@ -1,0 +1,319 @@
+/* decode.c - one kernel record decoded by its attr's sample_type, the
+ * same code for the reader (records from a file or stream) and for the
+ * recorder (records it drains from the ring buffers). */
+#include "format/format-internal.h"
+
+/* ---- attrs ------------------------------------------------------------- */
+
+static size_t id_trailer_size(const struct perf_event_attr *a)
+{
+	if (!a->sample_id_all)
+		return 0;
+	u64 t = a->sample_type;
+	size_t n = 0;
+	n += (t & PERF_SAMPLE_TID) ? 8 : 0;
+	n += (t & PERF_SAMPLE_TIME) ? 8 : 0;
+	n += (t & PERF_SAMPLE_ID) ? 8 : 0;
+	n += (t & PERF_SAMPLE_STREAM_ID) ? 8 : 0;
+	n += (t & PERF_SAMPLE_CPU) ? 8 : 0;
+	n += (t & PERF_SAMPLE_IDENTIFIER) ? 8 : 0;
+	return n;
+}
+
+/* Derived once per attr, so no record recounts them. */
+void pd_attr_init(struct pd_attr *a, const struct perf_event_attr *attr)
+{
+	memset(a, 0, sizeof(*a));
+	a->attr = *attr;
+	a->id_trailer_size = id_trailer_size(&a->attr);
+	a->nr_user_regs = __builtin_popcountll(a->attr.sample_regs_user);
+	a->nr_intr_regs = __builtin_popcountll(a->attr.sample_regs_intr);
+}
+
+/* ---- samples ------------------------------------------------------------- */
+
+static bool skip_read_format(struct cursor *c, u64 fmt)
+{
+	u64 nr = 1, v;
+	size_t per = 8 + ((fmt & PERF_FORMAT_ID) ? 8 : 0) + ((fmt & PERF_FORMAT_LOST) ? 8 : 0);
+	if ((fmt & PERF_FORMAT_GROUP) && !take_u64(c, &nr))
+		return false;
+	if ((fmt & PERF_FORMAT_TOTAL_TIME_ENABLED) && !take_u64(c, &v))
+		return false;
+	if ((fmt & PERF_FORMAT_TOTAL_TIME_RUNNING) && !take_u64(c, &v))
+		return false;
+	if (nr > (u64)(c->end - c->p) / per)
+		return false;
+	return take(c, nr * per, NULL);
+}
+
+static bool decode_regs(struct cursor *c, int nregs, u64 *abi, const u64 **regs)
+{
+	const u8 *p;
+	if (!take_u64(c, abi))
+		return false;
+	if (*abi == 0)
+		return true;
+	if (!take_array(c, (u64)nregs, 8, &p))
+		return false;
+	*regs = (const u64 *)p;
+	return true;
+}
+
+/* The fields samples and sample_id trailers share, in the kernel's order:
+ * TID, TIME, (ADDR: samples only), ID, STREAM_ID, CPU. */
+static bool take_id_fields(struct cursor *c, u64 t, struct pd_sample *s, bool with_addr)
+{
+	if ((t & PERF_SAMPLE_TID) && !take_pair32(c, &s->pid, &s->tid))
+		return false;
+	if ((t & PERF_SAMPLE_TIME) && !take_u64(c, &s->time))
+		return false;
+	if (with_addr && (t & PERF_SAMPLE_ADDR) && !take_u64(c, &s->addr))
+		return false;
+	if ((t & PERF_SAMPLE_ID) && !take_u64(c, &s->id))
+		return false;
+	if ((t & PERF_SAMPLE_STREAM_ID) && !take_u64(c, &s->stream_id))
+		return false;
+	if (t & PERF_SAMPLE_CPU) {
+		u32 res;
+		if (!take_pair32(c, &s->cpu, &res))
+			return false;
+	}
+	return true;
+}
+
+static bool decode_raw(struct cursor *c, struct pd_sample *s)
+{
+	const u8 *p;
+	if (!take(c, 4, &p))
+		return false;
+	s->raw_size = get_u32(p);
+	if (!take(c, s->raw_size, &s->raw))
+		return false;
+	/* The kernel pads size + data to a multiple of 8. */
+	size_t pad = (8 - ((4 + (size_t)s->raw_size) & 7)) & 7;
+	return take(c, pad, NULL);
+}
+
+static bool decode_stack(struct cursor *c, struct pd_sample *s)
+{
+	if (!take_u64(c, &s->stack_size) || !take(c, s->stack_size, &s->stack))
+		return false;
+	if (s->stack_size && !take_u64(c, &s->stack_dyn_size))
+		return false;
+	if (s->stack_dyn_size > s->stack_size)
+		s->stack_dyn_size = s->stack_size;
+	return true;
+}
+
+/* Where the cursor is, as an offset from the record's start (a record is
+ * at most 65535 bytes, so it fits). */
+static u16 at(const struct cursor *c, const u8 *rec)
+{
+	return (u16)(c->p - rec);
+}
+
+/* The fields from IDENTIFIER to the user stack, marking where the
+ * callchain and the user regs and stack lie (what the rewriter replaces). */
+static bool decode_sample_head(const struct pd_attr *pa, struct cursor *c, const u8 *rec,
+			       struct pd_sample *s)
+{
+	const struct perf_event_attr *a = &pa->attr;
+	u64 t = a->sample_type, v;
+	const u8 *p;
+
+	if ((t & PERF_SAMPLE_IDENTIFIER) && !take_u64(c, &s->id))
+		return false;
+	if ((t & PERF_SAMPLE_IP) && !take_u64(c, &s->ip))
+		return false;
+	if (!take_id_fields(c, t, s, true))
+		return false;
+	if ((t & PERF_SAMPLE_PERIOD) && !take_u64(c, &s->period))
+		return false;
+	if ((t & PERF_SAMPLE_READ) && !skip_read_format(c, a->read_format))
+		return false;
+	s->chain_off = at(c, rec);
+	if (t & PERF_SAMPLE_CALLCHAIN) {
+		if (!take_u64(c, &s->nr_callchain) || !take_array(c, s->nr_callchain, 8, &p))
+			return false;
+		s->callchain = (const u64 *)p;
+	}
+	s->chain_end = at(c, rec);
+	if ((t & PERF_SAMPLE_RAW) && !decode_raw(c, s))
+		return false;
+	if (t & PERF_SAMPLE_BRANCH_STACK) {
+		if (!take_u64(c, &s->nr_branches))
+			return false;
+		if ((a->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX) && !take_u64(c, &v))
+			return false;
+		if (!take_array(c, s->nr_branches, 24, NULL))
+			return false;
+	}
+	s->user_off = at(c, rec);
+	if ((t & PERF_SAMPLE_REGS_USER) &&
+	    !decode_regs(c, pa->nr_user_regs, &s->user_abi, &s->user_regs))
+		return false;
+	if ((t & PERF_SAMPLE_STACK_USER) && !decode_stack(c, s))
+		return false;
+	s->user_end = at(c, rec);
+	return true;
+}
+
+/* Decodes the body of a SAMPLE record by its attr's sample_type. */
+static bool decode_sample(const struct pd_attr *pa, const u8 *rec, size_t size,
+			  struct pd_sample *s)
+{
+	u64 t = pa->attr.sample_type;
+	struct cursor c = { rec + 8, rec + size };
+
+	if (!decode_sample_head(pa, &c, rec, s))
+		return false;
+	if ((t & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) && !take_u64(&c, &s->weight))
+		return false;
+	if ((t & PERF_SAMPLE_DATA_SRC) && !take_u64(&c, &s->data_src))
+		return false;
+	if ((t & PERF_SAMPLE_TRANSACTION) && !take_u64(&c, &s->transaction))
+		return false;
+	if (t & PERF_SAMPLE_REGS_INTR) {
+		u64 abi;
+		const u64 *regs;
+		if (!decode_regs(&c, pa->nr_intr_regs, &abi, &regs))
+			return false;
+	}
+	if ((t & PERF_SAMPLE_PHYS_ADDR) && !take_u64(&c, &s->phys_addr))
+		return false;
+	if ((t & PERF_SAMPLE_CGROUP) && !take_u64(&c, &s->cgroup))
+		return false;
+	if ((t & PERF_SAMPLE_DATA_PAGE_SIZE) && !take_u64(&c, &s->data_page_size))
+		return false;
+	if ((t & PERF_SAMPLE_CODE_PAGE_SIZE) && !take_u64(&c, &s->code_page_size))
+		return false;
+	return true;
+}
+
+/* ---- other records ------------------------------------------------------- */
+
+/* The sample_id trailer of a non-sample record: pid, tid, time, id, cpu. */
+static bool decode_id_trailer(const struct pd_attr *pa, const u8 *rec, size_t size,
+			      struct pd_sample *s)
+{
+	size_t n = pa->id_trailer_size;
+	if (!n)
+		return true;
+	if (size < 8 + n)
+		return false;
+	struct cursor c = { rec + size - n, rec + size };
+	u64 t = pa->attr.sample_type, v;
+	if (!take_id_fields(&c, t, s, false))
+		return false;
+	if ((t & PERF_SAMPLE_IDENTIFIER) && !take_u64(&c, &v))
+		return false;
+	return true;
+}
+
+const char *pdd_string_in(const u8 *p, const u8 *end)
+{
+	if (p >= end || !memchr(p, 0, (size_t)(end - p)))
+		return NULL;
+	return (const char *)p;
+}
+
+static bool decode_mmap(struct pd_event *ev, const u8 *body, const u8 *end, bool v2)
+{
+	struct cursor c = { body, end };
+	const u8 *p;
+	if (!take_pair32(&c, &ev->u.mmap.pid, &ev->u.mmap.tid) ||
+	    !take_u64(&c, &ev->u.mmap.start) || !take_u64(&c, &ev->u.mmap.len) ||
+	    !take_u64(&c, &ev->u.mmap.pgoff))
+		return false;
+	if (v2) {
+		if (!take(&c, 24, &p))
+			return false;
+		/* With the flag but a size outside 1..20 or reserved bytes
+		 * set, the flag leaked from another session's event (a
+		 * kernel bug) onto a record of device and inode numbers. */
+		if ((ev->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && p[0] > 0 && p[0] <= 20 &&
+		    !p[1] && !p[2] && !p[3]) {
+			ev->u.mmap.build_id_size = p[0];
+			ev->u.mmap.build_id = p + 4;
+		} else {
+			ev->u.mmap.maj = get_u32(p);
+			ev->u.mmap.min = get_u32(p + 4);
+			ev->u.mmap.ino = get_u64(p + 8);
+		}
+		if (!take_pair32(&c, &ev->u.mmap.prot, &ev->u.mmap.flags))
+			return false;
+	}
+	ev->u.mmap.filename = pdd_string_in(c.p, c.end);
+	return ev->u.mmap.filename != NULL;
+}
+
+/* Decodes the fixed part of kernel side-band records. */
+static bool decode_sideband(struct pd_event *ev, const u8 *rec, size_t size)
+{
+	size_t trailer = ev->attr ? ev->attr->id_trailer_size : 0;
+	if (size < 8 + trailer)
+		return false;
+	const u8 *body = rec + 8, *end = rec + size - trailer;
+	struct cursor c = { body, end };
+	switch (ev->type) {
+	case PERF_RECORD_MMAP:
+		return decode_mmap(ev, body, end, false);
+	case PERF_RECORD_MMAP2:
+		return decode_mmap(ev, body, end, true);
+	case PERF_RECORD_COMM:
+		ev->u.comm.exec = ev->misc & PERF_RECORD_MISC_COMM_EXEC;
+		if (!take_pair32(&c, &ev->u.comm.pid, &ev->u.comm.tid))
+			return false;
+		ev->u.comm.comm = pdd_string_in(c.p, c.end);
+		return ev->u.comm.comm != NULL;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		return take_pair32(&c, &ev->u.task.pid, &ev->u.task.ppid) &&
+		       take_pair32(&c, &ev->u.task.tid, &ev->u.task.ptid) &&
+		       take_u64(&c, &ev->u.task.time);
+	case PERF_RECORD_LOST:
+		return take_u64(&c, &ev->u.lost.id) && take_u64(&c, &ev->u.lost.lost);
+	case PERF_RECORD_LOST_SAMPLES:
+		return take_u64(&c, &ev->u.lost_samples.lost);
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE:
+		return take_u64(&c, &ev->u.throttle.time) && take_u64(&c, &ev->u.throttle.id) &&
+		       take_u64(&c, &ev->u.throttle.stream_id);
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		ev->u.cswitch.out = ev->misc & PERF_RECORD_MISC_SWITCH_OUT;
+		ev->u.cswitch.preempt = ev->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT;
+		if (ev->type == PERF_RECORD_SWITCH_CPU_WIDE)
+			return take_pair32(&c, &ev->u.cswitch.pid, &ev->u.cswitch.tid);
+		return true;
+	default:
+		return true;
+	}
+}
+
+/* ---- one record ------------------------------------------------------------ */
+
+int pd_decode(const struct pd_attr *a, const void *rec, struct pd_event *ev)
+{
+	const struct perf_event_header *h = rec;
+	memset(ev, 0, sizeof(*ev));
+	ev->type = h->type;
+	ev->misc = h->misc;
+	ev->size = h->size;
+	ev->raw = h;
+	ev->attr = a;
+	if (h->size < sizeof(*h))
+		return -1;     /* the reader never hands these on; others may */
+	bool ok;
+	if (h->type == PERF_RECORD_SAMPLE) {
+		ok = a && decode_sample(a, rec, h->size, &ev->s);
+		ev->has_time = ok && (a->attr.sample_type & PERF_SAMPLE_TIME);
+	} else {
+		ok = !a || decode_id_trailer(a, rec, h->size, &ev->s);
+		ok = ok && decode_sideband(ev, rec, h->size);
+		ev->has_time = ok && a && a->attr.sample_id_all &&
+			       (a->attr.sample_type & PERF_SAMPLE_TIME);
+	}
+	return ok ? 0 : -1;
+}
