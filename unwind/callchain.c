@@ -1,5 +1,6 @@
 /* callchain.c - frames from the kernel-supplied callchain: the kernel part
- * (unwound in the kernel) and the user part (walked by frame pointers). */
+ * (unwound in the kernel) and the user part (walked by frame pointers, or
+ * unwound by ember while recording, with its cut marker). */
 #include "unwind/unwind.h"
 
 /* The sampled ip alone, in the mode the record's misc gives. */
@@ -9,6 +10,7 @@ static int leaf_only(const struct pd_sample *s, bool kernel, struct unw_frame *o
 		return 0;
 	out[0].ip = s->ip;
 	out[0].kernel = kernel;
+	out[0].cut = false;
 	return 1;
 }
 
@@ -24,8 +26,12 @@ int unw_sample_frames(const struct pd_sample *s, u16 misc, struct unw_frame *out
 	for (u64 i = 0; i < s->nr_callchain && n < max; i++) {
 		u64 ip = s->callchain[i];
 		if (ip < PERF_CONTEXT_MAX) {
-			out[n].ip = ip;
+			/* Every field: out[] is reused, and a cut left from
+			 * an earlier sample would show as the marker. */
+			bool cut = ip == UNW_CUT_IP && !kernel;
+			out[n].ip = ip;     /* script prints it as recorded */
 			out[n].kernel = kernel;
+			out[n].cut = cut;
 			n++;
 			continue;
 		}

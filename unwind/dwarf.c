@@ -204,6 +204,8 @@ static struct unw_file *file_load(const struct unw_map *m)
 
 struct unw_file *unw_file_get(struct unw_dwarf *u, const struct unw_map *m)
 {
+	if (!m->key)
+		return NULL;       /* code with no file: nothing to load or cache */
 	bool created;
 	u64 *slot = u64map_slot(&u->files, (u64)(uintptr_t)m->key, &created);
 	if (created) {
@@ -301,10 +303,6 @@ static int file_read(const struct unw_file *f, u64 vaddr, u64 *val)
 
 /* ---- memory -------------------------------------------------------------- */
 
-/* How far above sp an address still counts as the stack: a read there
- * beyond the copy means the copy was too small, not a bad address. */
-#define STACK_REACH (8ull << 20)
-
 int unw_read_word(struct unw_walk *w, u64 addr, u64 *val)
 {
 	const struct unw_user *in = w->in;
@@ -321,7 +319,7 @@ int unw_read_word(struct unw_walk *w, u64 addr, u64 *val)
 		if (f && file_read(f, addr - unw_file_bias(f, &m), val) == 0)
 			return 0;
 	}
-	if (addr >= w->sp && off < STACK_REACH)
+	if (addr >= w->sp && off < UNW_STACK_REACH)
 		w->hit_end = true;
 	return -1;
 }
@@ -377,15 +375,17 @@ static int second_opinion(struct unw_dwarf *u, struct unw_walk *w, int n, int ma
 	return n2;
 }
 
-int unw_dwarf_user(struct unw_dwarf *u, const struct unw_user *in, struct unw_frame *out,
-		   int max)
+/* The walk both front ends share: the sample's user stack into u->pcs
+ * (leaf first, raw return addresses), at most max (already within
+ * UNW_MAX_PCS).  Returns the count, 0 without an sp and an ip register;
+ * *cut says the copy ended first and there is room for a marker after. */
+static int user_walk(struct unw_dwarf *u, const struct unw_user *in, int max, bool *cut)
 {
 	struct unw_walk w = { .u = u, .in = in };
 	u64 ip;
+	*cut = false;
 	if (max < 1 || unw_reg(in, 7, &w.sp) < 0 || unw_reg(in, 16, &ip) < 0)
 		return 0;
-	if (max > UNW_MAX_PCS)
-		max = UNW_MAX_PCS;
 	int n = u->fast ? unw_fast_walk(u, &w, u->pcs, max) : -1;
 	if (n > 0) {
 		u->stats.fast++;
@@ -401,21 +401,42 @@ int unw_dwarf_user(struct unw_dwarf *u, const struct unw_user *in, struct unw_fr
 		u->pcs[0] = ip;     /* the sampled ip at least */
 		n = 1;
 	}
+	u->stats.samples++;
+	u->stats.frames += (u64)n;
+	*cut = w.hit_end && n < max;
+	u->stats.cut += *cut;
+	return n;
+}
+
+int unw_dwarf_user(struct unw_dwarf *u, const struct unw_user *in, struct unw_frame *out,
+		   int max)
+{
+	bool cut;
+	int n = user_walk(u, in, MIN(max, UNW_MAX_PCS), &cut);
 	for (int i = 0; i < n; i++) {
 		/* A caller's pc is a return address: one less names the call. */
 		out[i].ip = i ? u->pcs[i] - 1 : u->pcs[i];
 		out[i].kernel = false;
 		out[i].cut = false;
 	}
-	u->stats.samples++;
-	u->stats.frames += (u64)n;
-	if (w.hit_end && n < max) {
+	if (cut) {
 		out[n].ip = 0;
 		out[n].kernel = false;
 		out[n].cut = true;
 		n++;
-		u->stats.cut++;
 	}
+	return n;
+}
+
+int unw_dwarf_user_chain(struct unw_dwarf *u, const struct unw_user *in, u64 *out, int max)
+{
+	bool cut;
+	int n = user_walk(u, in, MIN(max, UNW_MAX_PCS), &cut);
+	if (n == 0)     /* no sp: the ip alone, as the kernel's walk gives it */
+		return max >= 1 && unw_reg(in, 16, &out[0]) == 0 ? 1 : 0;
+	memcpy(out, u->pcs, (size_t)n * sizeof(*out));
+	if (cut)
+		out[n++] = UNW_CUT_IP;
 	return n;
 }
 

@@ -4,11 +4,25 @@
  * the simple shape compilers emit: CFA = rsp or rbp + N, the return
  * address saved at CFA + N (undefined: the end of the stack), rbp saved
  * at CFA + N or unchanged, rsp = CFA.  A frame is then one hash lookup
- * and two loads from the copy.  Anything else (expressions, signal
- * frames, no CFI, code in no file) hands the whole sample to the chosen
- * backend, so the chains stay exactly the backend's: every stop below is
- * one both backends make at the same place.  EMBER_UNWIND_FAST=0 turns
- * the fast path off (tests compare the two). */
+ * and two loads from the copy.  CFI of any other shape (expressions,
+ * signal frames) and code in a file that cannot be read hand the whole
+ * sample to the chosen backend, so where there is CFI the chains stay
+ * exactly the backend's: every stop below is one both backends make at
+ * the same place.  EMBER_UNWIND_FAST=0 turns the fast path off (tests
+ * compare the two).
+ *
+ * Where there is no CFI at all (no FDE in .eh_frame nor in .debug_frame:
+ * hand-written asm; or code mapped with no file, find_map's key NULL:
+ * JIT), the walk steps by frame pointer from that frame, as the kernel's
+ * -g walk does, and goes on with CFI for the caller.  Those frames are
+ * the fast path's own, taken where a pure CFI walk stops: the backends
+ * stop there or guess on by their own frame-pointer fallbacks (libdw's
+ * and libunwind's for x86_64, with other checks, and libdw gives only
+ * the ip for a sampled ip in no file), so for such samples
+ * EMBER_UNWIND_FAST=0 may give a shorter chain, or where the guesses
+ * differ another.  That is intended: the frame pointer is the one way out
+ * of such code (tests/workloads/nocfi.c; unwind-nocfi.sh checks that the
+ * backend alone gives the same chains or first parts of them). */
 #include "unwind/unwind-internal.h"
 
 #include <dwarf.h>
@@ -90,8 +104,9 @@ enum unw_rule_kind unw_rule_reg(Dwarf_Frame *fr, int regno, s64 *off)
 /* ---- the packed rule ------------------------------------------------------- */
 
 /* A rule in one u64 (the cache's value): kind, CFA base, rbp saved or
- * not, and three offsets. */
-enum { FR_NONE, FR_STEP, FR_END };
+ * not, and three offsets.  FR_NONE: CFI the fast path does not run;
+ * FR_NOCFI: no CFI at all, a frame-pointer step. */
+enum { FR_NONE, FR_STEP, FR_END, FR_NOCFI };
 #define FR_CFA_RBP   (1u << 2)
 #define FR_RBP_SAVED (1u << 3)
 
@@ -171,10 +186,12 @@ static void fr_from_frame(Dwarf_Frame *fr, struct fr_rule *r)
 }
 
 /* The rule at ELF address vaddr of f: .eh_frame first, then the file's
- * own .debug_frame, as libdw's frame unwinder looks. */
+ * own .debug_frame, as libdw's frame unwinder looks; FR_NOCFI when
+ * neither has an entry for it (or one libdw cannot read: its own
+ * unwinder falls back to the frame pointer then too). */
 static u64 fr_lookup_cfi(struct unw_file *f, u64 vaddr)
 {
-	struct fr_rule r = { .kind = FR_NONE };
+	struct fr_rule r = { .kind = FR_NOCFI };
 	Dwarf_Frame *fr = NULL;
 	Dwarf_CFI *cfi = unw_file_cfi(f);
 	if (!cfi || dwarf_cfi_addrframe(cfi, vaddr, &fr) != 0) {
@@ -207,7 +224,8 @@ static u64 fr_get(struct unw_dwarf *u, struct unw_file *f, u64 vaddr)
 
 /* The file mapped at addr, from the last few the walks met in this
  * address space and layout (a stack touches a handful of files), else
- * asked of the caller. */
+ * asked of the caller.  NULL when there is none, or a file that cannot
+ * be read; f NULL for code with no file at all. */
 static const struct unw_fast_map *fm_find(struct unw_dwarf *u, const struct unw_user *in,
 					  u64 addr)
 {
@@ -220,12 +238,13 @@ static const struct unw_fast_map *fm_find(struct unw_dwarf *u, const struct unw_
 		if (addr >= u->fm[i].start && addr < u->fm[i].end)
 			return &u->fm[i];
 	struct unw_map m;
-	struct unw_file *f;
-	if (!in->find_map || in->find_map(in->find_ctx, addr, &m) < 0 ||
-	    !(f = unw_file_get(u, &m)))
+	if (!in->find_map || in->find_map(in->find_ctx, addr, &m) < 0)
+		return NULL;
+	struct unw_file *f = unw_file_get(u, &m);
+	if (!f && m.key)
 		return NULL;
 	int slot = u->fm_n < UNW_FAST_MAPS ? u->fm_n++ : (int)(u->fm_next++ % UNW_FAST_MAPS);
-	u->fm[slot] = (struct unw_fast_map){ m.start, m.end, unw_file_bias(f, &m), f };
+	u->fm[slot] = (struct unw_fast_map){ m.start, m.end, f ? unw_file_bias(f, &m) : 0, f };
 	return &u->fm[slot];
 }
 
@@ -244,12 +263,65 @@ static inline int fast_read(struct unw_walk *w, u64 addr, u64 *val)
 	return unw_read_word(w, addr, val);
 }
 
+/* The registers a walk carries from frame to frame. */
+struct fast_regs {
+	u64 pc, sp, rbp;
+	bool rbp_ok;
+};
+
+/* A step out of a frame with no CFI, by its frame pointer as the kernel's
+ * -g walk takes it: [rbp] the caller's rbp, [rbp + 8] the return address,
+ * rbp + 16 the caller's sp.  Only an rbp that points into the copy (both
+ * words there), at or above sp and aligned: anything else is no frame
+ * pointer here.  False when the walk stops; an rbp beyond the copy's end
+ * but within the stack's reach means the copy was too small. */
+static bool fp_step(struct unw_walk *w, struct fast_regs *r)
+{
+	const struct unw_user *in = w->in;
+	u64 fp = r->rbp, off = fp - w->sp;
+	if (!r->rbp_ok || fp < r->sp || (fp & 7))
+		return false;
+	if (off > in->stack_size || in->stack_size - off < 16) {
+		if (off < UNW_STACK_REACH)
+			w->hit_end = true;
+		return false;
+	}
+	u64 ra;
+	memcpy(&ra, in->stack + off + 8, 8);
+	if (ra == 0)
+		return false;      /* the end of the stack */
+	memcpy(&r->rbp, in->stack + off, 8);
+	r->pc = ra;
+	r->sp = fp + 16;
+	w->u->stats.fp_steps++;
+	return true;
+}
+
+/* A step by the frame's CFI rule.  1 stepped, 0 the walk stops there
+ * (as both backends would), -1 the sample needs the backend. */
+static int cfi_step(struct unw_walk *w, const struct fr_rule *rule, struct fast_regs *r)
+{
+	if ((rule->flags & FR_CFA_RBP) && !r->rbp_ok)
+		return 0;          /* the CFA cannot be known: both stop */
+	u64 cfa = ((rule->flags & FR_CFA_RBP) ? r->rbp : r->sp) + (u64)rule->cfa_off;
+	if (cfa <= r->sp)
+		return -1;         /* not a stack that unwinds upwards */
+	u64 ra;
+	if (rule->flags & FR_RBP_SAVED)
+		r->rbp_ok = fast_read(w, cfa + (u64)rule->rbp_off, &r->rbp) == 0;
+	if (fast_read(w, cfa + (u64)rule->ra_off, &ra) < 0 || ra == 0)
+		return 0;          /* cut copy or end of stack */
+	r->sp = cfa;
+	r->pc = ra;
+	return 1;
+}
+
 int unw_fast_walk(struct unw_dwarf *u, struct unw_walk *w, u64 *pcs, int max)
 {
 	const struct unw_user *in = w->in;
-	u64 pc, rbp, sp = w->sp;
-	bool rbp_ok = unw_reg(in, 6, &rbp) == 0;
-	if (unw_reg(in, 16, &pc) < 0)
+	struct fast_regs r = { .sp = w->sp };
+	r.rbp_ok = unw_reg(in, 6, &r.rbp) == 0;
+	if (unw_reg(in, 16, &r.pc) < 0)
 		return -1;
 	/* The copy comes cold from the data file and each frame's load waits
 	 * for the one before (its address needs the last return address's
@@ -258,31 +330,23 @@ int unw_fast_walk(struct unw_dwarf *u, struct unw_walk *w, u64 *pcs, int max)
 		__builtin_prefetch(in->stack + off);
 	int n = 0;
 	for (;;) {
-		pcs[n++] = pc;
+		pcs[n++] = r.pc;
 		if (n >= max)
 			return n;
 		/* A caller's rule is the call's: one before its return address. */
-		u64 at = n == 1 ? pc : pc - 1;
+		u64 at = n == 1 ? r.pc : r.pc - 1;
 		const struct unw_fast_map *m = fm_find(u, in, at);
 		if (!m)
 			return -1;
-		struct fr_rule r;
-		fr_unpack(fr_get(u, m->f, at - m->bias), &r);
-		if (r.kind == FR_END)
+		struct fr_rule rule = { .kind = FR_NOCFI };
+		if (m->f)
+			fr_unpack(fr_get(u, m->f, at - m->bias), &rule);
+		if (rule.kind == FR_END)
 			return n;
-		if (r.kind != FR_STEP)
+		if (rule.kind == FR_NONE)
 			return -1;
-		if ((r.flags & FR_CFA_RBP) && !rbp_ok)
-			return n;          /* the CFA cannot be known: both stop */
-		u64 cfa = ((r.flags & FR_CFA_RBP) ? rbp : sp) + (u64)r.cfa_off;
-		if (cfa <= sp)
-			return -1;         /* not a stack that unwinds upwards */
-		u64 ra;
-		if (r.flags & FR_RBP_SAVED)
-			rbp_ok = fast_read(w, cfa + (u64)r.rbp_off, &rbp) == 0;
-		if (fast_read(w, cfa + (u64)r.ra_off, &ra) < 0 || ra == 0)
-			return n;          /* cut copy or end of stack */
-		sp = cfa;
-		pc = ra;
+		int step = rule.kind == FR_NOCFI ? fp_step(w, &r) : cfi_step(w, &rule, &r);
+		if (step <= 0)
+			return step < 0 ? -1 : n;
 	}
 }

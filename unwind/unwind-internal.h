@@ -50,7 +50,8 @@ struct unw_walk {
 
 #define UNW_MAX_PCS 512
 
-/* A mapping the fast path met: where, and the file's bias. */
+/* A mapping the fast path met: where, and the file's bias.  f NULL:
+ * code with no file (find_map's key NULL), walked by frame pointer. */
 struct unw_fast_map {
 	u64 start, end, bias;
 	struct unw_file *f;
@@ -100,11 +101,16 @@ enum {
 /* The value of DWARF register dw (0..16) in the sample; -1 if absent. */
 int unw_reg(const struct unw_user *in, int dw, u64 *val);
 
+/* How far above sp an address still counts as the stack: a read there
+ * beyond the copy means the copy was too small, not a bad address. */
+#define UNW_STACK_REACH (8ull << 20)
+
 /* Reads 8 bytes at addr of the sampled process: from the stack copy, or
  * from the file mapped there.  -1 when it is neither. */
 int unw_read_word(struct unw_walk *w, u64 addr, u64 *val);
 
-/* The file behind a mapping, loaded once per key; NULL when unusable. */
+/* The file behind a mapping, loaded once per key; NULL when unusable or
+ * when the mapping has no file (key NULL, never cached). */
 struct unw_file *unw_file_get(struct unw_dwarf *u, const struct unw_map *m);
 /* The load bias of a file placed by mapping m (0 for ET_EXEC). */
 u64 unw_file_bias(const struct unw_file *f, const struct unw_map *m);

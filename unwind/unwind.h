@@ -19,7 +19,9 @@ struct unw_frame {
  * the sampled ip is when there is no callchain).  PERF_CONTEXT_* markers
  * switch between kernel and user; a guest context ends the walk.  A chain
  * with a marker no context has is not trusted: as perf does, only the
- * sampled ip is kept, and *dropped (when not NULL) says so. */
+ * sampled ip is kept, and *dropped (when not NULL) says so.  A
+ * UNW_CUT_IP entry in user context (a chain ember unwound while
+ * recording) becomes a frame marked cut. */
 int unw_sample_frames(const struct pd_sample *s, u16 misc, struct unw_frame *out, int max,
 		      bool *dropped);
 
@@ -27,13 +29,16 @@ int unw_sample_frames(const struct pd_sample *s, u16 misc, struct unw_frame *out
 
 /* Where an address is mapped, as the unwinder needs it.  The caller (the
  * replay) answers from its per-process maps; key identifies the file
- * (same key, same file) so its unwind tables load once. */
+ * (same key, same file) so its unwind tables load once.  key NULL: code
+ * is mapped here but there is no file to read (JIT, anonymous executable
+ * memory), so no CFI either; the fast path goes on by frame pointer. */
 struct unw_map {
 	u64 start, end, pgoff;
 	const char *path;
 	const void *key;
 };
-/* Returns 0 and fills *m, or -1 when addr is in no file mapping. */
+/* Returns 0 and fills *m, or -1 when addr is in no mapping worth
+ * unwinding through (no file, and not code that key NULL describes). */
 typedef int (*unw_find_map_fn)(void *ctx, u64 addr, struct unw_map *m);
 
 /* One sample's user state and its address space. */
@@ -68,6 +73,8 @@ struct unw_stats {
 	u64 asked;                /* ... walks the other backend was asked to
 				     retry (stopped where a stack cannot end) */
 	u64 second;               /* ... and it took further */
+	u64 fp_steps;             /* frames the fast path stepped out of by
+				     frame pointer (no CFI there) */
 };
 
 struct unw_dwarf;
@@ -82,6 +89,18 @@ const struct unw_stats *unw_dwarf_stats(const struct unw_dwarf *u);
  * mapped files.  Returns the count (0 when nothing could be unwound). */
 int unw_dwarf_user(struct unw_dwarf *u, const struct unw_user *in, struct unw_frame *out,
 		   int max);
+
+/* The marker a user callchain written by ember ends with when the stack
+ * copy ended before the stack did (perf shows it as an unknown address;
+ * ember's views as the cut marker).  Not a PERF_CONTEXT_* value, and no
+ * user address. */
+#define UNW_CUT_IP 0xffffffffffffe000ULL
+/* The user part of a callchain as the kernel's frame-pointer walk writes
+ * it: the sampled ip, then return addresses as found (not minus one),
+ * ending with UNW_CUT_IP when the copy ended first.  The same walk as
+ * unw_dwarf_user's, counted in the same stats.  Returns the count (at
+ * least 1 when the sample has an ip register). */
+int unw_dwarf_user_chain(struct unw_dwarf *u, const struct unw_user *in, u64 *out, int max);
 
 /* A sample of --call-graph dwarf: the kernel frames of its callchain, then
  * its user frames unwound from in (when in->regs is not NULL). */
