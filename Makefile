@@ -109,15 +109,20 @@ deps:
 	else echo "all dependencies present"; fi
 
 # The README's demo: a few seconds of a system-wide profile while the
-# known-ratio workload runs (about 50/30/20% in leaf_a/leaf_b/leaf_c).
+# known-ratio workload runs (about 50/30/20% in leaf_a/leaf_b/leaf_c)
+# beside Debian's own python3, built without frame pointers, whose stacks
+# -g unwinds to main all the same.
 demo: $(EMBER_BIN) $(WORKLOAD_BINS)
-	./$(EMBER_BIN) record -F 999 -a -g -o demo.data -- $(BUILD)/workloads/ratio 3
+	./$(EMBER_BIN) record -F 999 -a -g -o demo.data -- sh -c \
+	  '/usr/bin/python3 tests/workloads/pyloop.py 3 >/dev/null & $(BUILD)/workloads/ratio 3; wait'
+	@./$(EMBER_BIN) collapse -i demo.data | awk '/^python3;/ { t += $$NF; if (/Py_BytesMain/) r += $$NF } \
+	  END { if (t) printf "python3: %d of %d samples reach main (Py_BytesMain)\n", r, t }'
 	./$(EMBER_BIN) report -i demo.data --stdio --no-children --percent-limit 1 --call-graph=none
 	./$(EMBER_BIN) flame -i demo.data -o demo-flame.svg --title "ember demo: CPU flame graph"
 	@echo "flame graph written to demo-flame.svg: open it in a browser"
 
 # Each script prints ember beside perf measured in the same run.
-BENCHES := record report unwind stat offcpu bio
+BENCHES := record online report unwind stat offcpu bio
 bench: $(EMBER_BIN) $(WORKLOAD_BINS)
 	@for b in $(BENCHES); do echo "== bench/$$b.sh"; \
 	  EMBER=$(abspath $(EMBER_BIN)) WORKLOADS=$(abspath $(BUILD)/workloads) bench/$$b.sh; done

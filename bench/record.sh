@@ -2,8 +2,10 @@
 # bench/record.sh - ember record beside perf record, measured in the same run
 # (a benchmark, not a test: it asserts nothing).
 #
-# At -F 99, 999 and 4999 with -a -g, while the spin workload keeps every CPU
-# busy, for each recorder: the workload's throughput loss against an
+# At -F 99, 999 and 4999 with -a and frame-pointer call chains (ember's
+# --call-graph fp beside perf's -g; bench/online.sh measures ember's -g,
+# which unwinds with CFI), while the spin workload keeps every CPU busy,
+# for each recorder: the workload's throughput loss against an
 # unrecorded baseline, the recorder's own CPU time (user+sys), samples lost,
 # and file size.  Then the start-to-exit time of `record -- true` (perf also
 # with --no-bpf-event: its side-band thread otherwise waits ~1 s at exit).
@@ -98,7 +100,7 @@ for ((rep = 0; rep < REPEAT; rep++)); do
 		base=$(awk -v a="$base" -v b="$b" 'BEGIN { print (b > a ? b : a) }')
 		bmin=$(awk -v a="${bmin:-$b}" -v b="$b" 'BEGIN { print (b < a ? b : a) }')
 		for tool in ember perf; do
-			if [ "$tool" = ember ]; then measure "ember-$f" "$EMBER" record -F "$f" -a -g || continue
+			if [ "$tool" = ember ]; then measure "ember-$f" "$EMBER" record -F "$f" -a --call-graph fp || continue
 			else measure "perf-$f" "$PERF" record -F "$f" -a -g || continue; fi
 			echo "  $tool -F $f: $RATE units/s, cpu ${CPU}s, lost $LOST, ${MB} MB" >&2
 			N[$tool-$f]=$((${N[$tool-$f]:-0} + 1))

@@ -6,7 +6,7 @@
 # and without it: EMBER_UNWIND_FAST=0) and of `perf report --stdio`,
 # unwinding throughput, and whether the top-20 children percentages are
 # the same.  Then the cost of -g's leaf-repair snapshot: the workload's
-# speed and the file size under `record -g` with and without it.
+# speed and the file size under `record --call-graph fp` with and without it.
 # Not a test: it prints tables and ratios.
 #
 #   EMBER=./ember bench/unwind.sh [SECONDS]     (default 12 s at 5 kHz)
@@ -65,12 +65,12 @@ row "perf report" "$t_perf" perf
 echo "(no unwinding, ember --no-children -g none: $t_none s; throughput = samples / (wall - that))"
 
 # The leaf-repair snapshot: workload speed (rounds per CPU second) and
-# file size under -g, with and without it, alternating to share noise.
+# file size under --call-graph fp, with and without it, alternating to share noise.
 echo
-printf '%-22s %14s %10s %10s\n' "record -g (leafy)" "rounds/cpu-s" "samples" "file"
+printf '%-22s %14s %10s %10s\n' "record fp (leafy)" "rounds/cpu-s" "samples" "file"
 for mode in snapshot --no-leaf-fix snapshot --no-leaf-fix; do
 	arg=; [ "$mode" = --no-leaf-fix ] && arg=--no-leaf-fix
-	out=$("$EMBER" record -g -F 4000 $arg -o "$tmp/g.data" -- "$tmp/leafy" 3 2>"$tmp/g.err")
+	out=$("$EMBER" record --call-graph fp -F 4000 $arg -o "$tmp/g.data" -- "$tmp/leafy" 3 2>"$tmp/g.err")
 	rate=$(awk '{ print int($2 / $4) }' <<<"$out")
 	n=$(awk '/samples/ { for (i = 1; i <= NF; i++) if ($i ~ /^samples/) print $(i-1) }' "$tmp/g.err")
 	printf '%-22s %14s %10s %10s\n' "${mode}" "$rate" "$n" "$(du -h "$tmp/g.data" | cut -f1)"

@@ -36,8 +36,12 @@ static const char usage_text[] =
 "      --filter EXPR      tracepoint filter for the preceding -e\n"
 "  -F, --freq HZ          samples per second per CPU (default 4000, or max)\n"
 "  -c, --count PERIOD     a sample every PERIOD events instead of -F\n"
-"  -g                     call chains from frame pointers\n"
-"      --call-graph MODE  fp, or dwarf[,BYTES] (user stack copy, default 8192)\n"
+"  -g                     call chains, user stacks unwound with CFI while\n"
+"                         recording (--call-graph auto)\n"
+"      --call-graph MODE  auto[,BYTES] (-g; BYTES of user stack copied for\n"
+"                         unwinding, default 16384), fp (frame pointers),\n"
+"                         or dwarf[,BYTES] (stack copies kept for the report,\n"
+"                         default 8192)\n"
 "  -a, --all-cpus         system-wide, on every CPU\n"
 "  -C, --cpu LIST         only these CPUs (0-3,6)\n"
 "  -p, --pid PIDS         these processes, all threads, new ones too\n"
@@ -58,8 +62,8 @@ static const char usage_text[] =
 "                         (completions run outside the task); see 'ember bio'\n"
 "  -d, --device DEV       with --block, only this block device (repeatable;\n"
 "                         /dev/sda, sda or MAJOR:MINOR)\n"
-"      --no-leaf-fix      with -g, no user-stack snapshot for repairing the\n"
-"                         caller of a frameless leaf function\n"
+"      --no-leaf-fix      with --call-graph fp, no user-stack snapshot for\n"
+"                         repairing the caller of a frameless leaf function\n"
 "  -q, --quiet            no summary line\n"
 "  -h, --help             this help\n";
 
@@ -144,21 +148,26 @@ static int parse_pages(struct rec_opts *o, const char *arg)
 	return 0;
 }
 
+/* "MODE" or "MODE,BYTES" for the modes that copy the user stack. */
 static int parse_call_graph(struct rec_opts *o, const char *arg)
 {
 	if (!strcmp(arg, "fp")) {
 		o->callgraph = REC_CG_FP;
 		return 0;
 	}
-	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ','))
-		return bad("--call-graph %s", arg, "use fp or dwarf[,BYTES]");
-	o->callgraph = REC_CG_DWARF;
-	o->stack_bytes = REC_DEFAULT_STACK;
-	if (!arg[5])
+	size_t len = strcspn(arg, ",");
+	if (len == 5 && !strncmp(arg, "dwarf", 5))
+		o->callgraph = REC_CG_DWARF;
+	else if (len == 4 && !strncmp(arg, "auto", 4))
+		o->callgraph = REC_CG_ONLINE;
+	else
+		return bad("--call-graph %s", arg, "use auto[,BYTES], fp or dwarf[,BYTES]");
+	o->stack_bytes = 0;
+	if (!arg[len])
 		return 0;
 	u64 bytes;
 	/* The kernel takes at most 65528 bytes, in multiples of 8. */
-	if (parse_u64(arg + 6, &bytes) < 0 || bytes == 0 || bytes > 65528)
+	if (parse_u64(arg + len + 1, &bytes) < 0 || bytes == 0 || bytes > 65528)
 		return bad("--call-graph %s", arg, "the stack size must be 8 to 65528 bytes");
 	o->stack_bytes = (u32)((bytes + 7) & ~7ULL);
 	return 0;
@@ -256,7 +265,7 @@ static int parse_one(struct cli *cl, int c, char **argv)
 	case OPT_FILTER: return parse_filter(o, optarg);
 	case 'F': return parse_freq(o, optarg);
 	case 'c': return parse_period(o, optarg);
-	case 'g': o->callgraph = REC_CG_FP; return 0;
+	case 'g': o->callgraph = REC_CG_ONLINE; return 0;
 	case OPT_CALL_GRAPH: return parse_call_graph(o, optarg);
 	case 'a': o->system_wide = true; return 0;
 	case 'C': case 'p': case 't': return parse_list(c, optarg, o);
@@ -295,11 +304,29 @@ static int check_targets(struct rec_opts *o)
 	return 0;
 }
 
+/* A sample with a user stack copy takes 8 or 16 KB of the ring, not 100
+ * bytes: 4 MiB per CPU holds 50 to 100 ms of them at -F 4999, where
+ * perf's 512 KiB holds 12 ms and a drain that waits for a busy CPU
+ * loses samples (40 of 40,000 at -F 4999 -a here).  Only root may lock
+ * that much beyond perf_event_mlock_kb, and a machine of many CPUs gets
+ * smaller rings (256 MiB in all at most). */
+static u32 default_pages(const struct rec_opts *o)
+{
+	bool copies = o->callgraph == REC_CG_ONLINE || o->callgraph == REC_CG_DWARF;
+	if (!copies || geteuid() != 0)
+		return REC_DEFAULT_PAGES;
+	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	u64 fit = REC_STACK_RINGS_MAX / (u64)(ncpus > 0 ? ncpus : 1) / (u64)sysconf(_SC_PAGESIZE);
+	u32 pages = REC_STACK_PAGES;
+	while (pages > REC_DEFAULT_PAGES && pages > fit)
+		pages /= 2;
+	return pages;
+}
+
 static int parse_cli(struct cli *cl, int argc, char **argv)
 {
 	struct rec_opts *o = &cl->o;
 	o->output = "ember.data";
-	o->mmap_pages = REC_DEFAULT_PAGES;
 	o->self_argc = argc;
 	o->self_argv = argv;
 	optind = 1;
@@ -311,6 +338,8 @@ static int parse_cli(struct cli *cl, int argc, char **argv)
 			return -1;
 	if (optind < argc)
 		o->command = argv + optind;
+	if (!o->mmap_pages)
+		o->mmap_pages = default_pages(o);
 	return check_targets(o);
 }
 
@@ -482,6 +511,17 @@ static void print_summary(const struct cli *cl, const struct rec_session *s)
 	fprintf(stderr, "ember record: %llu samples, %llu lost, %.3f MB written to %s\n",
 		(unsigned long long)t->samples, (unsigned long long)t->lost,
 		t->bytes / 1048576.0, output_name(&cl->o));
+	if (cl->o.callgraph == REC_CG_ONLINE) {
+		const struct rec_online_stats *u = rec_online_stats(s->online);
+		if (u->files_missing)
+			cmd_warn(CMD, "%llu mapped files could not be opened as they were "
+				 "mapped (gone from disk or replaced, their process gone): "
+				 "user stacks stop in them", (unsigned long long)u->files_missing);
+		fprintf(stderr, "ember record: user stacks: %llu unwound while recording, "
+			"%llu left for the report (the drain was behind), %llu without user "
+			"state\n", (unsigned long long)u->unwound, (unsigned long long)u->deferred,
+			(unsigned long long)u->no_user);
+	}
 }
 
 /* Like perf, the command's own failure becomes ours.  Stopped by SIGINT

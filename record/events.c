@@ -89,13 +89,14 @@ static void config_sample_type(struct rec_session *s, int ei)
 		return;
 	if (s->o->callgraph != REC_CG_NONE)
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
-	if (s->o->callgraph == REC_CG_DWARF) {
+	if (s->o->callgraph == REC_CG_DWARF || s->o->callgraph == REC_CG_ONLINE) {
 		/* The kernel part of the chain still comes from the kernel;
-		 * the user part is unwound offline from regs and stack. */
+		 * the user part is unwound from regs and stack, offline or
+		 * (online) as the drain takes the sample. */
 		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		a->sample_regs_user = REC_X86_64_REGS_USER;
 		a->sample_stack_user = s->o->stack_bytes ? s->o->stack_bytes
-							 : REC_DEFAULT_STACK;
+			: s->o->callgraph == REC_CG_ONLINE ? REC_ONLINE_STACK : REC_DEFAULT_STACK;
 		a->exclude_callchain_user = 1;
 	} else if (s->o->callgraph == REC_CG_FP && !s->o->no_leaf_fix &&
 		   (!is_tracepoint(e) || s->o->off_cpu)) {
@@ -152,6 +153,12 @@ static void config_one(struct rec_session *s, int ei)
 	if (s->child.pid && s->threads[0] == s->child.pid && leader) {
 		a->disabled = 1;
 		a->enable_on_exec = 1;
+	} else if (leader && rec_copies_stacks(s)) {
+		/* A sample with a stack copy is 8 to 16 KB: at -F 4999 the
+		 * ring would fill in 50 ms, before synthesizing a busy
+		 * machine's processes is done.  Enabled once it is, as perf
+		 * does (rec_events_enable). */
+		a->disabled = 1;
 	}
 	if (ei == 0)
 		config_sideband(s, a);
@@ -293,6 +300,29 @@ int rec_events_open(struct rec_session *s)
 			s->fail = REC_FAIL_USAGE;
 			return -1;
 		}
+	return 0;
+}
+
+bool rec_copies_stacks(const struct rec_session *s)
+{
+	return s->o->callgraph == REC_CG_ONLINE || s->o->callgraph == REC_CG_DWARF;
+}
+
+int rec_events_enable(struct rec_session *s)
+{
+	for (int ci = 0; ci < s->ncpus; ci++)
+		for (int ti = 0; ti < s->nthreads; ti++)
+			for (int ei = 0; ei < s->nevsels; ei++) {
+				int fd = *rec_fd_slot(s, ci, ti, ei);
+				if (fd < 0 || !s->evsels[ei].attr.disabled ||
+				    s->evsels[ei].attr.enable_on_exec)
+					continue;
+				if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
+					err_set_errno("enabling %s on CPU %d",
+						      s->evsels[ei].ev->name, s->cpus[ci]);
+					return -1;
+				}
+			}
 	return 0;
 }
 

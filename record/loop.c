@@ -127,7 +127,8 @@ static int end_of_pass(struct rec_node *n, bool had)
 }
 
 /* One pass over the node's rings.  Passes of different nodes never
- * interleave in the file: each holds the writer throughout. */
+ * interleave in the file: each holds the writer throughout (and with it
+ * the online unwinder's maps). */
 static int drain_node(struct rec_node *n)
 {
 	struct rec_session *s = n->s;
@@ -135,6 +136,8 @@ static int drain_node(struct rec_node *n)
 	int rc = 0;
 	if (locked)
 		pthread_mutex_lock(&s->wlock);
+	for (int i = 0; i < n->nrings; i++)
+		rec_ring_sideband(n->rings[i], n);
 	for (int i = 0; i < n->nrings && rc == 0; i++)
 		rc = rec_ring_drain(n->rings[i], n, &had);
 	if (rc == 0)

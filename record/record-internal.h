@@ -15,12 +15,24 @@
 
 #define REC_DEFAULT_FREQ 4000
 #define REC_DEFAULT_PAGES 128      /* 512 KiB per CPU, perf's default */
-#define REC_DEFAULT_STACK 8192
+#define REC_STACK_PAGES 1024       /* 4 MiB, with user stack copies ... */
+#define REC_STACK_RINGS_MAX (256u << 20)  /* ... and 256 MiB at most in all */
+#define REC_DEFAULT_STACK 8192     /* --call-graph dwarf: perf's */
+/* -g unwinds while recording, so the copy never reaches the file: it is
+ * bigger, for deep interpreter stacks (each Python call made through C
+ * takes 500 to 700 bytes of the C stack: a chain 30 deep needs 32 KB,
+ * 10 deep 8 KB).  Each doubling from 8 KB cost a thread spinning under
+ * -F 4999 about one point of throughput more (59.5k, 58.7k, 57.3k units/s
+ * at 8, 16 and 32 KB against 69k unrecorded), a fifth of that at -F 999. */
+#define REC_ONLINE_STACK 16384
 /* Registers perf samples for DWARF unwinding on x86_64: all of the user
  * register set except the segment registers DS, ES, FS and GS. */
 #define REC_X86_64_REGS_USER 0xff0fffULL
 
-enum rec_callgraph { REC_CG_NONE, REC_CG_FP, REC_CG_DWARF };
+/* -g is REC_CG_ONLINE: user stacks unwound while recording (online.c);
+ * --call-graph fp the kernel's frame-pointer walk; dwarf raw stack copies
+ * for the reporter to unwind. */
+enum rec_callgraph { REC_CG_NONE, REC_CG_FP, REC_CG_DWARF, REC_CG_ONLINE };
 /* The user-stack snapshot -g takes for leaf-frame repair: enough for a
  * leaf's saved registers and small locals above its return address. */
 #define REC_LEAF_STACK 512
@@ -46,7 +58,7 @@ struct rec_opts {
 	u64 freq;                  /* -F, 0 when -c is used */
 	u64 period;                /* -c */
 	enum rec_callgraph callgraph;
-	u32 stack_bytes;           /* --call-graph dwarf,BYTES */
+	u32 stack_bytes;           /* --call-graph auto|dwarf,BYTES; 0: default */
 	bool no_leaf_fix;          /* -g without the leaf-repair snapshot */
 	bool system_wide;          /* -a */
 	int *cpus;                 /* -C, NULL for every online CPU */
@@ -86,6 +98,7 @@ struct rec_ring {
 	u8 *data;
 	u64 mask;                  /* data size - 1 */
 	u64 lost;                  /* samples this CPU's ring dropped */
+	u64 head;                  /* where this pass drains to */
 };
 
 /* Files seen in MMAP2 records (kernel-supplied or synthesized), for the
@@ -146,6 +159,8 @@ struct rec_session {
 	int round_passes;          /* nodes that drained since the last round */
 	bool round_had_data;
 	struct rec_bids bids;
+	struct rec_online *online; /* -g: unwinds user stacks in the drain;
+				      dwarf: trims the stack copies */
 	char *old_renamed;         /* ember.data.old, restored on early error */
 	bool output_created;
 	VEC(char *) notes;         /* warnings for the command to print */
@@ -173,6 +188,10 @@ void rec_note(struct rec_session *s, const char *fmt, ...) PRINTF_LIKE(2, 3);
 /* events.c */
 int rec_events_setup(struct rec_session *s);
 int rec_events_open(struct rec_session *s);
+/* Whether samples carry user stack copies (-g, --call-graph dwarf). */
+bool rec_copies_stacks(const struct rec_session *s);
+/* Enables the events opened disabled to wait for the synthesis. */
+int rec_events_enable(struct rec_session *s);
 void rec_events_close(struct rec_session *s);
 int *rec_fd_slot(struct rec_session *s, int ci, int ti, int ei);
 u64 rec_max_sample_rate(void);
@@ -180,10 +199,14 @@ u64 rec_max_sample_rate(void);
 /* ring.c */
 int rec_ring_map(struct rec_ring *r, int fd, int cpu, u32 pages);
 void rec_ring_unmap(struct rec_ring *r);
-/* Called for each MMAP2 record, at its ring position. */
-typedef void (*rec_walk_fn)(void *ctx, u64 pos, u16 size);
+/* Called for each MMAP2 and FORK record, at its ring position. */
+typedef void (*rec_walk_fn)(void *ctx, u64 pos, u16 size, u32 type);
 void rec_tally_walk(const u8 *data, u64 mask, u64 tail, u64 head,
-		    struct rec_tally *t, rec_walk_fn on_mmap2, void *ctx);
+		    struct rec_tally *t, rec_walk_fn on_sideband, void *ctx);
+/* A pass over a node's rings is two steps: each ring's side-band first
+ * (up to a head taken now), so the maps hold every mmap before samples
+ * of any CPU are unwound; then each ring's records into the file. */
+void rec_ring_sideband(struct rec_ring *r, struct rec_node *n);
 int rec_ring_drain(struct rec_ring *r, struct rec_node *n, bool *had_data);
 
 /* loop.c */
@@ -212,6 +235,41 @@ void rec_bids_add(struct rec_bids *b, const char *name, size_t namelen,
 		  const u8 *id, u8 size);
 void rec_bids_note_mmap2(struct rec_bids *b, const u8 *rec, size_t len);
 int rec_bids_write(struct rec_bids *b, struct pd_writer *w);
+
+/* online.c: unwinding user stacks in the drain (-g). */
+struct rec_online;
+struct rec_online_stats {
+	u64 unwound;               /* samples written with their user stack unwound */
+	u64 deferred;              /* ... written raw, for the reporter (the drain
+				      was behind) */
+	u64 no_user;               /* ... with no user state (kernel threads) */
+	u64 malformed;             /* records that did not decode, written as is */
+	u64 files;                 /* mapped files opened */
+	u64 files_missing;         /* ... that could not be opened as mapped */
+};
+/* A mapping, from an MMAP2 record or /proc/PID/maps. */
+struct rec_online_map {
+	u32 pid;
+	u64 start, len, pgoff;
+	u32 maj, min, prot;
+	u64 ino;
+	const char *path;
+	u64 time;                  /* of the record; 0 for /proc at start */
+};
+/* With unwind false (--call-graph dwarf) samples are only trimmed.  NULL
+ * with err_set() when the unwinder cannot start. */
+struct rec_online *rec_online_new(const struct rec_session *s, bool unwind);
+void rec_online_free(struct rec_online *o);
+void rec_online_add_map(struct rec_online *o, const struct rec_online_map *m);
+/* A side-band record drained (whole, contiguous): MMAP2 and FORK update
+ * the maps, others are ignored. */
+void rec_online_sideband(struct rec_online *o, const void *rec);
+/* The sample record rec (whole, contiguous) as it is to be written: its
+ * user stack unwound into the callchain, or with defer the raw copy
+ * trimmed.  Returns the new record's size with *out pointing at it (valid
+ * until the next call), or 0 when rec is to be written as it is. */
+size_t rec_online_sample(struct rec_online *o, const void *rec, bool defer, const void **out);
+const struct rec_online_stats *rec_online_stats(const struct rec_online *o);
 
 /* machine.c */
 int rec_write_machine_features(struct rec_session *s);

@@ -54,7 +54,7 @@ static void tally_sample(const u8 *data, u64 mask, u64 pos, struct rec_tally *t)
 }
 
 void rec_tally_walk(const u8 *data, u64 mask, u64 tail, u64 head,
-		    struct rec_tally *t, rec_walk_fn on_mmap2, void *ctx)
+		    struct rec_tally *t, rec_walk_fn on_sideband, void *ctx)
 {
 	u64 pos = tail;
 	while (pos < head) {
@@ -76,30 +76,51 @@ void rec_tally_walk(const u8 *data, u64 mask, u64 tail, u64 head,
 			t->throttles++;
 			break;
 		case PERF_RECORD_MMAP2:
-			if (on_mmap2)
-				on_mmap2(ctx, pos, h.size);
+		case PERF_RECORD_FORK:
+			if (on_sideband)
+				on_sideband(ctx, pos, h.size, h.type);
 			break;
 		}
 		pos += h.size;
 	}
 }
 
-struct bid_ctx {
+struct side_ctx {
 	struct rec_ring *r;
 	struct rec_node *n;
 };
 
-/* MMAP2 records name the files the build-id feature lists (with their
- * build-id when the record carries one); they are rare, so copying one
- * whole (it may wrap) costs nothing that matters. */
-static void note_mmap2(void *ctx, u64 pos, u16 size)
+/* A record copied whole out of the ring (it may wrap) into the node's
+ * scratch buffer, 8-byte aligned for decoding. */
+static const u8 *record_copy(struct rec_ring *r, struct rec_node *n, u64 pos, u16 size)
 {
-	struct bid_ctx *c = ctx;
-	u64 off = pos & c->r->mask;
-	u64 first = MIN((u64)size, c->r->mask + 1 - off);
-	memcpy(c->n->scratch, c->r->data + off, first);
-	memcpy(c->n->scratch + first, c->r->data, size - first);
-	rec_bids_note_mmap2(&c->n->s->bids, c->n->scratch, size);
+	u64 off = pos & r->mask;
+	u64 first = MIN((u64)size, r->mask + 1 - off);
+	memcpy(n->scratch, r->data + off, first);
+	memcpy(n->scratch + first, r->data, size - first);
+	return n->scratch;
+}
+
+/* MMAP2 records name the files the build-id feature lists, and with -g
+ * they and FORK records keep the online unwinder's maps; they are rare,
+ * so copying one whole costs nothing that matters. */
+static void note_sideband(void *ctx, u64 pos, u16 size, u32 type)
+{
+	struct side_ctx *c = ctx;
+	const u8 *rec = record_copy(c->r, c->n, pos, size);
+	if (type == PERF_RECORD_MMAP2)
+		rec_bids_note_mmap2(&c->n->s->bids, rec, size);
+	if (c->n->s->online)
+		rec_online_sideband(c->n->s->online, rec);
+}
+
+void rec_ring_sideband(struct rec_ring *r, struct rec_node *n)
+{
+	struct perf_event_mmap_page *meta = r->base;
+	r->head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+	struct rec_tally ignored = {0};
+	struct side_ctx c = { r, n };
+	rec_tally_walk(r->data, r->mask, meta->data_tail, r->head, &ignored, note_sideband, &c);
 }
 
 /* Copies [tail, head) to the writer straight from the ring: one write, or
@@ -108,30 +129,76 @@ static int copy_out(struct rec_ring *r, struct rec_node *n, u64 tail, u64 head)
 {
 	u64 off = tail & r->mask, len = head - tail;
 	u64 first = MIN(len, r->mask + 1 - off);
-	if (pd_writer_write(n->s->w, r->data + off, first) < 0)
+	if (first && pd_writer_write(n->s->w, r->data + off, first) < 0)
 		return -1;
 	if (first < len && pd_writer_write(n->s->w, r->data, len - first) < 0)
 		return -1;
 	return 0;
 }
 
+/* Hands [.., pos) back to the kernel in the middle of a pass, and tells
+ * whether the ring is behind: more than half of it waiting. */
+static bool release_upto(struct rec_ring *r, u64 pos)
+{
+	struct perf_event_mmap_page *meta = r->base;
+	__atomic_store_n(&meta->data_tail, pos, __ATOMIC_RELEASE);
+	u64 head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+	return head - pos > (r->mask + 1) / 2;
+}
+
+/* With -g: runs of records go out as they are, each sample with a stack
+ * copy as the online unwinder rewrites it.  A ring more than half full is
+ * behind: its samples go out raw (trimmed), for the reporter to unwind,
+ * so none is lost to a busy drain.  Every eighth of the ring the part
+ * done goes back to the kernel and the fill is looked at again: a pass
+ * over a full ring of samples to unwind takes a while. */
+static int rewrite_out(struct rec_ring *r, struct rec_node *n, u64 tail, u64 head)
+{
+	u64 step = (r->mask + 1) / 8;
+	bool defer = head - tail > (r->mask + 1) / 2;
+	u64 pos = tail, run = tail, released = tail;
+	while (pos < head) {
+		struct perf_event_header h;
+		memcpy(&h, r->data + (pos & r->mask), sizeof(h));
+		if (h.size < sizeof(h))
+			break;
+		if (pos - released >= step) {
+			if (copy_out(r, n, run, pos) < 0)
+				return -1;
+			run = released = pos;
+			defer = release_upto(r, pos);
+		}
+		const void *out;
+		size_t len = 0;
+		if (h.type == PERF_RECORD_SAMPLE)
+			len = rec_online_sample(n->s->online, record_copy(r, n, pos, h.size),
+						defer, &out);
+		if (len) {
+			if (copy_out(r, n, run, pos) < 0 || pd_writer_write(n->s->w, out, len) < 0)
+				return -1;
+			run = pos + h.size;
+		}
+		pos += h.size;
+	}
+	return copy_out(r, n, run, head);
+}
+
 int rec_ring_drain(struct rec_ring *r, struct rec_node *n, bool *had_data)
 {
 	struct perf_event_mmap_page *meta = r->base;
-	u64 head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
-	u64 tail = meta->data_tail;
+	u64 head = r->head, tail = meta->data_tail;
 	if (head == tail)
 		return 0;
 	*had_data = true;
-	struct bid_ctx c = { r, n };
 	/* Counted into a copy so the totals describe what reached the file. */
 	struct rec_tally t = n->tally;
-	rec_tally_walk(r->data, r->mask, tail, head, &t, note_mmap2, &c);
-	if (copy_out(r, n, tail, head) < 0)
+	rec_tally_walk(r->data, r->mask, tail, head, &t, NULL, NULL);
+	if ((n->s->online ? rewrite_out(r, n, tail, head) : copy_out(r, n, tail, head)) < 0)
 		return -1;
 	r->lost += t.lost - n->tally.lost;
+	u64 bytes = n->tally.bytes + head - tail;
 	n->tally = t;
-	n->tally.bytes += head - tail;
+	n->tally.bytes = bytes;
 	__atomic_store_n(&meta->data_tail, head, __ATOMIC_RELEASE);
 	return 0;
 }

@@ -130,6 +130,10 @@ int rec_prepare(struct rec_session *s)
 	if (choose_targets(s) < 0 || rec_events_setup(s) < 0 ||
 	    rec_events_open(s) < 0 || rec_nodes_setup(s) < 0)
 		return -1;
+	enum rec_callgraph cg = s->o->callgraph;
+	if ((cg == REC_CG_ONLINE || cg == REC_CG_DWARF) &&
+	    !(s->online = rec_online_new(s, cg == REC_CG_ONLINE)))
+		return -1;
 	return 0;
 }
 
@@ -159,7 +163,11 @@ static int write_head(struct rec_session *s)
 {
 	for (int i = 0; i < s->nevsels; i++) {
 		struct rec_evsel *e = &s->evsels[i];
-		if (pd_writer_add_attr(s->w, &e->attr, e->ev->name, e->ids.v, e->ids.n) < 0)
+		struct perf_event_attr a = e->attr;
+		/* Unwound online, the chains hold user frames after all. */
+		if (s->o->callgraph == REC_CG_ONLINE)
+			a.exclude_callchain_user = 0;
+		if (pd_writer_add_attr(s->w, &a, e->ev->name, e->ids.v, e->ids.n) < 0)
 			return -1;
 	}
 	if (rec_write_machine_features(s) < 0 || rec_write_tracing_data(s) < 0)
@@ -188,7 +196,7 @@ int rec_start(struct rec_session *s)
 		return -1;
 	if (needs_proc_synthesis(s) && rec_synth_procs(s) < 0)
 		return -1;
-	if (pd_writer_finished_round(s->w) < 0)
+	if (pd_writer_finished_round(s->w) < 0 || rec_events_enable(s) < 0)
 		return -1;
 	if (s->child.pid && start_command(s) < 0)
 		return -1;
@@ -292,6 +300,7 @@ void rec_session_free(struct rec_session *s)
 		free(s->notes.v[i]);
 	VEC_FREE(&s->notes);
 	rec_bids_free(&s->bids);
+	rec_online_free(s->online);
 	pthread_mutex_destroy(&s->wlock);
 	free(s);
 }

@@ -178,6 +178,11 @@ static int synth_maps(struct rec_session *s, pid_t pid)
 			.flags = ml.flags, .cpumode = PERF_RECORD_MISC_USER,
 			.filename = ml.name };
 		rc = pd_write_mmap2(s->w, &s->evsels[0].attr, &m, &sid);
+		if (s->online) {
+			struct rec_online_map om = { (u32)pid, ml.start, ml.end - ml.start,
+				ml.pgoff, ml.maj, ml.min, ml.prot, ml.ino, ml.name, 0 };
+			rec_online_add_map(s->online, &om);
+		}
 		rec_bids_add(&s->bids, ml.name, strlen(ml.name), NULL, 0);
 	}
 	fclose(f);

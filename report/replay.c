@@ -26,7 +26,7 @@ struct replay {
 	struct u64map threads;     /* tid -> struct rp_thread * */
 	struct rp_thread *last_thread;
 	VEC(struct rp_thread *) all_threads;
-	VEC(struct rp_maps *) all_maps;
+	VEC(struct sym_maps *) all_maps;
 	u64 next_generation;
 	struct cached_frame *cache;
 	struct unw_dwarf *unw;     /* made when a sample carries a stack copy */
@@ -35,96 +35,6 @@ struct replay {
 	struct rp_frame expanded[RP_MAX_FRAMES];   /* with inline frames */
 	struct rp_summary summary;
 };
-
-/* ---- maps ---------------------------------------------------------------- */
-
-static struct rp_maps *maps_new(struct replay *rp, u32 pid)
-{
-	struct rp_maps *m = xcalloc(1, sizeof(*m));
-	m->pid = pid;
-	m->generation = ++rp->next_generation;
-	VEC_PUSH(&rp->all_maps, m);
-	return m;
-}
-
-static struct rp_maps *maps_copy(struct replay *rp, const struct rp_maps *from, u32 pid)
-{
-	struct rp_maps *m = maps_new(rp, pid);
-	for (size_t i = 0; i < from->v.n; i++) {
-		struct rp_map copy = from->v.v[i];
-		copy.path = xstrdup(copy.path);
-		VEC_PUSH(&m->v, copy);
-	}
-	return m;
-}
-
-/* Index of the first map whose end is above addr. */
-static size_t maps_search(const struct rp_maps *m, u64 addr)
-{
-	size_t lo = 0, hi = m->v.n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (m->v.v[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-static struct rp_map *maps_find(struct rp_maps *m, u64 addr)
-{
-	size_t i = maps_search(m, addr);
-	if (i < m->v.n && m->v.v[i].start <= addr)
-		return &m->v.v[i];
-	return NULL;
-}
-
-/* Inserts a map; older maps it overlaps are cut back or removed, as a new
- * mmap over an old range replaces it in the process. */
-static void maps_insert(struct replay *rp, struct rp_maps *m, struct rp_map *nm)
-{
-	VEC(struct rp_map) out = {0};
-	bool placed = false;
-	for (size_t i = 0; i < m->v.n; i++) {
-		struct rp_map old = m->v.v[i];
-		if (!placed && old.start >= nm->start) {
-			VEC_PUSH(&out, *nm);
-			placed = true;
-		}
-		if (old.end <= nm->start || old.start >= nm->end) {
-			VEC_PUSH(&out, old);
-			continue;
-		}
-		if (old.start < nm->start) {       /* keep the part before */
-			struct rp_map before = old;
-			before.end = nm->start;
-			before.path = xstrdup(old.path);
-			before.dso_looked_up = false;
-			VEC_PUSH(&out, before);
-		}
-		if (old.end > nm->end) {           /* keep the part after */
-			struct rp_map after = old;
-			after.pgoff += nm->end - old.start;
-			after.start = nm->end;
-			after.path = xstrdup(old.path);
-			after.dso_looked_up = false;
-			if (!placed) {
-				VEC_PUSH(&out, *nm);
-				placed = true;
-			}
-			VEC_PUSH(&out, after);
-		}
-		free(old.path);
-	}
-	if (!placed)
-		VEC_PUSH(&out, *nm);
-	free(m->v.v);
-	m->v.v = out.v;
-	m->v.n = out.n;
-	m->v.cap = out.cap;
-	m->generation = ++rp->next_generation;
-}
 
 /* ---- threads ------------------------------------------------------------- */
 
@@ -156,13 +66,19 @@ static struct rp_thread *thread_new(struct replay *rp, u32 pid, u32 tid)
 }
 
 /* The process's maps: the group leader's, created on first need. */
-static struct rp_maps *process_maps(struct replay *rp, u32 pid)
+static struct sym_maps *maps_new(struct replay *rp, struct sym_maps *m)
+{
+	VEC_PUSH(&rp->all_maps, m);
+	return m;
+}
+
+static struct sym_maps *process_maps(struct replay *rp, u32 pid)
 {
 	struct rp_thread *leader = thread_find(rp, pid);
 	if (!leader)
 		leader = thread_new(rp, pid, pid);
 	if (!leader->maps)
-		leader->maps = maps_new(rp, pid);
+		leader->maps = maps_new(rp, sym_maps_new(pid, &rp->next_generation));
 	return leader->maps;
 }
 
@@ -207,7 +123,7 @@ static void on_fork(struct replay *rp, const struct pd_event *ev)
 	if (child->pid == parent->pid) {
 		child->maps = parent->maps;        /* a new thread shares them */
 	} else {
-		child->maps = maps_copy(rp, parent->maps, child->pid);
+		child->maps = maps_new(rp, sym_maps_copy(parent->maps, child->pid));
 	}
 }
 
@@ -218,8 +134,8 @@ static void on_mmap(struct replay *rp, const struct pd_event *ev)
 		return; /* kernel addresses resolve through kallsyms */
 	if (ev->u.mmap.len == 0 || ev->u.mmap.start + ev->u.mmap.len < ev->u.mmap.start)
 		return;
-	struct rp_maps *maps = process_maps(rp, ev->u.mmap.pid);
-	struct rp_map m = {
+	struct sym_maps *maps = process_maps(rp, ev->u.mmap.pid);
+	struct sym_map m = {
 		.start = ev->u.mmap.start,
 		.end = ev->u.mmap.start + ev->u.mmap.len,
 		.pgoff = ev->u.mmap.pgoff,
@@ -228,7 +144,7 @@ static void on_mmap(struct replay *rp, const struct pd_event *ev)
 	};
 	if (m.build_id_size)
 		memcpy(m.build_id, ev->u.mmap.build_id, m.build_id_size);
-	maps_insert(rp, maps, &m);
+	sym_maps_insert(maps, &m);
 }
 
 static void on_exit_event(struct replay *rp, const struct pd_event *ev)
@@ -241,7 +157,7 @@ static void on_exit_event(struct replay *rp, const struct pd_event *ev)
 /* ---- frames -------------------------------------------------------------- */
 
 /* The recorded build-id of a file, from its MMAP2 or the header. */
-static const u8 *recorded_build_id(struct replay *rp, const struct rp_map *m, size_t *size)
+static const u8 *recorded_build_id(struct replay *rp, const struct sym_map *m, size_t *size)
 {
 	if (m->build_id_size) {
 		*size = m->build_id_size;
@@ -259,20 +175,20 @@ static const u8 *recorded_build_id(struct replay *rp, const struct rp_map *m, si
 	return NULL;
 }
 
-static struct sym_dso *map_dso(struct replay *rp, struct rp_map *m, u32 pid)
+static struct sym_dso *map_dso(struct replay *rp, struct sym_map *m, u32 pid)
 {
-	if (!m->dso_looked_up) {
+	if (!m->file_known) {
 		size_t bid_size;
 		const u8 *bid = recorded_build_id(rp, m, &bid_size);
-		m->dso = sym_dso_get(rp->syms, m->path, bid, bid_size, (pid_t)pid);
-		m->dso_looked_up = true;
+		m->file = sym_dso_get(rp->syms, m->path, bid, bid_size, (pid_t)pid);
+		m->file_known = true;
 	}
-	return m->dso;
+	return m->file;
 }
 
 static void resolve_user(struct replay *rp, struct rp_thread *t, struct rp_frame *f)
 {
-	struct rp_map *m = maps_find(t->maps, f->ip);
+	struct sym_map *m = sym_maps_find(t->maps, f->ip);
 	if (m) {
 		f->offset = f->ip - m->start + m->pgoff;
 		f->dso = map_dso(rp, m, t->pid);
@@ -344,7 +260,7 @@ struct unw_lookup {
 static int unw_find_map(void *ctx, u64 addr, struct unw_map *out)
 {
 	struct unw_lookup *l = ctx;
-	struct rp_map *m = maps_find(l->t->maps, addr);
+	struct sym_map *m = sym_maps_find(l->t->maps, addr);
 	/* Pseudo-files have no tables, except the vdso (unwind/ reads ours). */
 	if (!m || !m->path[0] || (m->path[0] == '[' && strcmp(m->path, "[vdso]")))
 		return -1;
@@ -374,6 +290,12 @@ static int chain_frames(struct replay *rp, const struct pd_event *ev, struct rp_
 	bool has_stack = s->stack && valid >= 8;
 	bool has_regs = s->user_abi && s->user_regs && ev->attr &&
 			(ev->attr->attr.sample_type & PERF_SAMPLE_REGS_USER);
+	/* A chain unwound with CFI while recording (record -g) is shown as
+	 * an offline DWARF unwinding would show it, inline frames and all,
+	 * by every view that repairs chains (perf shows none there). */
+	u64 copies = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	*unwound = rp->opts.leaf_fix && ev->attr &&
+		   (ev->attr->attr.sample_type & copies) == copies;
 	if (!has_stack || (!has_regs && !rp->opts.leaf_fix) || !unwinder(rp))
 		return unw_sample_frames(s, ev->misc, rp->raw, RP_MAX_FRAMES, dropped);
 	struct unw_lookup l = { rp, t };
@@ -642,13 +564,8 @@ void rp_close(struct replay *rp)
 {
 	if (!rp)
 		return;
-	for (size_t i = 0; i < rp->all_maps.n; i++) {
-		struct rp_maps *m = rp->all_maps.v[i];
-		for (size_t j = 0; j < m->v.n; j++)
-			free(m->v.v[j].path);
-		VEC_FREE(&m->v);
-		free(m);
-	}
+	for (size_t i = 0; i < rp->all_maps.n; i++)
+		sym_maps_free(rp->all_maps.v[i]);
 	VEC_FREE(&rp->all_maps);
 	for (size_t i = 0; i < rp->all_threads.n; i++)
 		free(rp->all_threads.v[i]);

@@ -12,27 +12,11 @@
 
 #define RP_MAX_FRAMES 512
 
-struct rp_map {
-	u64 start, end, pgoff;
-	char *path;
-	u8 build_id[20];
-	u8 build_id_size;
-	struct sym_dso *dso;       /* resolved on first use */
-	bool dso_looked_up;
-};
-
-/* The maps of one process, shared by its threads. */
-struct rp_maps {
-	VEC(struct rp_map) v;      /* sorted by start, not overlapping */
-	u64 generation;            /* changes with every edit (cache key) */
-	u32 pid;
-};
-
 struct rp_thread {
 	u32 pid, tid;
 	char comm[64];              /* /proc names kworkers past 16 bytes */
 	u32 comm_changes;          /* bumped on every COMM: lets sinks cache */
-	struct rp_maps *maps;
+	struct sym_maps *maps;     /* the process's, shared by its threads */
 	bool exited;
 };
 
@@ -97,8 +81,10 @@ struct rp_opts {
 	struct sym_opts sym;
 	struct rp_filter filter;
 	/* User stacks: the DWARF unwinder for --call-graph dwarf files, and
-	 * whether a frameless leaf's caller is restored in -g chains (report
-	 * does by default; views compared line by line with perf's do not). */
+	 * whether ember's own -g chains are shown better than perf shows them:
+	 * a frameless leaf's caller restored in frame-pointer chains, inline
+	 * frames in chains unwound while recording (report does by default;
+	 * views compared line by line with perf's do not). */
 	enum unw_backend unwinder;   /* UNW_BACKEND_DEFAULT unless set */
 	bool unwinder_set;
 	bool leaf_fix;

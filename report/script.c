@@ -108,7 +108,8 @@ static void put_frame_text(struct script *sc, const struct rp_frame *f)
 	if (sc->fields & F_SYM) {
 		if (f->sym) {
 			sb_puts(l, f->sym->name);
-			if (sc->fields & F_SYMOFF) {
+			/* A symbol without a file is the cut marker: no offset. */
+			if ((sc->fields & F_SYMOFF) && f->dso) {
 				sb_add(l, "+0x", 3);
 				sb_add_hex(l, f->addr - f->sym->start, 0);
 			}

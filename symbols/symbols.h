@@ -113,6 +113,39 @@ bool sym_dso_trusted(const struct sym_dso *d);
 /* How many symbols the dso has. */
 size_t sym_dso_count(const struct sym_dso *d);
 
+/* ---- Process address spaces -------------------------------------------- */
+
+/* One mapping of a process: [start, end) at file offset pgoff of path. */
+struct sym_map {
+	u64 start, end, pgoff;
+	char *path;
+	u8 build_id[20];           /* as recorded, when the record had one */
+	u8 build_id_size;
+	u32 maj, min;              /* the file's device and inode, when known */
+	u64 ino;
+	void *file;                /* the owner's answer for this file ... */
+	bool file_known;           /* ... once looked up (NULL is an answer) */
+};
+
+/* The maps of one process, shared by its threads. */
+struct sym_maps {
+	VEC(struct sym_map) v;     /* sorted by start, not overlapping */
+	u64 generation;            /* changes with every edit (a cache key) */
+	u32 pid;
+	u64 *clock;                /* the owner's counter generations come
+				      from, unique across processes */
+};
+
+struct sym_maps *sym_maps_new(u32 pid, u64 *clock);
+/* A forked process's copy (paths copied, files kept). */
+struct sym_maps *sym_maps_copy(const struct sym_maps *from, u32 pid);
+void sym_maps_free(struct sym_maps *m);
+/* The mapping holding addr, or NULL. */
+struct sym_map *sym_maps_find(struct sym_maps *m, u64 addr);
+/* Adds nm, taking over its path; the older maps it overlaps are cut back
+ * or removed, as a new mmap over an old range replaces it. */
+void sym_maps_insert(struct sym_maps *m, struct sym_map *nm);
+
 /* ---- Inline frames and source lines (libdw) ---------------------------- */
 
 /* The source frames at file address addr of d whose symbol is base, as

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# tests/e2e/unwind-leaf.sh - leaf-frame repair of -g chains: a workload
+# tests/e2e/unwind-leaf.sh - leaf-frame repair of frame-pointer chains
+# (--call-graph fp; plain -g unwinds with CFI while recording): a workload
 # whose hot functions are frameless leaves (tests/workloads/leafy.c, built
 # -O2 -fno-omit-frame-pointer) loses their callers in a frame-pointer walk
 # (perf shows mid_ab at 0%); ember's -g snapshot gives them back at the
 # design's percentage, --no-leaf-fix (report or record) does not, and perf
-# still reads the file as a plain -g recording.
+# still reads the file as a plain frame-pointer recording.
 set -u
 . "$(dirname "$0")/../e2e-lib.sh"
 . "$(dirname "$0")/../e2e-report-lib.sh"
@@ -33,7 +34,7 @@ start_spinner 20
 # design are over four standard deviations of chance.
 rec() {   # rec TAG ARGS...
 	local tag=$1; shift
-	"$EMBER" record -q -g -F 1999 "$@" -o "$TMP/$tag.data" -- "$W" 3 >"$TMP/$tag.rec" 2>&1 ||
+	"$EMBER" record -q --call-graph fp -F 1999 "$@" -o "$TMP/$tag.data" -- "$W" 3 >"$TMP/$tag.rec" 2>&1 ||
 		{ fail "record-$tag" "$(head -c 300 "$TMP/$tag.rec")"; exit 0; }
 }
 rec fix

@@ -27,7 +27,7 @@ static void put_record(u8 *ring, u64 mask, u64 pos, u32 type, u16 misc,
 
 struct seen { int calls; u16 size; };
 
-static void on_bid(void *ctx, u64 pos, u16 size)
+static void on_bid(void *ctx, u64 pos, u16 size, u32 type)
 {
 	struct seen *s = ctx;
 	s->calls++;

@@ -932,6 +932,48 @@ static void test_against_perf_script(void)
 			RUN(fn);                                             \
 	} while (0)
 
+/* ---- process address spaces (maps.c) ---- */
+
+static void add_map(struct sym_maps *m, u64 start, u64 end, u64 pgoff, const char *path)
+{
+	struct sym_map nm = { .start = start, .end = end, .pgoff = pgoff, .path = xstrdup(path),
+			      .file = (void *)path, .file_known = true };
+	sym_maps_insert(m, &nm);
+}
+
+/* A new mapping over old ones cuts them back, each part at its own file
+ * offset; lookups find the right one; a fork's copy is its own. */
+static void test_process_maps(void)
+{
+	u64 clock = 0;
+	struct sym_maps *m = sym_maps_new(42, &clock);
+	add_map(m, 0x1000, 0x5000, 0, "/a");
+	add_map(m, 0x8000, 0x9000, 0, "/b");
+	u64 gen = m->generation;
+	add_map(m, 0x2000, 0x3000, 0x10000, "/c");      /* splits /a in two */
+	CHECK(m->generation > gen, "an edit moves the generation");
+	CHECK(m->v.n == 4, "%zu maps, want 4 (/a, /c, /a, /b)", m->v.n);
+	const struct sym_map *x = sym_maps_find(m, 0x1800);
+	CHECK(x && !strcmp(x->path, "/a") && x->end == 0x2000 && x->pgoff == 0 && !x->file_known,
+	      "the part before keeps its offset, its file looked up again");
+	x = sym_maps_find(m, 0x2800);
+	CHECK(x && !strcmp(x->path, "/c") && x->pgoff == 0x10000, "the new map");
+	x = sym_maps_find(m, 0x4000);
+	CHECK(x && !strcmp(x->path, "/a") && x->start == 0x3000 && x->pgoff == 0x2000 &&
+	      !x->file_known, "the part after: offset moved by 0x2000, file looked up again");
+	CHECK(!sym_maps_find(m, 0x6000) && !sym_maps_find(m, 0x9000) && !sym_maps_find(m, 0x0fff),
+	      "holes and ends are in no map");
+	add_map(m, 0x0, 0x10000, 0, "/d");              /* covers everything */
+	CHECK(m->v.n == 1 && sym_maps_find(m, 0x8800) && !strcmp(sym_maps_find(m, 0x8800)->path, "/d"),
+	      "a covering map replaces all: %zu maps", m->v.n);
+	struct sym_maps *c = sym_maps_copy(m, 43);
+	add_map(c, 0x100, 0x200, 0, "/e");
+	CHECK(c->pid == 43 && c->v.n == 3 && m->v.n == 1 && c->generation != m->generation,
+	      "the copy is edited alone: %zu and %zu maps", c->v.n, m->v.n);
+	sym_maps_free(c);
+	sym_maps_free(m);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -952,6 +994,7 @@ int main(void)
 	RUN(test_fake_kallsyms_modules);
 	RUN(test_kallsyms_prefetch);
 	RUN(test_jit_map);
+	RUN(test_process_maps);
 	RUN_UNLESS(demangle_skip(), test_demangle);
 	RUN_UNLESS(perf_skip(), test_against_perf_script);
 	if (!getenv("KEEP_TMP"))

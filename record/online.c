@@ -1,0 +1,337 @@
+/* online.c - unwinding user stacks while recording (-g).  Each sample's
+ * user registers and stack copy are unwound as the drain takes it from
+ * the ring, with the reporter's CFI machinery (unwind/), and written as an
+ * ordinary callchain: the kernel part as the kernel gave it, then
+ * PERF_CONTEXT_USER and the user frames; the registers and the copy are
+ * dropped.  A drain that falls behind writes the raw sample instead,
+ * trimmed to the bytes the kernel copied, for the reporter to unwind.
+ *
+ * The process maps come from the MMAP2 and FORK records drained and the
+ * ones synthesized at start.  Each mapped file is opened when its mapping
+ * is first seen, through /proc/PID/map_files (the file as mapped, even in
+ * another mount namespace or replaced on disk since), and held open, so a
+ * process that exits before its samples are unwound still gets them
+ * unwound. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "record/record-internal.h"
+#include "symbols/symbols.h"
+#include "unwind/unwind.h"
+
+#define ONLINE_MAX_FRAMES 256
+#define ONLINE_OUT_BYTES 65536      /* a record's size is a u16 */
+
+/* One file some process maps, opened once. */
+struct rec_file {
+	char *path;                /* /proc/self/fd/N, for the unwinder */
+	int fd;
+};
+
+struct rec_online {
+	struct unw_dwarf *unw;
+	struct u64map procs;       /* pid -> struct sym_maps * */
+	struct u64map born;        /* pid -> when its maps were made */
+	VEC(struct sym_maps *) all_maps;
+	u64 clock;                 /* maps generations */
+	struct u64map files;       /* hash of (device, inode) -> struct rec_file *,
+				      0 when it could not be opened */
+	VEC(struct rec_file *) all_files;
+	struct pd_attr *attrs;     /* one per evsel, for decoding */
+	int nattrs;
+	struct u64map ids;         /* kernel id -> attr index + 1 */
+	u64 chain[ONLINE_MAX_FRAMES];
+	u8 *out;
+	bool defer_all;            /* every sample raw: --call-graph dwarf */
+	struct rec_online_stats stats;
+};
+
+/* ---- processes and files -------------------------------------------------- */
+
+static struct sym_maps *proc_maps(struct rec_online *o, u32 pid)
+{
+	u64 *slot = u64map_get(&o->procs, pid);
+	return slot ? (struct sym_maps *)(uintptr_t)*slot : NULL;
+}
+
+/* Makes m pid's maps, from time on. */
+static struct sym_maps *proc_set(struct rec_online *o, u32 pid, struct sym_maps *m, u64 time)
+{
+	VEC_PUSH(&o->all_maps, m);   /* a replaced process's stay owned here */
+	*u64map_slot(&o->procs, pid, NULL) = (u64)(uintptr_t)m;
+	*u64map_slot(&o->born, pid, NULL) = time;
+	return m;
+}
+
+static bool same_file(int fd, const struct sym_map *m)
+{
+	struct stat st;
+	return fstat(fd, &st) == 0 && st.st_ino == m->ino &&
+	       major(st.st_dev) == m->maj && minor(st.st_dev) == m->min;
+}
+
+/* The file as mapped: its mapping's link in /proc (while the process
+ * runs), else the path inside its root, else the path itself; each only
+ * when it is the same inode the mapping has. */
+static int open_mapped(const struct sym_map *m, u32 pid)
+{
+	char path[4096 + 64];
+	const char *tries[3] = { path, NULL, m->path };
+	snprintf(path, sizeof(path), "/proc/%u/map_files/%llx-%llx", pid,
+		 (unsigned long long)m->start, (unsigned long long)m->end);
+	char *root = xasprintf("/proc/%u/root%s", pid, m->path);
+	tries[1] = root;
+	int fd = -1;
+	for (int i = 0; i < 3 && fd < 0; i++) {
+		fd = open(tries[i], O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 && !same_file(fd, m)) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	free(root);
+	return fd;
+}
+
+/* The opened file behind a mapping, or NULL when it cannot be had. */
+static struct rec_file *file_of(struct rec_online *o, struct sym_map *m, u32 pid)
+{
+	if (m->file_known)
+		return m->file;
+	m->file_known = true;
+	m->file = NULL;
+	if (m->path[0] != '/' || !m->ino)
+		return NULL;
+	u64 key = hash_u64(((u64)m->maj << 44) ^ ((u64)m->min << 24) ^ hash_u64(m->ino));
+	bool created;
+	u64 *slot = u64map_slot(&o->files, key, &created);
+	if (!created)
+		return m->file = (struct rec_file *)(uintptr_t)*slot;
+	int fd = open_mapped(m, pid);
+	if (fd < 0) {
+		o->stats.files_missing++;
+		return NULL;
+	}
+	struct rec_file *f = xmalloc(sizeof(*f));
+	f->fd = fd;
+	f->path = xasprintf("/proc/self/fd/%d", fd);
+	VEC_PUSH(&o->all_files, f);
+	*slot = (u64)(uintptr_t)f;
+	o->stats.files++;
+	return m->file = f;
+}
+
+void rec_online_add_map(struct rec_online *o, const struct rec_online_map *in)
+{
+	if (!o->unw || !in->len || in->start + in->len < in->start || !(in->prot & PROT_EXEC))
+		return;
+	struct sym_map m = {
+		.start = in->start, .end = in->start + in->len, .pgoff = in->pgoff,
+		.path = xstrdup(in->path), .maj = in->maj, .min = in->min, .ino = in->ino,
+	};
+	file_of(o, &m, in->pid);
+	struct sym_maps *maps = proc_maps(o, in->pid);
+	if (!maps)
+		maps = proc_set(o, in->pid, sym_maps_new(in->pid, &o->clock), in->time);
+	sym_maps_insert(maps, &m);
+}
+
+/* A new process starts with a copy of its parent's maps.  Its FORK can
+ * reach us after its first mmaps (the exec ran on a CPU whose ring this
+ * pass read further): maps made after the fork are already the child's. */
+static void on_fork(struct rec_online *o, u32 pid, u32 ppid, u64 time)
+{
+	if (!o->unw || pid == ppid)
+		return;                  /* a thread shares its process's maps */
+	const u64 *born = u64map_get(&o->born, pid);
+	if (proc_maps(o, pid) && born && *born >= time)
+		return;
+	struct sym_maps *parent = proc_maps(o, ppid);
+	proc_set(o, pid, parent ? sym_maps_copy(parent, pid) : sym_maps_new(pid, &o->clock), time);
+}
+
+void rec_online_sideband(struct rec_online *o, const void *rec)
+{
+	struct pd_event ev;
+	/* The sample_id trailers of all the recorder's events are alike. */
+	if (o->nattrs < 1 || pd_decode(&o->attrs[0], rec, &ev) < 0)
+		return;
+	if (ev.type == PERF_RECORD_FORK) {
+		on_fork(o, ev.u.task.pid, ev.u.task.ppid, ev.u.task.time);
+	} else if (ev.type == PERF_RECORD_MMAP2 && !ev.u.mmap.build_id_size &&
+		   (ev.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER) {
+		struct rec_online_map m = {
+			ev.u.mmap.pid, ev.u.mmap.start, ev.u.mmap.len, ev.u.mmap.pgoff,
+			ev.u.mmap.maj, ev.u.mmap.min, ev.u.mmap.prot, ev.u.mmap.ino,
+			ev.u.mmap.filename, ev.s.time,
+		};
+		rec_online_add_map(o, &m);
+	}
+}
+
+/* ---- unwinding ------------------------------------------------------------ */
+
+/* Any stable address: the unwinder's key for the vdso, which it reads
+ * from ember's own (the same kernel's). */
+static const char vdso_key;
+
+struct lookup {
+	struct rec_online *o;
+	struct sym_maps *maps;
+};
+
+/* Pseudo-files hold no code but the vdso's and anonymous memory's (JIT). */
+static bool anonymous_code(const char *path)
+{
+	return !path[0] || !strcmp(path, "//anon") || !strncmp(path, "[anon:", 6) ||
+	       !strncmp(path, "/memfd:", 7);
+}
+
+static int find_map(void *ctx, u64 addr, struct unw_map *out)
+{
+	struct lookup *l = ctx;
+	struct sym_map *m = l->maps ? sym_maps_find(l->maps, addr) : NULL;
+	if (!m)
+		return -1;
+	*out = (struct unw_map){ m->start, m->end, m->pgoff, m->path, NULL };
+	if (!strcmp(m->path, "[vdso]")) {
+		out->key = &vdso_key;
+		return 0;
+	}
+	if (anonymous_code(m->path))
+		return 0;                /* code, but no file: frame pointers only */
+	struct rec_file *f = file_of(l->o, m, l->maps->pid);
+	if (!f)
+		return -1;
+	out->path = f->path;
+	out->key = f;
+	return 0;
+}
+
+static const struct pd_attr *attr_of_sample(struct rec_online *o, const u8 *rec)
+{
+	u64 id;
+	/* Every event the recorder opens has PERF_SAMPLE_IDENTIFIER, which
+	 * the kernel puts first: the record names its event there. */
+	memcpy(&id, rec + sizeof(struct perf_event_header), sizeof(id));
+	const u64 *slot = u64map_get(&o->ids, id);
+	return slot ? &o->attrs[*slot - 1] : NULL;
+}
+
+/* The sample's user stack unwound into o->chain; the count (0: none). */
+static int unwind_user(struct rec_online *o, const struct pd_attr *a, const struct pd_sample *s)
+{
+	struct lookup l = { o, proc_maps(o, s->pid) };
+	struct unw_user in = {
+		.regs = s->user_regs, .regs_mask = a->attr.sample_regs_user,
+		.stack = s->stack, .stack_size = MIN(s->stack_dyn_size, s->stack_size),
+		.pid = s->pid, .tid = s->tid,
+		.space = l.maps, .generation = l.maps ? l.maps->generation : 0,
+		.find_map = find_map, .find_ctx = &l,
+	};
+	return unw_dwarf_user_chain(o->unw, &in, o->chain, ONLINE_MAX_FRAMES);
+}
+
+size_t rec_online_sample(struct rec_online *o, const void *rec, bool defer, const void **out)
+{
+	const struct pd_attr *a = attr_of_sample(o, rec);
+	if (!a || !(a->attr.sample_type & PERF_SAMPLE_STACK_USER))
+		return 0;
+	struct pd_event ev;
+	if (pd_decode(a, rec, &ev) < 0) {
+		o->stats.malformed++;
+		return 0;
+	}
+	defer |= o->defer_all;
+	struct pd_rewrite rw = { .keep_user_state = defer };
+	bool has_user = ev.s.user_abi && ev.s.user_regs && ev.s.stack_dyn_size >= 8;
+	if (has_user && !defer) {
+		rw.nuser = (size_t)unwind_user(o, a, &ev.s);
+		rw.user = rw.nuser ? o->chain : NULL;
+	}
+	size_t n = pd_sample_rewrite(a, rec, &ev.s, &rw, o->out, ONLINE_OUT_BYTES);
+	if (!n)
+		return 0;                /* cannot happen: the record only shrinks */
+	if (defer && has_user)
+		o->stats.deferred++;
+	else if (rw.user)
+		o->stats.unwound++;
+	else
+		o->stats.no_user++;
+	*out = o->out;
+	return n;
+}
+
+/* ---- life ----------------------------------------------------------------- */
+
+/* Every mapped file is held open: a system-wide recording holds hundreds. */
+static void raise_file_limit(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+struct rec_online *rec_online_new(const struct rec_session *s, bool unwind)
+{
+	struct unw_dwarf *unw = unwind ? unw_dwarf_new(UNW_BACKEND_DEFAULT) : NULL;
+	if (unwind && !unw)
+		return NULL;
+	struct rec_online *o = xcalloc(1, sizeof(*o));
+	o->unw = unw;
+	/* For tests of the reporter's side of a drain that fell behind. */
+	const char *all = getenv("EMBER_RECORD_DEFER");
+	o->defer_all = !unwind || (all && !strcmp(all, "1"));
+	u64map_init(&o->procs);
+	u64map_init(&o->born);
+	u64map_init(&o->files);
+	u64map_init(&o->ids);
+	o->attrs = xcalloc((size_t)s->nevsels, sizeof(*o->attrs));
+	o->nattrs = s->nevsels;
+	for (int i = 0; i < s->nevsels; i++) {
+		const struct rec_evsel *e = &s->evsels[i];
+		pd_attr_init(&o->attrs[i], &e->attr);
+		for (size_t j = 0; j < e->ids.n; j++)
+			*u64map_slot(&o->ids, e->ids.v[j], NULL) = (u64)i + 1;
+	}
+	o->out = xmalloc(ONLINE_OUT_BYTES);
+	raise_file_limit();
+	return o;
+}
+
+const struct rec_online_stats *rec_online_stats(const struct rec_online *o)
+{
+	return &o->stats;
+}
+
+void rec_online_free(struct rec_online *o)
+{
+	if (!o)
+		return;
+	unw_dwarf_free(o->unw);
+	for (size_t i = 0; i < o->all_maps.n; i++)
+		sym_maps_free(o->all_maps.v[i]);
+	VEC_FREE(&o->all_maps);
+	for (size_t i = 0; i < o->all_files.n; i++) {
+		close(o->all_files.v[i]->fd);
+		free(o->all_files.v[i]->path);
+		free(o->all_files.v[i]);
+	}
+	VEC_FREE(&o->all_files);
+	u64map_free(&o->procs);
+	u64map_free(&o->born);
+	u64map_free(&o->files);
+	u64map_free(&o->ids);
+	free(o->attrs);
+	free(o->out);
+	free(o);
+}
