@@ -337,6 +337,8 @@ struct pd_reader_stats {
 	u64 nr_samples, nr_lost_records, lost_samples;
 	bool truncated;                /* header said less/more than was there */
 	u64 reordered_late;            /* events that arrived after their slot */
+	u64 nr_compressed;             /* PERF_RECORD_COMPRESSED (perf record -z):
+					  zstd data this reader cannot open yet */
 };
 const struct pd_reader_stats *pd_reader_stats(const struct pd_reader *r);
 bool pd_reader_is_pipe(const struct pd_reader *r);

@@ -225,6 +225,8 @@ static void count_record(struct pd_reader *r, const struct pd_event *ev)
 		r->stats.lost_samples += ev->u.lost.lost;
 	} else if (ev->type == PERF_RECORD_LOST_SAMPLES) {
 		r->stats.lost_samples += ev->u.lost_samples.lost;
+	} else if (ev->type == PD_RECORD_COMPRESSED) {
+		r->stats.nr_compressed++;
 	}
 }
 

@@ -106,11 +106,21 @@ void rp_progress_if_tty(struct rp_opts *o)
 		o->progress = progress_stderr;
 }
 
-void rp_warn_view(const char *cmd, const struct rp_summary *sum, const char *input,
-		  const char *lost_effect)
+/* What every view owes its user first: the input is not all there. */
+static void warn_incomplete(const char *cmd, const struct rp_summary *sum, const char *input)
 {
 	if (sum->truncated)
 		cmd_warn(cmd, "%s was not closed cleanly; showing what it holds", input);
+	if (sum->compressed)
+		cmd_warn(cmd, "%s holds %llu records of zstd-compressed data (perf record -z) "
+			 "that this ember cannot read: what they hold is missing here; "
+			 "record without -z", input, (unsigned long long)sum->compressed);
+}
+
+void rp_warn_view(const char *cmd, const struct rp_summary *sum, const char *input,
+		  const char *lost_effect)
+{
+	warn_incomplete(cmd, sum, input);
 	if (sum->lost)
 		cmd_warn(cmd, "%llu events were lost while recording: %s (use a larger -m)",
 			 (unsigned long long)sum->lost, lost_effect);
@@ -120,8 +130,7 @@ void rp_warn_view(const char *cmd, const struct rp_summary *sum, const char *inp
 
 void rp_warn_summary(const char *cmd, const struct rp_summary *sum, const char *input)
 {
-	if (sum->truncated)
-		cmd_warn(cmd, "%s was not closed cleanly; showing what it holds", input);
+	warn_incomplete(cmd, sum, input);
 	if (sum->sym_mismatches)
 		cmd_warn(cmd, "%llu files' build-ids no longer match the recording; "
 			 "their frames show as unknown", (unsigned long long)sum->sym_mismatches);
