@@ -164,9 +164,6 @@ static int write_head(struct rec_session *s)
 	for (int i = 0; i < s->nevsels; i++) {
 		struct rec_evsel *e = &s->evsels[i];
 		struct perf_event_attr a = e->attr;
-		/* Unwound online, the chains hold user frames after all. */
-		if (s->o->callgraph == REC_CG_ONLINE)
-			a.exclude_callchain_user = 0;
 		if (pd_writer_add_attr(s->w, &a, e->ev->name, e->ids.v, e->ids.n) < 0)
 			return -1;
 	}

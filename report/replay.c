@@ -279,6 +279,25 @@ static struct unw_dwarf *unwinder(struct replay *rp)
 	return rp->unw;
 }
 
+/* A chain record -g unwound: its callers are return addresses, as the
+ * kernel's frame-pointer walk gives them; one less names the call, as an
+ * offline DWARF unwinding does (and so the same line, the same inline
+ * frames: a raw sample the drain left for us unwinds to the same stack). */
+static int unwound_chain_frames(const struct pd_sample *s, u16 misc, struct unw_frame *raw,
+				bool *dropped)
+{
+	int n = unw_sample_frames(s, misc, raw, RP_MAX_FRAMES, dropped);
+	bool first = true;
+	for (int i = 0; i < n && !*dropped; i++) {
+		if (raw[i].kernel || raw[i].cut)
+			continue;
+		if (!first)
+			raw[i].ip--;
+		first = false;
+	}
+	return n;
+}
+
 /* The frames of a sample with callchains: kernel ones from the kernel,
  * user ones unwound from the stack copy (--call-graph dwarf), or walked
  * by frame pointers with the leaf's caller restored from the snapshot. */
@@ -296,6 +315,8 @@ static int chain_frames(struct replay *rp, const struct pd_event *ev, struct rp_
 	u64 copies = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 	*unwound = rp->opts.leaf_fix && ev->attr &&
 		   (ev->attr->attr.sample_type & copies) == copies;
+	if (!has_stack && *unwound)
+		return unwound_chain_frames(s, ev->misc, rp->raw, dropped);
 	if (!has_stack || (!has_regs && !rp->opts.leaf_fix) || !unwinder(rp))
 		return unw_sample_frames(s, ev->misc, rp->raw, RP_MAX_FRAMES, dropped);
 	struct unw_lookup l = { rp, t };

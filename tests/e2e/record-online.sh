@@ -177,6 +177,14 @@ read -r n _ unwound deferred < <(end_line "$TMP/defer.rec")
 if [ "$unwound" -eq 0 ] && [ "$deferred" -gt $((n * 9 / 10)) ]; then
 	pass "deferred-counted ($deferred of $n samples left for the report)"
 	reach_ok deferred-unwound-by-report "$TMP/defer.folded" python3
+	got=$(perf script -i "$TMP/defer.data" 2>/dev/null |
+		awk '/^python3/ { n++; cur = 1 } /Py_BytesMain/ && cur { r++; cur = 0 } END { print r + 0, n + 0 }')
+	read -r r t <<<"$got"
+	if [ "$t" -ge 300 ] && [ $((r * 100)) -ge $((t * 95)) ]; then
+		pass "deferred-unwound-by-perf ($r of $t python3 samples reach Py_BytesMain in perf script)"
+	else
+		fail deferred-unwound-by-perf "$r of $t python3 samples reach Py_BytesMain in perf script"
+	fi
 else
 	fail deferred-counted "$unwound unwound, $deferred deferred of $n: $(tail -c 300 "$TMP/defer.rec")"
 fi
