@@ -87,7 +87,8 @@ static int parse_fields(const char *spec, unsigned *fields)
 
 static void script_flush(struct script *sc)
 {
-	fwrite(sc->line.s, 1, sc->line.len, sc->out);
+	if (sc->line.len)          /* an empty buffer has no memory yet */
+		fwrite(sc->line.s, 1, sc->line.len, sc->out);
 	sb_reset(&sc->line);
 }
 

@@ -34,9 +34,15 @@ collapse_agrees() {
 	popts=("$@")
 	# Name the fields so pid/tid are there for --pid/--tid, as the
 	# folding rules' documentation asks.
+	# A sample of a task already leaving (do_exit) has tid -1: perf script
+	# prints "5060/-1", which the folding rules cannot parse, so they name
+	# its stack after the whole header line ("comm__5060/-1___TIME:"),
+	# where ember names the comm (":-1").  Such samples are left out of
+	# both sides.
 	perf script -i "$file" -F comm,pid,tid,time,period,event,ip,sym,symoff,dso 2>/dev/null |
-		$PY fold "${popts[@]}" >"$TMP/$name.perf"
-	"$EMBER" collapse -i "$file" "${eopts[@]}" 2>"$TMP/$name.err" | LC_ALL=C sort >"$TMP/$name.ember"
+		$PY fold "${popts[@]}" | grep -v '^[^;]*/-1_' >"$TMP/$name.perf"
+	"$EMBER" collapse -i "$file" "${eopts[@]}" 2>"$TMP/$name.err" | grep -v '^:-1[;-]' |
+		LC_ALL=C sort >"$TMP/$name.ember"
 	LC_ALL=C sort -o "$TMP/$name.perf" "$TMP/$name.perf"
 	local n
 	n=$(wc -l <"$TMP/$name.perf")
