@@ -312,8 +312,7 @@ static int check_targets(struct rec_opts *o)
  * smaller rings (256 MiB in all at most). */
 static u32 default_pages(const struct rec_opts *o)
 {
-	bool copies = o->callgraph == REC_CG_ONLINE || o->callgraph == REC_CG_DWARF;
-	if (!copies || geteuid() != 0)
+	if (!rec_copies_stacks(o) || geteuid() != 0)
 		return REC_DEFAULT_PAGES;
 	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
 	u64 fit = REC_STACK_RINGS_MAX / (u64)(ncpus > 0 ? ncpus : 1) / (u64)sysconf(_SC_PAGESIZE);

@@ -133,7 +133,7 @@ static void config_sideband(struct rec_session *s, struct perf_event_attr *a)
 	 * perf 6.1 unwinds a sample -g left raw no further than its first
 	 * frame without them (0 of 1011 python3 samples reached main, 1018
 	 * with them). */
-	a->mmap_data = rec_copies_stacks(s);
+	a->mmap_data = rec_copies_stacks(s->o);
 }
 
 static void config_one(struct rec_session *s, int ei)
@@ -156,7 +156,7 @@ static void config_one(struct rec_session *s, int ei)
 	if (s->child.pid && s->threads[0] == s->child.pid && leader) {
 		a->disabled = 1;
 		a->enable_on_exec = 1;
-	} else if (leader && rec_copies_stacks(s)) {
+	} else if (leader && rec_copies_stacks(s->o)) {
 		/* A sample with a stack copy is 8 to 16 KB: at -F 4999 the
 		 * ring would fill in 50 ms, before synthesizing a busy
 		 * machine's processes is done.  Enabled once it is, as perf
@@ -304,11 +304,6 @@ int rec_events_open(struct rec_session *s)
 			return -1;
 		}
 	return 0;
-}
-
-bool rec_copies_stacks(const struct rec_session *s)
-{
-	return s->o->callgraph == REC_CG_ONLINE || s->o->callgraph == REC_CG_DWARF;
 }
 
 int rec_events_enable(struct rec_session *s)

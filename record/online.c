@@ -11,13 +11,13 @@
  * is first seen, through /proc/PID/map_files (the file as mapped, even in
  * another mount namespace or replaced on disk since), and held open, so a
  * process that exits before its samples are unwound still gets them
- * unwound. */
+ * unwound (a system-wide recording holds hundreds: rec_events_open has
+ * raised RLIMIT_NOFILE to its hard limit). */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -33,6 +33,8 @@
 struct rec_file {
 	char *path;                /* /proc/self/fd/N, for the unwinder */
 	int fd;
+	u32 maj, min;              /* its identity, as the mappings give it */
+	u64 ino;
 };
 
 struct rec_online {
@@ -41,8 +43,9 @@ struct rec_online {
 	struct u64map born;        /* pid -> when its maps were made */
 	VEC(struct sym_maps *) all_maps;
 	u64 clock;                 /* maps generations */
-	struct u64map files;       /* hash of (device, inode) -> struct rec_file *,
-				      0 when it could not be opened */
+	struct u64map files;       /* hash of (device, inode) -> the first
+				      struct rec_file with it, 0 when it could
+				      not be opened */
 	VEC(struct rec_file *) all_files;
 	struct pd_attr *attrs;     /* one per evsel, for decoding */
 	int nattrs;
@@ -112,18 +115,22 @@ static struct rec_file *file_of(struct rec_online *o, struct sym_map *m, u32 pid
 	u64 key = hash_u64(((u64)m->maj << 44) ^ ((u64)m->min << 24) ^ hash_u64(m->ino));
 	bool created;
 	u64 *slot = u64map_slot(&o->files, key, &created);
-	if (!created)
-		return m->file = (struct rec_file *)(uintptr_t)*slot;
+	struct rec_file *seen = (struct rec_file *)(uintptr_t)*slot;
+	if (!created && (!seen || (seen->ino == m->ino && seen->maj == m->maj &&
+				   seen->min == m->min)))
+		return m->file = seen;
+	/* New, or another file whose identity hashes alike: that one is
+	 * opened too, and only the first stays in the table. */
 	int fd = open_mapped(m, pid);
 	if (fd < 0) {
 		o->stats.files_missing++;
 		return NULL;
 	}
 	struct rec_file *f = xmalloc(sizeof(*f));
-	f->fd = fd;
-	f->path = xasprintf("/proc/self/fd/%d", fd);
+	*f = (struct rec_file){ xasprintf("/proc/self/fd/%d", fd), fd, m->maj, m->min, m->ino };
 	VEC_PUSH(&o->all_files, f);
-	*slot = (u64)(uintptr_t)f;
+	if (created)
+		*slot = (u64)(uintptr_t)f;
 	o->stats.files++;
 	return m->file = f;
 }
@@ -271,16 +278,6 @@ size_t rec_online_sample(struct rec_online *o, const void *rec, bool defer, cons
 
 /* ---- life ----------------------------------------------------------------- */
 
-/* Every mapped file is held open: a system-wide recording holds hundreds. */
-static void raise_file_limit(void)
-{
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-}
-
 struct rec_online *rec_online_new(const struct rec_session *s, bool unwind)
 {
 	struct unw_dwarf *unw = unwind ? unw_dwarf_new(UNW_BACKEND_DEFAULT) : NULL;
@@ -304,7 +301,6 @@ struct rec_online *rec_online_new(const struct rec_session *s, bool unwind)
 			*u64map_slot(&o->ids, e->ids.v[j], NULL) = (u64)i + 1;
 	}
 	o->out = xmalloc(ONLINE_OUT_BYTES);
-	raise_file_limit();
 	return o;
 }
 

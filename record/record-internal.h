@@ -80,6 +80,12 @@ struct rec_opts {
 	char **self_argv;          /* cmdline feature */
 };
 
+/* Whether samples carry user stack copies (-g, --call-graph dwarf). */
+static inline bool rec_copies_stacks(const struct rec_opts *o)
+{
+	return o->callgraph == REC_CG_ONLINE || o->callgraph == REC_CG_DWARF;
+}
+
 /* Why a step failed: the command maps these to its exit statuses. */
 enum rec_fail { REC_FAIL_RUNTIME, REC_FAIL_USAGE };
 
@@ -188,8 +194,6 @@ void rec_note(struct rec_session *s, const char *fmt, ...) PRINTF_LIKE(2, 3);
 /* events.c */
 int rec_events_setup(struct rec_session *s);
 int rec_events_open(struct rec_session *s);
-/* Whether samples carry user stack copies (-g, --call-graph dwarf). */
-bool rec_copies_stacks(const struct rec_session *s);
 /* Enables the events opened disabled to wait for the synthesis. */
 int rec_events_enable(struct rec_session *s);
 void rec_events_close(struct rec_session *s);

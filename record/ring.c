@@ -90,24 +90,27 @@ struct side_ctx {
 	struct rec_node *n;
 };
 
-/* A record copied whole out of the ring (it may wrap) into the node's
- * scratch buffer, 8-byte aligned for decoding. */
-static const u8 *record_copy(struct rec_ring *r, struct rec_node *n, u64 pos, u16 size)
+/* A record whole and contiguous, 8-byte aligned for decoding: in place
+ * in the ring, or copied into the node's scratch buffer when it wraps
+ * around the ring's end (a -g sample is 16 KB: copying every one would
+ * double the drain's memory traffic). */
+static const u8 *record_at(struct rec_ring *r, struct rec_node *n, u64 pos, u16 size)
 {
 	u64 off = pos & r->mask;
 	u64 first = MIN((u64)size, r->mask + 1 - off);
+	if (first == size)
+		return r->data + off;
 	memcpy(n->scratch, r->data + off, first);
 	memcpy(n->scratch + first, r->data, size - first);
 	return n->scratch;
 }
 
 /* MMAP2 records name the files the build-id feature lists, and with -g
- * they and FORK records keep the online unwinder's maps; they are rare,
- * so copying one whole costs nothing that matters. */
+ * they and FORK records keep the online unwinder's maps. */
 static void note_sideband(void *ctx, u64 pos, u16 size, u32 type)
 {
 	struct side_ctx *c = ctx;
-	const u8 *rec = record_copy(c->r, c->n, pos, size);
+	const u8 *rec = record_at(c->r, c->n, pos, size);
 	if (type == PERF_RECORD_MMAP2)
 		rec_bids_note_mmap2(&c->n->s->bids, rec, size);
 	if (c->n->s->online)
@@ -136,14 +139,19 @@ static int copy_out(struct rec_ring *r, struct rec_node *n, u64 tail, u64 head)
 	return 0;
 }
 
+/* A ring is behind when more than half of it waits to be drained. */
+static bool ring_behind(const struct rec_ring *r, u64 tail, u64 head)
+{
+	return head - tail > (r->mask + 1) / 2;
+}
+
 /* Hands [.., pos) back to the kernel in the middle of a pass, and tells
- * whether the ring is behind: more than half of it waiting. */
+ * whether the ring is behind now. */
 static bool release_upto(struct rec_ring *r, u64 pos)
 {
 	struct perf_event_mmap_page *meta = r->base;
 	__atomic_store_n(&meta->data_tail, pos, __ATOMIC_RELEASE);
-	u64 head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
-	return head - pos > (r->mask + 1) / 2;
+	return ring_behind(r, pos, __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE));
 }
 
 /* With -g: runs of records go out as they are, each sample with a stack
@@ -155,7 +163,7 @@ static bool release_upto(struct rec_ring *r, u64 pos)
 static int rewrite_out(struct rec_ring *r, struct rec_node *n, u64 tail, u64 head)
 {
 	u64 step = (r->mask + 1) / 8;
-	bool defer = head - tail > (r->mask + 1) / 2;
+	bool defer = ring_behind(r, tail, head);
 	u64 pos = tail, run = tail, released = tail;
 	while (pos < head) {
 		struct perf_event_header h;
@@ -171,7 +179,7 @@ static int rewrite_out(struct rec_ring *r, struct rec_node *n, u64 tail, u64 hea
 		const void *out;
 		size_t len = 0;
 		if (h.type == PERF_RECORD_SAMPLE)
-			len = rec_online_sample(n->s->online, record_copy(r, n, pos, h.size),
+			len = rec_online_sample(n->s->online, record_at(r, n, pos, h.size),
 						defer, &out);
 		if (len) {
 			if (copy_out(r, n, run, pos) < 0 || pd_writer_write(n->s->w, out, len) < 0)

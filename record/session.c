@@ -130,9 +130,8 @@ int rec_prepare(struct rec_session *s)
 	if (choose_targets(s) < 0 || rec_events_setup(s) < 0 ||
 	    rec_events_open(s) < 0 || rec_nodes_setup(s) < 0)
 		return -1;
-	enum rec_callgraph cg = s->o->callgraph;
-	if ((cg == REC_CG_ONLINE || cg == REC_CG_DWARF) &&
-	    !(s->online = rec_online_new(s, cg == REC_CG_ONLINE)))
+	if (rec_copies_stacks(s->o) &&
+	    !(s->online = rec_online_new(s, s->o->callgraph == REC_CG_ONLINE)))
 		return -1;
 	return 0;
 }
@@ -163,8 +162,7 @@ static int write_head(struct rec_session *s)
 {
 	for (int i = 0; i < s->nevsels; i++) {
 		struct rec_evsel *e = &s->evsels[i];
-		struct perf_event_attr a = e->attr;
-		if (pd_writer_add_attr(s->w, &a, e->ev->name, e->ids.v, e->ids.n) < 0)
+		if (pd_writer_add_attr(s->w, &e->attr, e->ev->name, e->ids.v, e->ids.n) < 0)
 			return -1;
 	}
 	if (rec_write_machine_features(s) < 0 || rec_write_tracing_data(s) < 0)

@@ -65,20 +65,22 @@ static struct rp_thread *thread_new(struct replay *rp, u32 pid, u32 tid)
 	return t;
 }
 
-/* The process's maps: the group leader's, created on first need. */
-static struct sym_maps *maps_new(struct replay *rp, struct sym_maps *m)
+/* Maps the replay owns, freed at the end (a reused pid leaves its old
+ * process's maps referenced by no thread). */
+static struct sym_maps *maps_keep(struct replay *rp, struct sym_maps *m)
 {
 	VEC_PUSH(&rp->all_maps, m);
 	return m;
 }
 
+/* The process's maps: the group leader's, created on first need. */
 static struct sym_maps *process_maps(struct replay *rp, u32 pid)
 {
 	struct rp_thread *leader = thread_find(rp, pid);
 	if (!leader)
 		leader = thread_new(rp, pid, pid);
 	if (!leader->maps)
-		leader->maps = maps_new(rp, sym_maps_new(pid, &rp->next_generation));
+		leader->maps = maps_keep(rp, sym_maps_new(pid, &rp->next_generation));
 	return leader->maps;
 }
 
@@ -123,7 +125,7 @@ static void on_fork(struct replay *rp, const struct pd_event *ev)
 	if (child->pid == parent->pid) {
 		child->maps = parent->maps;        /* a new thread shares them */
 	} else {
-		child->maps = maps_new(rp, sym_maps_copy(parent->maps, child->pid));
+		child->maps = maps_keep(rp, sym_maps_copy(parent->maps, child->pid));
 	}
 }
 
@@ -279,25 +281,6 @@ static struct unw_dwarf *unwinder(struct replay *rp)
 	return rp->unw;
 }
 
-/* A chain record -g unwound: its callers are return addresses, as the
- * kernel's frame-pointer walk gives them; one less names the call, as an
- * offline DWARF unwinding does (and so the same line, the same inline
- * frames: a raw sample the drain left for us unwinds to the same stack). */
-static int unwound_chain_frames(const struct pd_sample *s, u16 misc, struct unw_frame *raw,
-				bool *dropped)
-{
-	int n = unw_sample_frames(s, misc, raw, RP_MAX_FRAMES, dropped);
-	bool first = true;
-	for (int i = 0; i < n && !*dropped; i++) {
-		if (raw[i].kernel || raw[i].cut)
-			continue;
-		if (!first)
-			raw[i].ip--;
-		first = false;
-	}
-	return n;
-}
-
 /* The frames of a sample with callchains: kernel ones from the kernel,
  * user ones unwound from the stack copy (--call-graph dwarf), or walked
  * by frame pointers with the leaf's caller restored from the snapshot. */
@@ -309,14 +292,16 @@ static int chain_frames(struct replay *rp, const struct pd_event *ev, struct rp_
 	bool has_stack = s->stack && valid >= 8;
 	bool has_regs = s->user_abi && s->user_regs && ev->attr &&
 			(ev->attr->attr.sample_type & PERF_SAMPLE_REGS_USER);
-	/* A chain unwound with CFI while recording (record -g) is shown as
-	 * an offline DWARF unwinding would show it, inline frames and all,
-	 * by every view that repairs chains (perf shows none there). */
+	/* A chain unwound with CFI while recording (record -g: an event with
+	 * stack copies, this sample's emptied) is shown as an offline DWARF
+	 * unwinding shows it, inline frames and all, by every view that
+	 * repairs chains (perf shows no inline frames there). */
 	u64 copies = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-	*unwound = rp->opts.leaf_fix && ev->attr &&
-		   (ev->attr->attr.sample_type & copies) == copies;
-	if (!has_stack && *unwound)
-		return unwound_chain_frames(s, ev->misc, rp->raw, dropped);
+	if (!has_stack && rp->opts.leaf_fix && ev->attr &&
+	    (ev->attr->attr.sample_type & copies) == copies) {
+		*unwound = true;
+		return unw_recorded_frames(s, ev->misc, rp->raw, RP_MAX_FRAMES, dropped);
+	}
 	if (!has_stack || (!has_regs && !rp->opts.leaf_fix) || !unwinder(rp))
 		return unw_sample_frames(s, ev->misc, rp->raw, RP_MAX_FRAMES, dropped);
 	struct unw_lookup l = { rp, t };

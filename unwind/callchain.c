@@ -51,3 +51,20 @@ int unw_sample_frames(const struct pd_sample *s, u16 misc, struct unw_frame *out
 	}
 	return n;
 }
+
+int unw_recorded_frames(const struct pd_sample *s, u16 misc, struct unw_frame *out, int max,
+			bool *dropped)
+{
+	int n = unw_sample_frames(s, misc, out, max, dropped);
+	if (dropped && *dropped)
+		return n;          /* the sampled ip alone */
+	bool leaf = true;
+	for (int i = 0; i < n; i++) {
+		if (out[i].kernel || out[i].cut)
+			continue;
+		if (!leaf)
+			out[i].ip--;
+		leaf = false;
+	}
+	return n;
+}

@@ -25,6 +25,14 @@ struct unw_frame {
 int unw_sample_frames(const struct pd_sample *s, u16 misc, struct unw_frame *out, int max,
 		      bool *dropped);
 
+/* The same for a chain ember unwound while recording (record -g, written
+ * with return addresses as the kernel's frame-pointer walk gives them):
+ * each user caller one before its return address, as unw_dwarf_user
+ * gives them, so it names the call (its line, its inline frames) and a
+ * sample left raw, unwound later, gives the same frames. */
+int unw_recorded_frames(const struct pd_sample *s, u16 misc, struct unw_frame *out, int max,
+			bool *dropped);
+
 /* ---- DWARF unwinding of user stack copies -------------------------------- */
 
 /* Where an address is mapped, as the unwinder needs it.  The caller (the
