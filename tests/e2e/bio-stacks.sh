@@ -4,18 +4,23 @@
 # known by construction: writer_a() writes 100 x 64 KiB, writer_b() 50 x
 # 64 KiB (direct, one bio each).  Each stack must get exactly its count and
 # bytes; perf script on the same file gives the per-function counts too.
+# The rings hold the whole run (-m 4096: 16 MiB a CPU for 600 samples of
+# 16 KB stack copies), as the writes take some 16 ms and a drain held up
+# for a few ms would lose events and with them the counts this test is for.
 . "$(dirname "$0")/../e2e-lib.sh"
 
 . "$(dirname "$0")/../e2e-bio-lib.sh"
 bio_setup bio-stacks
 
 F=$TMP/stk.data
-if ! "$EMBER" record --block -d "$LOOP" -g -m 1024 -o "$F" -- \
+if ! "$EMBER" record --block -d "$LOOP" -g -m 4096 -o "$F" -- \
 	"$WORKLOADS/biowriters" "$LOOP" 100 50 65536 >"$TMP/wl.out" 2>"$TMP/rec.err"; then
 	fail record "$(tail -2 "$TMP/rec.err")"
 	exit 0
 fi
 check "workload: 100+50 writes" grep -q 'biowriters: 100+50 writes of 65536 bytes' "$TMP/wl.out"
+check "record: nothing lost ($(grep -o '[0-9]* samples, [0-9]* lost' "$TMP/rec.err"))" \
+	grep -q 'samples, 0 lost' "$TMP/rec.err"
 
 "$EMBER" bio -i "$F" --stacks --comm biowriters >"$TMP/stacks" 2>"$TMP/err"
 check "--stacks: exits 0" test $? -eq 0
