@@ -12,11 +12,14 @@ majmin=$(printf '%d,%d' "0x$(stat -c %t "$LOOP")" "0x$(stat -c %T "$LOOP")")
 WL="dd if=/dev/zero of=$LOOP bs=64k count=200 oflag=direct 2>/dev/null &&
     dd if=$LOOP of=/dev/null bs=64k count=200 iflag=direct 2>/dev/null"
 
-# record_full FILE ARGS...: a recording whose dd I/Os all completed.
+# record_full FILE ARGS...: a recording whose dd I/Os all completed.  With
+# -g each I/O leaves some 4 samples of 16 KB stack copies in dd's rings
+# (26 MB for the 400 I/Os, in well under a second): -m 8192 (32 MiB a CPU)
+# holds them all even when the drain is held up.
 record_full() {
 	local out=$1; shift
 	for try in 1 2 3; do
-		"$EMBER" record --block -d "$LOOP" -m 1024 -o "$out" "$@" -- sh -c "$WL" \
+		"$EMBER" record --block -d "$LOOP" -m 8192 -o "$out" "$@" -- sh -c "$WL" \
 			>/dev/null 2>"$TMP/rec.err" || continue
 		"$EMBER" bio -i "$out" --comm dd >"$TMP/btt" 2>&1 || continue
 		grep -q '^left out: 0 issued but never seen completing, 0 queued but never issued, 0 superseded' \
