@@ -86,8 +86,10 @@ static void slide(struct pdz_stream *z, u64 keep)
 {
 	keep = MIN(MAX(keep, z->base), pdz_end(z)) & ~(u64)7;
 	size_t drop = (size_t)(keep - z->base);
-	memmove(z->buf, z->buf + drop, z->len - drop);
-	z->len -= drop;
+	if (drop) {
+		memmove(z->buf, z->buf + drop, z->len - drop);
+		z->len -= drop;
+	}
 	z->base = keep;
 	size_t first = 0;
 	while (first + 1 < z->segs.n && z->segs.v[first + 1].zoff <= keep)
