@@ -31,27 +31,8 @@ else
 	skip perf-sched-switch "tracefs cannot be mounted"
 fi
 
-# The stream variant, read from stdin.  perf 6.1 itself sometimes aborts on
-# its own streams (an assertion in util/build-id.c): try a few recordings.
-pipe_ok=no
-for attempt in 1 2 3; do
-	perf record -q -B -o - -F 999 -g -- "$WORKLOADS/ratio" 0.5 2>/dev/null >"$TMP/ratio.pipe"
-	if perf report -i - --stdio --no-children --sort sym <"$TMP/ratio.pipe" \
-		>"$TMP/pipe.perf" 2>/dev/null; then
-		pipe_ok=yes
-		break
-	fi
-done
-if [ $pipe_ok = no ]; then
-	skip "perf-pipe: report from stdin" "perf report crashed on all 3 of its own streams"
-else
-	"$EMBER" report -i - --stdio --no-children --sort sym <"$TMP/ratio.pipe" >"$TMP/pipe.ember" 2>&1
-	if why=$($CMP report "$TMP/pipe.ember" "$TMP/pipe.perf" 0.2); then
-		pass "perf-pipe: report from stdin ($why)"
-	else
-		fail "perf-pipe: report from stdin" "$why"
-	fi
-fi
+# The stream variant, read from stdin.
+perf_stream_agrees perf-pipe -F 999 -g -- "$WORKLOADS/ratio" 0.5
 
 # perf record -z: zstd-compressed records, inflated by ember's reader and
 # read as the plain ones are (time order, call chains), from a file and
@@ -65,25 +46,7 @@ if perf record -z -q -B -o "$TMP/z.data" -F 4999 -g -- "$WORKLOADS/ratio" 1 >/de
 	else
 		pass "perf-compressed: no warnings"
 	fi
-	zpipe_ok=no
-	for attempt in 1 2 3; do
-		perf record -z -q -B -o - -F 999 -g -- "$WORKLOADS/ratio" 0.5 2>/dev/null >"$TMP/z.pipe"
-		if perf report -i - --stdio --no-children --sort sym <"$TMP/z.pipe" \
-			>"$TMP/zpipe.perf" 2>/dev/null; then
-			zpipe_ok=yes
-			break
-		fi
-	done
-	if [ $zpipe_ok = no ]; then
-		skip "perf-compressed-pipe: report from stdin" "perf report crashed on all 3 of its own streams"
-	else
-		"$EMBER" report -i - --stdio --no-children --sort sym <"$TMP/z.pipe" >"$TMP/zpipe.ember" 2>&1
-		if why=$($CMP report "$TMP/zpipe.ember" "$TMP/zpipe.perf" 0.2); then
-			pass "perf-compressed-pipe: report from stdin ($why)"
-		else
-			fail "perf-compressed-pipe: report from stdin" "$why"
-		fi
-	fi
+	perf_stream_agrees perf-compressed-pipe -z -F 999 -g -- "$WORKLOADS/ratio" 0.5
 else
 	skip perf-compressed "this perf cannot record -z (built without zstd)"
 fi
