@@ -590,6 +590,13 @@ static int user_record(struct pd_reader *r, const u8 *rec, u64 offset)
 	case PD_RECORD_HEADER_BUILD_ID:
 		add_build_id(r, rec, size);
 		return 1;
+	/* Read and dropped on purpose, as nothing a view shows is in them:
+	 * markers (rounds are handled by the caller, FINISHED_INIT ends the
+	 * synthesized part); the event-type names of old perf files, which
+	 * EVENT_DESC gives again; the id -> cpu/tid index, while records carry
+	 * their own; TSC conversion, for hardware traces only; the thread and
+	 * CPU lists of the recording's targets; event updates (the CPUs of an
+	 * event, its name again in a stream, stat's units and scales). */
 	case PD_RECORD_FINISHED_ROUND:
 	case PD_RECORD_HEADER_EVENT_TYPE:
 	case PD_RECORD_ID_INDEX:
@@ -600,7 +607,7 @@ static int user_record(struct pd_reader *r, const u8 *rec, u64 offset)
 	case PD_RECORD_EVENT_UPDATE:
 		return 1;
 	default:
-		return 0;
+		return 0;      /* delivered; counted when decode.c has no body */
 	}
 }
 
