@@ -4,6 +4,7 @@
  * records into such payloads.  Both are one zstd stream per file, as perf
  * writes and reads them (a record may begin in one compressed record and
  * end in the next). */
+#include <sanitizer/asan_interface.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <zstd.h>
@@ -50,6 +51,8 @@ void pdz_free(struct pdz_stream *z)
 		return;
 	ZSTD_freeDCtx(z->ds);
 	VEC_FREE(&z->segs);
+	if (z->buf)
+		ASAN_UNPOISON_MEMORY_REGION(z->buf, z->cap);
 	free(z->buf);
 	free(z);
 }
@@ -100,6 +103,14 @@ static void slide(struct pdz_stream *z, u64 keep)
 	}
 }
 
+/* Under ASan the room past the decompressed bytes is poisoned, so a read
+ * past them is reported although the buffer goes on (no-ops otherwise). */
+static void poison_room(struct pdz_stream *z)
+{
+	if (z->buf)
+		ASAN_POISON_MEMORY_REGION(z->buf + z->len, z->cap - z->len);
+}
+
 /* Room for at least want more bytes at the end. */
 static void reserve(struct pdz_stream *z, size_t want)
 {
@@ -108,12 +119,14 @@ static void reserve(struct pdz_stream *z, size_t want)
 	size_t cap = z->cap ? z->cap : 1u << 20;
 	while (cap - z->len < want)
 		cap *= 2;
+	if (z->buf)
+		ASAN_UNPOISON_MEMORY_REGION(z->buf + z->len, z->cap - z->len);
 	z->buf = xrealloc(z->buf, cap);
 	z->cap = cap;
 }
 
-int pdz_inflate(struct pdz_stream *z, const u8 *src, size_t n, u64 file_off, u64 keep,
-		size_t limit)
+static int inflate(struct pdz_stream *z, const u8 *src, size_t n, u64 file_off, u64 keep,
+		   size_t limit)
 {
 	slide(z, keep);
 	struct pdz_seg seg = { pdz_end(z), file_off };
@@ -122,6 +135,7 @@ int pdz_inflate(struct pdz_stream *z, const u8 *src, size_t n, u64 file_off, u64
 	size_t produced = 0, chunk = ZSTD_DStreamOutSize();
 	for (;;) {
 		reserve(z, chunk);
+		ASAN_UNPOISON_MEMORY_REGION(z->buf + z->len, z->cap - z->len);
 		/* One byte past the limit tells a bomb from data that fits. */
 		size_t room = MIN(z->cap - z->len, limit + 1 - produced);
 		ZSTD_outBuffer out = { z->buf + z->len, room, 0 };
@@ -145,6 +159,14 @@ int pdz_inflate(struct pdz_stream *z, const u8 *src, size_t n, u64 file_off, u64
 			return -1;
 		}
 	}
+}
+
+int pdz_inflate(struct pdz_stream *z, const u8 *src, size_t n, u64 file_off, u64 keep,
+		size_t limit)
+{
+	int rc = inflate(z, src, n, file_off, keep, limit);
+	poison_room(z);
+	return rc;
 }
 
 /* ---- Writing ------------------------------------------------------------ */
