@@ -184,13 +184,19 @@ static int zbuf_append(struct pd_writer *w, const void *p, size_t n)
 	return 0;
 }
 
-int pdw_data_append(struct pd_writer *w, const void *p, size_t n)
+/* Whether records may be written now. */
+static int data_check(struct pd_writer *w)
 {
 	if (!w->begun) {
 		err_set("%s: records written before pd_writer_begin", w->path);
 		return -1;
 	}
-	if (refuse_if_failed(w))
+	return refuse_if_failed(w);
+}
+
+int pdw_data_append(struct pd_writer *w, const void *p, size_t n)
+{
+	if (data_check(w))
 		return -1;
 	return w->z ? zbuf_append(w, p, n) : buf_append(w, p, n);
 }
@@ -573,11 +579,8 @@ int pd_writer_finished_round(struct pd_writer *w)
 	struct perf_event_header h = { PD_RECORD_FINISHED_ROUND, 0, sizeof(h) };
 	/* Compressed, a round ends its batch; the round itself stays plain,
 	 * as perf writes it. */
-	if (w->z && (refuse_if_failed(w) || deflate_batch(w)))
-		return -1;
-	if (w->z ? buf_append(w, &h, sizeof(h)) : pdw_data_append(w, &h, sizeof(h)))
-		return -1;
-	if (flush(w))
+	if (data_check(w) || (w->z && deflate_batch(w)) || buf_append(w, &h, sizeof(h)) ||
+	    flush_buf(w))
 		return -1;
 	w->data_safe = w->data_disk;
 	/* Keep the header's data size near the truth, so a recorder killed
