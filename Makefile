@@ -12,7 +12,8 @@ MODULES := common format pmc record symbols unwind report flamegraph
 
 # pkg-config name -> Debian package that provides it.
 PKGS    := libelf:libelf-dev libdw:libdw-dev libunwind:libunwind-dev libunwind-generic:libunwind-dev \
-           numa:libnuma-dev zlib:zlib1g-dev libtraceevent:libtraceevent-dev
+           numa:libnuma-dev zlib:zlib1g-dev libtraceevent:libtraceevent-dev \
+           libzstd:libzstd-dev
 PKGNAMES := $(foreach p,$(PKGS),$(firstword $(subst :, ,$(p))))
 
 ifeq ($(filter deps clean,$(MAKECMDGOALS)),)

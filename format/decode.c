@@ -292,6 +292,59 @@ static bool decode_sideband(struct pd_event *ev, const u8 *rec, size_t size)
 	}
 }
 
+/* The types decode_sideband and decode_sample give a body to; every
+ * other one is delivered with its header and sample_id trailer only. */
+bool pdd_type_decoded(u32 type)
+{
+	switch (type) {
+	case PERF_RECORD_SAMPLE:
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+	case PERF_RECORD_COMM:
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+	case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST_SAMPLES:
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE:
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+const char *pd_record_name(u32 type)
+{
+	static const char *const kernel[] = {
+		[PERF_RECORD_MMAP] = "MMAP", [PERF_RECORD_LOST] = "LOST",
+		[PERF_RECORD_COMM] = "COMM", [PERF_RECORD_EXIT] = "EXIT",
+		[PERF_RECORD_THROTTLE] = "THROTTLE", [PERF_RECORD_UNTHROTTLE] = "UNTHROTTLE",
+		[PERF_RECORD_FORK] = "FORK", [PERF_RECORD_READ] = "READ",
+		[PERF_RECORD_SAMPLE] = "SAMPLE", [PERF_RECORD_MMAP2] = "MMAP2",
+		[PERF_RECORD_AUX] = "AUX", [PERF_RECORD_ITRACE_START] = "ITRACE_START",
+		[PERF_RECORD_LOST_SAMPLES] = "LOST_SAMPLES", [PERF_RECORD_SWITCH] = "SWITCH",
+		[PERF_RECORD_SWITCH_CPU_WIDE] = "SWITCH_CPU_WIDE",
+		[PERF_RECORD_NAMESPACES] = "NAMESPACES", [PERF_RECORD_KSYMBOL] = "KSYMBOL",
+		[PERF_RECORD_BPF_EVENT] = "BPF_EVENT", [PERF_RECORD_CGROUP] = "CGROUP",
+		[PERF_RECORD_TEXT_POKE] = "TEXT_POKE",
+		[PERF_RECORD_AUX_OUTPUT_HW_ID] = "AUX_OUTPUT_HW_ID",
+	};
+	static const char *const user[] = {
+		"HEADER_ATTR", "HEADER_EVENT_TYPE", "HEADER_TRACING_DATA",
+		"HEADER_BUILD_ID", "FINISHED_ROUND", "ID_INDEX", "AUXTRACE_INFO",
+		"AUXTRACE", "AUXTRACE_ERROR", "THREAD_MAP", "CPU_MAP", "STAT_CONFIG",
+		"STAT", "STAT_ROUND", "EVENT_UPDATE", "TIME_CONV", "HEADER_FEATURE",
+		"COMPRESSED", "FINISHED_INIT", "COMPRESSED2", "BPF_METADATA",
+	};
+	if (type < ARRAY_SIZE(kernel))
+		return kernel[type];
+	if (type >= PD_RECORD_HEADER_ATTR && type - PD_RECORD_HEADER_ATTR < ARRAY_SIZE(user))
+		return user[type - PD_RECORD_HEADER_ATTR];
+	return NULL;
+}
+
 /* ---- one record ------------------------------------------------------------ */
 
 int pd_decode(const struct pd_attr *a, const void *rec, struct pd_event *ev)

@@ -71,4 +71,25 @@ static inline bool take_array(struct cursor *c, u64 nr, size_t each, const u8 **
 /* A NUL-terminated string inside [p, end), or NULL. */
 const char *pdd_string_in(const u8 *p, const u8 *end);
 
+/* Whether decode.c decodes records of this type (samples and the
+ * side-band bodies it knows); the reader counts the others. */
+bool pdd_type_decoded(u32 type);
+
+/* The decompressed records of a file's compressed records (compress.c):
+ * one zstd stream, inflated record by record into a buffer that keeps
+ * every byte from the oldest record still queued on. */
+struct pdz_stream;
+struct pdz_stream *pdz_new(void);
+void pdz_free(struct pdz_stream *z);
+/* Drops the bytes before keep, then appends the n bytes at src inflated;
+ * -1 with err_set() when zstd fails or they come to more than limit
+ * bytes.  file_off is the compressed record's offset in the input. */
+int pdz_inflate(struct pdz_stream *z, const u8 *src, size_t n, u64 file_off, u64 keep,
+		size_t limit);
+/* Where decompressed byte zoff is (it must be held); the end of what was
+ * inflated; the input offset of the compressed record zoff came from. */
+const u8 *pdz_at(const struct pdz_stream *z, u64 zoff);
+u64 pdz_end(const struct pdz_stream *z);
+u64 pdz_file_offset(const struct pdz_stream *z, u64 zoff);
+
 #endif

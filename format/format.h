@@ -67,7 +67,12 @@ enum pd_user_record {
 	PD_RECORD_HEADER_FEATURE = 80,
 	PD_RECORD_COMPRESSED = 81,
 	PD_RECORD_FINISHED_INIT = 82,
+	PD_RECORD_COMPRESSED2 = 83,    /* u64 data_size, then the data, padded to 8 */
 };
+
+/* "MMAP2", "FINISHED_ROUND": a record type's name (PERF_RECORD_ and
+ * PD_RECORD_ left off), or NULL for a type this ember does not know. */
+const char *pd_record_name(u32 type);
 
 /* ---- Writer ------------------------------------------------------------
  * Order of calls:
@@ -104,6 +109,16 @@ int pd_writer_finished_round(struct pd_writer *w);
 
 /* Bytes of record data written so far (what the data section holds). */
 u64 pd_writer_data_size(const struct pd_writer *w);
+
+/* perf record -z: from pd_writer_begin on, records go out zstd-compressed
+ * (level 1 to 22) in COMPRESSED records, batch_bytes of them at most per
+ * batch (a batch ends at each FINISHED_ROUND too), and the file carries
+ * the COMPRESSED feature, whose mmap size (batch_bytes) tells readers the
+ * most one compressed record inflates to.  Call before pd_writer_begin. */
+int pd_writer_set_compression(struct pd_writer *w, int level, u32 batch_bytes);
+/* Record bytes given to a compressing writer, and the bytes they took in
+ * the file (0 and 0 without compression). */
+void pd_writer_compressed(const struct pd_writer *w, u64 *in, u64 *out);
 
 /* Writes the features and the final header (file mode), flushes and
  * closes.  Frees w in every case.  -1 with err_set() on error. */
@@ -337,8 +352,13 @@ struct pd_reader_stats {
 	u64 nr_samples, nr_lost_records, lost_samples;
 	bool truncated;                /* header said less/more than was there */
 	u64 reordered_late;            /* events that arrived after their slot */
-	u64 nr_compressed;             /* PERF_RECORD_COMPRESSED (perf record -z):
-					  zstd data this reader cannot open yet */
+	u64 nr_compressed;             /* COMPRESSED records inflated (perf record -z) */
+	/* Records delivered whose type the reader does not decode (their
+	 * bodies unread): how many, and the first types seen, each with its
+	 * count (types past the last slot are in nr_undecoded only). */
+	u64 nr_undecoded;
+	struct { u32 type; u64 count; } undecoded[8];
+	int nr_undecoded_types;
 };
 const struct pd_reader_stats *pd_reader_stats(const struct pd_reader *r);
 bool pd_reader_is_pipe(const struct pd_reader *r);

@@ -9,7 +9,12 @@
  * memory stays at the window, not the file.  A file's header and features
  * are read through a mapping, where only the pages touched fault in.
  * Every size read from the input is checked against what remains before
- * it is used. */
+ * it is used.
+ *
+ * Compressed records (perf record -z) are inflated as they are read into
+ * a second buffer (compress.c) that slides the same way: the records in
+ * it are queued, ordered and handed out like the others, by offsets in
+ * the decompressed stream marked with ZOFF. */
 #include "format/format-internal.h"
 
 #include <errno.h>
@@ -30,6 +35,13 @@
  * window keeps them all): a bounded reorder window. */
 #define REORDER_WINDOW (1u << 20)
 #define REORDER_BYTES (256ull << 20)
+/* A queued offset with this bit is one in the decompressed stream. */
+#define ZOFF (1ull << 63)
+/* The most one compressed record may inflate to, when the COMPRESSED
+ * feature gives no mmap size, and the bounds put on the size it gives. */
+#define INFLATE_DEFAULT (64u << 20)
+#define INFLATE_MIN (1u << 20)
+#define INFLATE_MAX (1u << 30)
 
 struct queued {
 	u64 time;
@@ -56,6 +68,10 @@ struct pd_reader {
 	u64 hold_from;         /* lowest offset a queued record may have */
 	u64 pos;               /* offset of the next record in the input */
 	bool ended;            /* input exhausted (or stopped by an error) */
+	/* decompressed records: [zpos, end of z) not yet read */
+	struct pdz_stream *z;
+	u64 zpos;
+	u64 zhold_from;        /* lowest decompressed offset a queued record has */
 	bool failed;           /* an error is pending after the queue drains */
 	char error[512];
 
@@ -80,10 +96,18 @@ struct pd_reader {
 	struct pd_reader_stats stats;
 };
 
+/* A decompressed offset is named by its compressed record's offset and
+ * its place in the decompressed stream. */
 static int fail_at(struct pd_reader *r, u64 offset, const char *what)
 {
-	snprintf(r->error, sizeof(r->error), "offset %#llx: %s",
-		 (unsigned long long)offset, what);
+	if (offset & ZOFF)
+		snprintf(r->error, sizeof(r->error),
+			 "offset %#llx (compressed; byte %llu of the decompressed data): %s",
+			 (unsigned long long)pdz_file_offset(r->z, offset & ~ZOFF),
+			 (unsigned long long)(offset & ~ZOFF), what);
+	else
+		snprintf(r->error, sizeof(r->error), "offset %#llx: %s",
+			 (unsigned long long)offset, what);
 	r->failed = true;
 	r->ended = true;
 	return -1;
@@ -204,8 +228,11 @@ static const struct pd_attr *attr_of(struct pd_reader *r, const u8 *rec,
 static int decode(struct pd_reader *r, const u8 *rec, u64 offset, struct pd_event *ev)
 {
 	const struct perf_event_header *h = (const void *)rec;
-	int rc = pd_decode(attr_of(r, rec, h->size, h->type), rec, ev);
-	ev->offset = offset;
+	/* perf's own record types carry no sample_id trailer. */
+	const struct pd_attr *a = h->type < PD_RECORD_HEADER_ATTR ?
+				  attr_of(r, rec, h->size, h->type) : NULL;
+	int rc = pd_decode(a, rec, ev);
+	ev->offset = (offset & ZOFF) ? pdz_file_offset(r->z, offset & ~ZOFF) : offset;
 	if (rc < 0) {
 		char what[96];
 		snprintf(what, sizeof(what), "record of type %u and size %u is malformed",
@@ -213,6 +240,22 @@ static int decode(struct pd_reader *r, const u8 *rec, u64 offset, struct pd_even
 		return fail_at(r, offset, what);
 	}
 	return 0;
+}
+
+/* A record handed on with its body unread: no view may lose it unsaid. */
+static void count_undecoded(struct pd_reader *r, u32 type)
+{
+	struct pd_reader_stats *st = &r->stats;
+	st->nr_undecoded++;
+	for (int i = 0; i < st->nr_undecoded_types; i++)
+		if (st->undecoded[i].type == type) {
+			st->undecoded[i].count++;
+			return;
+		}
+	if (st->nr_undecoded_types < (int)ARRAY_SIZE(st->undecoded)) {
+		st->undecoded[st->nr_undecoded_types].type = type;
+		st->undecoded[st->nr_undecoded_types++].count = 1;
+	}
 }
 
 /* Counts what the input holds, once per record as it is read. */
@@ -225,8 +268,8 @@ static void count_record(struct pd_reader *r, const struct pd_event *ev)
 		r->stats.lost_samples += ev->u.lost.lost;
 	} else if (ev->type == PERF_RECORD_LOST_SAMPLES) {
 		r->stats.lost_samples += ev->u.lost_samples.lost;
-	} else if (ev->type == PD_RECORD_COMPRESSED) {
-		r->stats.nr_compressed++;
+	} else if (!pdd_type_decoded(ev->type)) {
+		count_undecoded(r, ev->type);
 	}
 }
 
@@ -239,9 +282,12 @@ static void count_record(struct pd_reader *r, const struct pd_event *ev)
 #define WINDOW_STREAM_START (64u << 10)
 #define WINDOW_READ (1u << 20)
 
-/* Where the bytes of input offset off are; the window holds them. */
+/* Where the bytes of input offset off are; the window (or, for a
+ * decompressed offset, the decompressed buffer) holds them. */
 static const u8 *win_at(const struct pd_reader *r, u64 off)
 {
+	if (off & ZOFF)
+		return pdz_at(r->z, off & ~ZOFF);
 	return r->win + (off - r->win_off);
 }
 
@@ -327,10 +373,19 @@ static int window_need(struct pd_reader *r, size_t n)
 	return 1;
 }
 
-/* Returns the next raw record of the input (not yet decoded) in *rec, or
- * 0 at the end, -1 on error.  *rec is 8-byte aligned and valid until the
- * next call. */
-static int next_raw(struct pd_reader *r, const u8 **rec, u64 *offset)
+/* An aligned copy of a record that sits misaligned (after a compressed
+ * record, whose size need not be a multiple of 8). */
+static const u8 *aligned(struct pd_reader *r, const u8 *src, u16 size)
+{
+	if (!((uintptr_t)src & 7))
+		return src;
+	VEC_GROW(&r->scratch, (size_t)(size + 7) / 8);
+	memcpy(r->scratch.v, src, size);
+	return (const u8 *)r->scratch.v;
+}
+
+/* The next record of the input file or stream itself, as next_raw. */
+static int next_file_record(struct pd_reader *r, const u8 **rec, u64 *offset)
 {
 	*offset = r->pos;
 	if (!r->pipe) {
@@ -359,13 +414,103 @@ static int next_raw(struct pd_reader *r, const u8 **rec, u64 *offset)
 						  : "cannot read the file");
 	const u8 *src = win_at(r, r->pos);
 	r->pos += size;
-	if ((uintptr_t)src & 7) {
-		VEC_GROW(&r->scratch, (size_t)(size + 7) / 8);
-		memcpy(r->scratch.v, src, size);
-		src = (const u8 *)r->scratch.v;
-	}
-	*rec = src;
+	*rec = aligned(r, src, size);
 	return 1;
+}
+
+/* ---- compressed records --------------------------------------------------- */
+
+/* What one compressed record may inflate to: the recording's ring size
+ * (the COMPRESSED feature's mmap size; perf compresses a ring's worth at
+ * a time), within bounds; 0 when the feature names no zstd. */
+static size_t inflate_limit(const struct pd_reader *r)
+{
+	const struct feature *f = &r->feat[PD_FEAT_COMPRESSED];
+	if (!f->data || f->len < 20)
+		return INFLATE_DEFAULT;
+	if (get_u32(f->data + 4) != 1)     /* PERF_COMP_ZSTD */
+		return 0;
+	u32 mmap_len = get_u32(f->data + 16);
+	return mmap_len ? MIN(MAX(mmap_len, INFLATE_MIN), INFLATE_MAX) : INFLATE_DEFAULT;
+}
+
+/* Inflates a COMPRESSED (or COMPRESSED2) record's payload after what is
+ * still to be read or queued of the decompressed stream. */
+static int inflate_record(struct pd_reader *r, const u8 *rec, u64 offset)
+{
+	u16 size = get_u32(rec + 4) >> 16;
+	const u8 *data = rec + 8;
+	size_t n = size - 8u;
+	if (get_u32(rec) == PD_RECORD_COMPRESSED2) {
+		if (size < 16 || get_u64(rec + 8) > size - 16u)
+			return fail_at(r, offset, "compressed record's data size runs past it");
+		data = rec + 16;
+		n = (size_t)get_u64(rec + 8);
+	}
+	size_t limit = inflate_limit(r);
+	if (!limit)
+		return fail_at(r, offset, "the COMPRESSED feature names a method other than "
+				  "zstd, the only one perf writes");
+	if (!r->z)
+		r->z = pdz_new();
+	r->stats.nr_compressed++;
+	if (pdz_inflate(r->z, data, n, offset, MIN(r->zpos, r->zhold_from), limit) < 0)
+		return fail_at(r, offset, err_msg());
+	return 0;
+}
+
+/* The next whole record of the decompressed stream: 1, or 0 when it holds
+ * none yet, -1 on error. */
+static int next_inflated(struct pd_reader *r, const u8 **rec, u64 *offset)
+{
+	u64 end = pdz_end(r->z);
+	if (end - r->zpos < 8)
+		return 0;
+	const u8 *src = pdz_at(r->z, r->zpos);
+	u16 size = get_u32(src + 4) >> 16;
+	u32 type = get_u32(src);
+	if (size < 8)
+		return fail_at(r, ZOFF | r->zpos, "record size is smaller than its header");
+	if (end - r->zpos < size)
+		return 0;
+	/* Their bodies would lie outside the record, or nest compression. */
+	if (type == PD_RECORD_HEADER_TRACING_DATA || type == PD_RECORD_COMPRESSED ||
+	    type == PD_RECORD_COMPRESSED2 || type == PD_RECORD_AUXTRACE)
+		return fail_at(r, ZOFF | r->zpos, "a record of this type cannot be compressed");
+	*offset = ZOFF | r->zpos;
+	r->zpos += size;
+	*rec = aligned(r, src, size);
+	return 1;
+}
+
+/* Compressed data left at the end: a record cut short, unless the file
+ * itself was (its recorder killed). */
+static int inflated_end(struct pd_reader *r)
+{
+	if (!r->z || pdz_end(r->z) == r->zpos || r->stats.truncated)
+		return 0;
+	return fail_at(r, ZOFF | r->zpos, "compressed data ends inside a record");
+}
+
+/* Returns the next raw record of the input (not yet decoded) in *rec, or
+ * 0 at the end, -1 on error: the records inflated from compressed ones
+ * first, then the input's own.  *rec is 8-byte aligned and valid until
+ * the next call. */
+static int next_raw(struct pd_reader *r, const u8 **rec, u64 *offset)
+{
+	for (;;) {
+		int got = r->z ? next_inflated(r, rec, offset) : 0;
+		if (got)
+			return got;
+		got = next_file_record(r, rec, offset);
+		if (got == 0)
+			return inflated_end(r);
+		u32 type = got > 0 ? get_u32(*rec) : 0;
+		if (type != PD_RECORD_COMPRESSED && type != PD_RECORD_COMPRESSED2)
+			return got;
+		if (inflate_record(r, *rec, *offset) < 0)
+			return -1;
+	}
 }
 
 /* ---- records perf's tools add (types >= 64) ----------------------------- */
@@ -445,6 +590,13 @@ static int user_record(struct pd_reader *r, const u8 *rec, u64 offset)
 	case PD_RECORD_HEADER_BUILD_ID:
 		add_build_id(r, rec, size);
 		return 1;
+	/* Read and dropped on purpose, as nothing a view shows is in them:
+	 * markers (rounds are handled by the caller, FINISHED_INIT ends the
+	 * synthesized part); the event-type names of old perf files, which
+	 * EVENT_DESC gives again; the id -> cpu/tid index, while records carry
+	 * their own; TSC conversion, for hardware traces only; the thread and
+	 * CPU lists of the recording's targets; event updates (the CPUs of an
+	 * event, its name again in a stream, stat's units and scales). */
 	case PD_RECORD_FINISHED_ROUND:
 	case PD_RECORD_HEADER_EVENT_TYPE:
 	case PD_RECORD_ID_INDEX:
@@ -455,7 +607,7 @@ static int user_record(struct pd_reader *r, const u8 *rec, u64 offset)
 	case PD_RECORD_EVENT_UPDATE:
 		return 1;
 	default:
-		return 0;
+		return 0;      /* delivered; counted when decode.c has no body */
 	}
 }
 
@@ -530,8 +682,14 @@ static void queue_release(struct pd_reader *r, u64 limit)
 	 * from r->pos on.  (Released ones are all delivered before the next
 	 * read: fill_queue reads only when none is left.) */
 	r->hold_from = r->pos;
-	for (size_t i = k; i < r->queue.n; i++)
-		r->hold_from = MIN(r->hold_from, r->queue.v[i].offset);
+	r->zhold_from = r->zpos;
+	for (size_t i = k; i < r->queue.n; i++) {
+		u64 off = r->queue.v[i].offset;
+		if (off & ZOFF)
+			r->zhold_from = MIN(r->zhold_from, off & ~ZOFF);
+		else
+			r->hold_from = MIN(r->hold_from, off);
+	}
 }
 
 static void enqueue(struct pd_reader *r, u64 offset, u64 time)
@@ -591,7 +749,9 @@ static int queue_one(struct pd_reader *r)
 		r->stats.reordered_late++;
 	enqueue(r, offset, time);
 	size_t queued = r->queue.n - r->out_next;
-	if (queued >= REORDER_WINDOW || (queued > 1 && r->pos - r->hold_from >= REORDER_BYTES)) {
+	bool held_big = r->pos - r->hold_from >= REORDER_BYTES ||
+			(r->z && r->zpos - r->zhold_from >= REORDER_BYTES);
+	if (queued >= REORDER_WINDOW || (queued > 1 && held_big)) {
 		/* the oldest half by time */
 		queue_compact(r);
 		queue_sort(r);
@@ -626,12 +786,7 @@ static int next_ordered(struct pd_reader *r, struct pd_event *ev)
 	}
 	struct queued *q = &r->queue.v[r->out_next++];
 	const u8 *rec = win_at(r, q->offset);
-	if ((uintptr_t)rec & 7) {
-		u16 size = get_u32(rec + 4) >> 16;
-		VEC_GROW(&r->scratch, (size_t)(size + 7) / 8);
-		memcpy(r->scratch.v, rec, size);
-		rec = (const u8 *)r->scratch.v;
-	}
+	rec = aligned(r, rec, get_u32(rec + 4) >> 16);
 	r->last_out_time = q->time;
 	if (decode(r, rec, q->offset, ev) < 0) {
 		/* A damaged record ends the input here. */
@@ -842,6 +997,7 @@ static int open_file(struct pd_reader *r, const char *path)
 	r->pos = data_off;
 	r->win_off = data_off;
 	r->hold_from = r->ordered ? data_off : UINT64_MAX;
+	r->zhold_from = r->ordered ? 0 : UINT64_MAX;
 	/* Writers add the features when they close the file: none means the
 	 * recorder was killed or failed, and its header's data size is only
 	 * its last checkpoint. */
@@ -906,6 +1062,7 @@ struct pd_reader *pd_reader_open(const char *path, const struct pd_reader_opts *
 	}
 	if (r->pipe) {
 		r->hold_from = r->ordered ? 0 : UINT64_MAX;
+		r->zhold_from = r->hold_from;
 		if (open_stream(r, path) < 0)
 			goto fail;
 	} else if (open_file(r, path) < 0) {
@@ -949,6 +1106,7 @@ void pd_reader_close(struct pd_reader *r)
 	VEC_FREE(&r->queue);
 	VEC_FREE(&r->merge_tmp);
 	VEC_FREE(&r->scratch);
+	pdz_free(r->z);
 	free(r->win);
 	free(r);
 }

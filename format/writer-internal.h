@@ -53,6 +53,13 @@ struct pd_writer {
 	u8 *buf;               /* data not yet written */
 	size_t buf_len, buf_cap;
 
+	/* -z: records gather in zbuf and go into buf deflated, a batch at
+	 * a time (when zbuf is full, and at each round) */
+	struct pdz_out *z;
+	u8 *zbuf;
+	size_t zbuf_len, zbuf_cap;
+	int zlevel;
+
 	VEC(struct pdw_attr) attrs;
 
 	struct pdw_bytes feat[PD_FEAT_MAX];
@@ -70,6 +77,14 @@ static inline void pdw_set_bit(u64 *bits, int f)
 {
 	bits[f / 64] |= 1ULL << (f % 64);
 }
+
+/* Batches of records deflated into COMPRESSED records (compress.c). */
+struct pdz_out;
+struct pdz_out *pdz_out_new(int level);
+void pdz_out_free(struct pdz_out *o);
+int pdz_deflate(struct pdz_out *o, const void *src, size_t n,
+		int (*emit)(void *ctx, const void *rec, size_t len), void *ctx);
+void pdz_out_totals(const struct pdz_out *o, u64 *in, u64 *out);
 
 /* Appends record bytes to the data section (buffered); -1 on error. */
 int pdw_data_append(struct pd_writer *w, const void *p, size_t n);

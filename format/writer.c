@@ -112,7 +112,8 @@ static int out_data(struct pd_writer *w, const void *p, size_t n)
 	return done < n ? fail(w, "write") : 0;
 }
 
-static int flush(struct pd_writer *w)
+/* Writes out the buffer of records as they go to the file. */
+static int flush_buf(struct pd_writer *w)
 {
 	size_t n = w->buf_len;
 	if (!n || w->failed)
@@ -121,25 +122,83 @@ static int flush(struct pd_writer *w)
 	return out_data(w, w->buf, n);
 }
 
-int pdw_data_append(struct pd_writer *w, const void *p, size_t n)
+/* Appends bytes as they go to the file (records, or compressed ones). */
+static int buf_append(struct pd_writer *w, const void *p, size_t n)
+{
+	/* Copying a big piece only to write it out again gains nothing. */
+	if (n >= w->buf_cap / 2) {
+		if (flush_buf(w))
+			return -1;
+		return out_data(w, p, n);
+	}
+	if (w->buf_len + n > w->buf_cap && flush_buf(w))
+		return -1;
+	memcpy(w->buf + w->buf_len, p, n);
+	w->buf_len += n;
+	return 0;
+}
+
+static int emit_compressed(void *ctx, const void *rec, size_t len)
+{
+	return buf_append(ctx, rec, len);
+}
+
+/* The records gathered for compression, deflated into the buffer. */
+static int deflate_batch(struct pd_writer *w)
+{
+	size_t n = w->zbuf_len;
+	if (!n)
+		return 0;
+	w->zbuf_len = 0;
+	if (pdz_deflate(w->z, w->zbuf, n, emit_compressed, w) == 0)
+		return 0;
+	if (w->failed)
+		return -1;       /* the write's own error is set */
+	err_prefix("%s: compressing", w->path);
+	w->fail_msg = xstrdup(err_msg());
+	w->failed = true;
+	return -1;
+}
+
+static int flush(struct pd_writer *w)
+{
+	if (w->z && deflate_batch(w))
+		return -1;
+	return flush_buf(w);
+}
+
+/* Gathers records for compression; a full batch is deflated at once, so
+ * no compressed record inflates to more than the batch size. */
+static int zbuf_append(struct pd_writer *w, const void *p, size_t n)
+{
+	const u8 *b = p;
+	while (n) {
+		size_t take = MIN(n, w->zbuf_cap - w->zbuf_len);
+		memcpy(w->zbuf + w->zbuf_len, b, take);
+		w->zbuf_len += take;
+		b += take;
+		n -= take;
+		if (w->zbuf_len == w->zbuf_cap && deflate_batch(w))
+			return -1;
+	}
+	return 0;
+}
+
+/* Whether records may be written now. */
+static int data_check(struct pd_writer *w)
 {
 	if (!w->begun) {
 		err_set("%s: records written before pd_writer_begin", w->path);
 		return -1;
 	}
-	if (refuse_if_failed(w))
+	return refuse_if_failed(w);
+}
+
+int pdw_data_append(struct pd_writer *w, const void *p, size_t n)
+{
+	if (data_check(w))
 		return -1;
-	/* Copying a big piece only to write it out again gains nothing. */
-	if (n >= w->buf_cap / 2) {
-		if (flush(w))
-			return -1;
-		return out_data(w, p, n);
-	}
-	if (w->buf_len + n > w->buf_cap && flush(w))
-		return -1;
-	memcpy(w->buf + w->buf_len, p, n);
-	w->buf_len += n;
-	return 0;
+	return w->z ? zbuf_append(w, p, n) : buf_append(w, p, n);
 }
 
 /* ---- Opening and attrs ------------------------------------------------- */
@@ -518,7 +577,10 @@ int pd_writer_write(struct pd_writer *w, const void *buf, size_t len)
 int pd_writer_finished_round(struct pd_writer *w)
 {
 	struct perf_event_header h = { PD_RECORD_FINISHED_ROUND, 0, sizeof(h) };
-	if (pdw_data_append(w, &h, sizeof(h)) || flush(w))
+	/* Compressed, a round ends its batch; the round itself stays plain,
+	 * as perf writes it. */
+	if (data_check(w) || (w->z && deflate_batch(w)) || buf_append(w, &h, sizeof(h)) ||
+	    flush_buf(w))
 		return -1;
 	w->data_safe = w->data_disk;
 	/* Keep the header's data size near the truth, so a recorder killed
@@ -533,7 +595,46 @@ int pd_writer_finished_round(struct pd_writer *w)
 
 u64 pd_writer_data_size(const struct pd_writer *w)
 {
-	return w->data_disk + w->buf_len;
+	return w->data_disk + w->buf_len + w->zbuf_len;
+}
+
+/* The COMPRESSED feature: version 0, method 1 (zstd), level, the ratio
+ * of record bytes to file bytes, and the mmap size, which tells perf how
+ * big a buffer to inflate each compressed record into. */
+static int compressed_feature(struct pd_writer *w)
+{
+	u64 in, out;
+	pdz_out_totals(w->z, &in, &out);
+	u32 body[5] = { 0, 1, (u32)w->zlevel, out ? (u32)((double)in / (double)out + 0.5) : 0,
+			(u32)w->zbuf_cap };
+	return pd_writer_feat_raw(w, PD_FEAT_COMPRESSED, body, sizeof(body));
+}
+
+int pd_writer_set_compression(struct pd_writer *w, int level, u32 batch_bytes)
+{
+	if (w->begun) {
+		err_set("%s: compression must be set before the data begins", w->path);
+		return -1;
+	}
+	if (level < 1 || level > 22 || batch_bytes < 4096) {
+		err_set("%s: bad compression (level %d, batches of %u bytes)", w->path, level,
+			batch_bytes);
+		return -1;
+	}
+	pdz_out_free(w->z);
+	w->z = pdz_out_new(level);
+	w->zlevel = level;
+	free(w->zbuf);
+	w->zbuf = xmalloc(batch_bytes);
+	w->zbuf_cap = batch_bytes;
+	return compressed_feature(w);
+}
+
+void pd_writer_compressed(const struct pd_writer *w, u64 *in, u64 *out)
+{
+	*in = *out = 0;
+	if (w->z)
+		pdz_out_totals(w->z, in, out);
 }
 
 static void writer_free(struct pd_writer *w)
@@ -545,6 +646,8 @@ static void writer_free(struct pd_writer *w)
 	VEC_FREE(&w->attrs);
 	for (int f = 0; f < PD_FEAT_MAX; f++)
 		pdw_bytes_free(&w->feat[f]);
+	pdz_out_free(w->z);
+	free(w->zbuf);
 	free(w->buf);
 	free(w->path);
 	free(w->fail_msg);
@@ -569,8 +672,10 @@ int pd_writer_close(struct pd_writer *w)
 	if (!ret && !w->failed) {
 		if (w->pipe)
 			ret = finish_pipe(w);
+		else if (flush(w) || (w->z && compressed_feature(w)))
+			ret = -1;      /* the file's ratio is known now */
 		else
-			ret = flush(w) ? -1 : finish_file(w, w->data_disk);
+			ret = finish_file(w, w->data_disk);
 	}
 	if (w->failed && !w->pipe && w->begun)
 		salvage_file(w);

@@ -49,6 +49,10 @@ static const char usage_text[] =
 "  -o, --output FILE      output (default ember.data; an old one becomes\n"
 "                         FILE.old); - writes a stream to standard output\n"
 "  -m, --mmap-pages N     ring pages per CPU, a power of two (or 512K, 4M)\n"
+"  -z, --compression-level[=N]\n"
+"                         write records zstd-compressed, level N from 1\n"
+"                         (fastest, the default) to 22 (smallest), as\n"
+"                         perf record -z does; perf and ember read them\n"
 "      --duration SECS    stop after SECS seconds\n"
 "      --switch-events    record context switches\n"
 "      --off-cpu[=LEVEL]  record where threads block: sched_switch with call\n"
@@ -69,6 +73,10 @@ static const char usage_text[] =
 
 enum { OPT_FILTER = 256, OPT_CALL_GRAPH, OPT_DURATION, OPT_SWITCH, OPT_OFF_CPU, OPT_NO_LEAF_FIX, OPT_BLOCK };
 
+/* zstd's levels, perf record -z's default the fastest. */
+#define ZSTD_LEVEL_DEFAULT 1
+#define ZSTD_LEVEL_MAX 22
+
 static const struct option long_opts[] = {
 	{ "event", required_argument, NULL, 'e' },
 	{ "filter", required_argument, NULL, OPT_FILTER },
@@ -81,6 +89,7 @@ static const struct option long_opts[] = {
 	{ "tid", required_argument, NULL, 't' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "mmap-pages", required_argument, NULL, 'm' },
+	{ "compression-level", optional_argument, NULL, 'z' },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "switch-events", no_argument, NULL, OPT_SWITCH },
 	{ "off-cpu", optional_argument, NULL, OPT_OFF_CPU },
@@ -257,6 +266,17 @@ static int unknown_option(char **argv, int c)
 	return -1;
 }
 
+/* -z, -zN, --compression-level[=N] */
+static int parse_compression(struct rec_opts *o, const char *arg)
+{
+	int level = ZSTD_LEVEL_DEFAULT;
+	if (arg && (parse_int(arg, &level) < 0 || level < 1 || level > ZSTD_LEVEL_MAX))
+		return bad("--compression-level=%s", arg, "give a zstd level from 1 (fastest) "
+			   "to 22 (smallest)");
+	o->zstd_level = level;
+	return 0;
+}
+
 static int parse_one(struct cli *cl, int c, char **argv)
 {
 	struct rec_opts *o = &cl->o;
@@ -271,6 +291,7 @@ static int parse_one(struct cli *cl, int c, char **argv)
 	case 'C': case 'p': case 't': return parse_list(c, optarg, o);
 	case 'o': o->output = optarg; return 0;
 	case 'm': return parse_pages(o, optarg);
+	case 'z': return parse_compression(o, optarg);
 	case OPT_DURATION: return parse_duration(o, optarg);
 	case OPT_SWITCH: o->switch_events = true; return 0;
 	case OPT_OFF_CPU: return parse_off_cpu(o, optarg);
@@ -331,7 +352,7 @@ static int parse_cli(struct cli *cl, int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "+:e:F:c:gaC:p:t:o:m:d:qh", long_opts,
+	while ((c = getopt_long(argc, argv, "+:e:F:c:gaC:p:t:o:m:z::d:qh", long_opts,
 				NULL)) != -1)
 		if (parse_one(cl, c, argv) < 0)
 			return -1;
@@ -507,9 +528,13 @@ static void print_summary(const struct cli *cl, const struct rec_session *s)
 			 "(perf_event_max_sample_rate)", (unsigned long long)t->throttles);
 	if (cl->quiet)
 		return;
-	fprintf(stderr, "ember record: %llu samples, %llu lost, %.3f MB written to %s\n",
+	fprintf(stderr, "ember record: %llu samples, %llu lost, %.3f MB written to %s",
 		(unsigned long long)t->samples, (unsigned long long)t->lost,
 		t->bytes / 1048576.0, output_name(&cl->o));
+	if (t->zstd_out)
+		fprintf(stderr, ", compressed (%.3f MB of records, ratio %.1f)",
+			t->zstd_in / 1048576.0, (double)t->zstd_in / (double)t->zstd_out);
+	fputc('\n', stderr);
 	if (cl->o.callgraph == REC_CG_ONLINE) {
 		const struct rec_online_stats *u = rec_online_stats(s->online);
 		if (u->files_missing)

@@ -69,6 +69,7 @@ struct rec_opts {
 	int ntids;
 	const char *output;        /* "-" for the pipe variant on stdout */
 	u32 mmap_pages;            /* data pages per ring, a power of two */
+	int zstd_level;            /* -z: records compressed at this level; 0 none */
 	double duration;           /* seconds, 0 for none */
 	bool switch_events;
 	enum rec_offcpu off_cpu;   /* --off-cpu: sched tracepoints, every hit */
@@ -92,6 +93,7 @@ enum rec_fail { REC_FAIL_RUNTIME, REC_FAIL_USAGE };
 /* Counts taken while records pass through the drain. */
 struct rec_tally {
 	u64 samples, lost, throttles, bytes;
+	u64 zstd_in, zstd_out;     /* -z: record bytes, and what they took in the file */
 	u64 first_time, last_time; /* of samples; first_time 0 = none yet */
 };
 

@@ -158,8 +158,18 @@ static int open_output(struct rec_session *s)
 	return 0;
 }
 
+/* -z: a batch is a ring's worth of records at most, as perf compresses
+ * one ring's data at a time, so the file's mmap size is the ring's. */
+static int set_compression(struct rec_session *s)
+{
+	u64 ring = (u64)s->o->mmap_pages * (u64)sysconf(_SC_PAGESIZE);
+	return pd_writer_set_compression(s->w, s->o->zstd_level, (u32)MIN(ring, 1u << 30));
+}
+
 static int write_head(struct rec_session *s)
 {
+	if (s->o->zstd_level && set_compression(s) < 0)
+		return -1;
 	for (int i = 0; i < s->nevsels; i++) {
 		struct rec_evsel *e = &s->evsels[i];
 		if (pd_writer_add_attr(s->w, &e->attr, e->ev->name, e->ids.v, e->ids.n) < 0)
@@ -229,6 +239,7 @@ int rec_finish(struct rec_session *s)
 	if (rec_bids_write(&s->bids, s->w) < 0)
 		return -1;
 	s->total.bytes = pd_writer_data_size(s->w);
+	pd_writer_compressed(s->w, &s->total.zstd_in, &s->total.zstd_out);
 	struct pd_writer *w = s->w;
 	s->w = NULL;
 	if (pd_writer_close(w) < 0)

@@ -106,14 +106,9 @@ static int run(struct rp_opts *rp, struct schedlat_opts *o)
 			rc = EXIT_RUNTIME;
 		}
 		const struct rp_summary *sum = rp_summary(r);
-		if (sum->lost)
-			cmd_warn(CMD, "%llu events were lost while recording: some wakeups or "
-				 "switches are missing", (unsigned long long)sum->lost);
-		if (sum->input_error) {
-			cmd_error(CMD, "%s: %s (the figures cover what came before)", rp->input,
-				  sum->error);
+		rp_warn_view(CMD, sum, rp->input, "some wakeups or switches are missing");
+		if (sum->input_error)
 			rc = EXIT_RUNTIME;
-		}
 	}
 	schedlat_free(sl);
 	sched_tp_free(&tp);

@@ -106,15 +106,34 @@ void rp_progress_if_tty(struct rp_opts *o)
 		o->progress = progress_stderr;
 }
 
+/* "3 of type 17 (KSYMBOL), 1 of type 200 (unknown)": the records the
+ * reader handed on unread, by type. */
+static void undecoded_list(const struct pd_reader_stats *st, struct strbuf *sb)
+{
+	u64 listed = 0;
+	for (int i = 0; i < st->nr_undecoded_types; i++) {
+		const char *name = pd_record_name(st->undecoded[i].type);
+		sb_printf(sb, "%s%llu of type %u (%s)", i ? ", " : "",
+			  (unsigned long long)st->undecoded[i].count, st->undecoded[i].type,
+			  name ? name : "unknown");
+		listed += st->undecoded[i].count;
+	}
+	if (listed < st->nr_undecoded)
+		sb_printf(sb, ", %llu of other types", (unsigned long long)(st->nr_undecoded - listed));
+}
+
 /* What every view owes its user first: the input is not all there. */
 static void warn_incomplete(const char *cmd, const struct rp_summary *sum, const char *input)
 {
 	if (sum->truncated)
 		cmd_warn(cmd, "%s was not closed cleanly; showing what it holds", input);
-	if (sum->compressed)
-		cmd_warn(cmd, "%s holds %llu records of zstd-compressed data (perf record -z) "
-			 "that this ember cannot read: what they hold is missing here; "
-			 "record without -z", input, (unsigned long long)sum->compressed);
+	if (sum->input.nr_undecoded) {
+		struct strbuf sb = {0};
+		undecoded_list(&sum->input, &sb);
+		cmd_warn(cmd, "%s: %llu records of types this ember does not decode were "
+			 "left out: %s", input, (unsigned long long)sum->input.nr_undecoded, sb.s);
+		sb_free(&sb);
+	}
 }
 
 void rp_warn_view(const char *cmd, const struct rp_summary *sum, const char *input,

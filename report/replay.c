@@ -504,7 +504,7 @@ int rp_run(struct replay *rp, struct rp_sink *sink)
 		snprintf(rp->summary.error, sizeof(rp->summary.error), "%s", err_msg());
 	}
 	rp->summary.truncated = pd_reader_stats(rp->reader)->truncated;
-	rp->summary.compressed = pd_reader_stats(rp->reader)->nr_compressed;
+	rp->summary.input = *pd_reader_stats(rp->reader);
 	rp->summary.sym_mismatches = sym_ctx_stats(rp->syms)->build_id_mismatches;
 	if (rp->unw)
 		rp->summary.unwind = *unw_dwarf_stats(rp->unw);

@@ -98,7 +98,7 @@ struct rp_summary {
 	bool input_error;           /* the input ended with an error */
 	char error[512];
 	u64 sym_mismatches;
-	u64 compressed;             /* records of compressed data not read */
+	struct pd_reader_stats input;  /* the reader's counts (undecoded records) */
 	struct unw_stats unwind;    /* DWARF unwinding and leaf repair */
 };
 

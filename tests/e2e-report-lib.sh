@@ -42,6 +42,32 @@ layout_agrees() {
 	fi
 }
 
+# stdin_report_agrees NAME STREAM: ember and perf report the stream read
+# from standard input alike; returns 1, saying nothing, when perf fails
+# on it (perf 6.1 aborts on some of its own streams).
+stdin_report_agrees() {
+	local name=$1 stream=$2 why
+	perf report -i - --stdio --no-children --sort sym <"$stream" >"$TMP/$name.stdin-perf" \
+		2>/dev/null || return 1
+	"$EMBER" report -i - --stdio --no-children --sort sym <"$stream" >"$TMP/$name.stdin-ember" 2>&1
+	if why=$($CMP report "$TMP/$name.stdin-ember" "$TMP/$name.stdin-perf" 0.2); then
+		pass "$name: report from stdin ($why)"
+	else
+		fail "$name: report from stdin" "$why"
+	fi
+}
+
+# perf_stream_agrees NAME ARGS...: perf record ARGS -o - (up to three
+# recordings, until perf reads one back), reported from stdin alike.
+perf_stream_agrees() {
+	local name=$1 attempt; shift
+	for attempt in 1 2 3; do
+		perf record -q -B -o - "$@" 2>/dev/null >"$TMP/$name.pipe"
+		stdin_report_agrees "$name" "$TMP/$name.pipe" && return 0
+	done
+	skip "$name: report from stdin" "perf report crashed on all 3 of its own streams"
+}
+
 # design_agrees NAME REPORT-ARGS SPEC: ember's percentages of the
 # known-ratio workload against its design (within 3 points).
 design_agrees() {

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "common/common.h"
 #include "format/format.h"
@@ -1137,14 +1138,18 @@ static u64 win_time(int round, int k, int cpu)
 	return 1000000000ULL + (u64)round * 1000000 + (u64)k * 2 + (u64)cpu;
 }
 
-/* Writes the file (or the stream variant); returns the number of records. */
-static u64 win_write(const char *path, bool rounds, bool pipe)
+/* Writes the file (or the stream variant), zstd-compressed at level zlevel
+ * unless 0, in batches of 256 KiB (four or five compressed records each,
+ * records cut across them); returns the number of records. */
+static u64 win_write_z(const char *path, bool rounds, bool pipe, int zlevel)
 {
 	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE,
 		.config = PERF_COUNT_SW_CPU_CLOCK, .sample_period = 1,
 		.sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW };
 	struct pd_writer *w = pd_writer_open(path, pipe);
 	pd_writer_add_attr(w, &a, NULL, NULL, 0);
+	if (zlevel)
+		CHECK(pd_writer_set_compression(w, zlevel, 256u << 10) == 0, "%s", err_msg());
 	CHECK(pd_writer_begin(w) == 0, "%s", err_msg());
 	u8 *buf = xmalloc(65536);
 	u64 seq = 0;
@@ -1161,15 +1166,20 @@ static u64 win_write(const char *path, bool rounds, bool pipe)
 	return seq;
 }
 
+static u64 win_write(const char *path, bool rounds, bool pipe)
+{
+	return win_write_z(path, rounds, pipe, 0);
+}
+
 /* Reads it back: every record once, intact, in time order (or, unordered,
- * in file order). */
-static void win_read(const char *path, bool unordered, u64 want, const char *what)
+ * in file order); returns the reader's count of compressed records. */
+static u64 win_read(const char *path, bool unordered, u64 want, const char *what)
 {
 	struct pd_reader_opts o = { .unordered = unordered };
 	struct pd_reader *r = pd_reader_open(path, &o);
 	CHECK(r, "%s: %s", what, err_msg());
 	if (!r)
-		return;
+		return 0;
 	struct pd_event ev;
 	u64 n = 0, last_time = 0, bad_payload = 0, bad_order = 0;
 	int got;
@@ -1190,7 +1200,11 @@ static void win_read(const char *path, bool unordered, u64 want, const char *wha
 	      (unsigned long long)want);
 	CHECK(bad_payload == 0, "%s: %llu payloads damaged", what, (unsigned long long)bad_payload);
 	CHECK(bad_order == 0, "%s: %llu out of order", what, (unsigned long long)bad_order);
+	CHECK(pd_reader_stats(r)->nr_undecoded == 0, "%s: %llu records undecoded", what,
+	      (unsigned long long)pd_reader_stats(r)->nr_undecoded);
+	u64 nz = pd_reader_stats(r)->nr_compressed;
 	pd_reader_close(r);
+	return nz;
 }
 
 static void test_reader_window(void)
@@ -1210,6 +1224,180 @@ static void test_reader_window(void)
 	n = win_write(path, true, true);
 	win_read(path, false, n, "stream, ordered");
 	win_read(path, true, n, "stream, unordered");
+	unlink(path);
+	free(path);
+}
+
+/* ---- Compressed records (perf record -z) ------------------------------------
+ * The window test's records written compressed: the decompressed records
+ * of each round wait in the reader's queue while later compressed records
+ * are inflated into the same buffer, which slides and grows (round 10
+ * holds ~19 MB); records are cut across compressed records.  Then
+ * compressed records built by hand: damaged, a bomb, a stream cut inside
+ * a record, each one error naming the record. */
+
+static void test_reader_compressed(void)
+{
+	char *path = tmp_path("zwindow.data"), *plain = tmp_path("zplain.data");
+	u64 n = win_write_z(path, true, false, 1);
+	win_write(plain, true, false);
+	struct stat st, pst;
+	stat(path, &st);
+	stat(plain, &pst);
+	CHECK(st.st_size * 2 < pst.st_size, "compressed file %lld bytes, plain %lld",
+	      (long long)st.st_size, (long long)pst.st_size);
+	u64 nz = win_read(path, false, n, "compressed, ordered");
+	CHECK(nz > 2 * WIN_ROUNDS, "only %llu compressed records", (unsigned long long)nz);
+	win_read(path, true, n, "compressed, unordered");
+	n = win_write_z(path, false, false, 3);
+	win_read(path, false, n, "compressed, no rounds, ordered");
+	n = win_write_z(path, true, true, 1);
+	win_read(path, false, n, "compressed stream, ordered");
+	win_read(path, true, n, "compressed stream, unordered");
+	unlink(path);
+	unlink(plain);
+	free(path);
+	free(plain);
+}
+
+/* A file of one sample, then a COMPRESSED record of the given payload,
+ * then a second sample; the COMPRESSED feature names mmap_len. */
+static void write_hand_compressed(const char *path, const void *payload, size_t n, u32 mmap_len)
+{
+	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK, .sample_period = 1,
+		.sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW };
+	struct pd_writer *w = pd_writer_open(path, false);
+	pd_writer_add_attr(w, &a, NULL, NULL, 0);
+	u32 feat[5] = { 0, 1, 1, 1, mmap_len };
+	pd_writer_feat_raw(w, PD_FEAT_COMPRESSED, feat, sizeof(feat));
+	CHECK(pd_writer_begin(w) == 0, "%s", err_msg());
+	u8 rec[256];   /* sequence numbers 0 and 2000 have 4 bytes of raw data */
+	pd_writer_write(w, rec, win_record(rec, 10, 0));
+	u8 *c = xmalloc(8 + n);
+	struct perf_event_header h = { PD_RECORD_COMPRESSED, 0, (u16)(8 + n) };
+	memcpy(c, &h, 8);
+	memcpy(c + 8, payload, n);
+	pd_writer_write(w, c, 8 + n);
+	free(c);
+	pd_writer_write(w, rec, win_record(rec, 20, 2000));
+	CHECK(pd_writer_close(w) == 0, "%s", err_msg());
+}
+
+/* Reads path to its end: how many samples came, and the error at the end
+ * (empty when none). */
+static u64 read_until_error(const char *path, char *error, size_t size)
+{
+	struct pd_reader *r = pd_reader_open(path, NULL);
+	error[0] = 0;
+	if (!r) {
+		snprintf(error, size, "open: %s", err_msg());
+		return 0;
+	}
+	struct pd_event ev;
+	u64 n = 0;
+	int got;
+	while ((got = pd_reader_next(r, &ev)) == 1)
+		n += ev.type == PERF_RECORD_SAMPLE;
+	if (got < 0)
+		snprintf(error, size, "%s", err_msg());
+	pd_reader_close(r);
+	return n;
+}
+
+static void test_reader_compressed_damage(void)
+{
+	char *path = tmp_path("zdamage.data");
+	char error[512];
+	/* Records as zstd gives them: both samples and the two inside. */
+	u8 recs[512];
+	size_t len = win_record(recs, 12, 4000);
+	len += win_record(recs + len, 14, 6000);
+	u8 z[1024];
+	size_t zn = ZSTD_compress(z, sizeof(z), recs, len, 1);
+	CHECK(!ZSTD_isError(zn), "zstd: %s", ZSTD_getErrorName(zn));
+	write_hand_compressed(path, z, zn, 1u << 20);
+	u64 n = read_until_error(path, error, sizeof(error));
+	CHECK(n == 4 && !error[0], "%llu samples, error '%s'", (unsigned long long)n, error);
+
+	/* Not zstd at all. */
+	write_hand_compressed(path, "not a zstd frame", 16, 1u << 20);
+	n = read_until_error(path, error, sizeof(error));
+	CHECK(n == 1 && strstr(error, "compressed data is damaged (zstd:") &&
+	      strstr(error, "offset 0x"), "%llu samples, error '%s'", (unsigned long long)n, error);
+
+	/* The stream stops inside the second record. */
+	zn = ZSTD_compress(z, sizeof(z), recs, len - 16, 1);
+	write_hand_compressed(path, z, zn, 1u << 20);
+	n = read_until_error(path, error, sizeof(error));
+	CHECK(n == 3 && strstr(error, "compressed data ends inside a record"),
+	      "%llu samples, error '%s'", (unsigned long long)n, error);
+
+	/* 64 MiB of records from 2 KB: more than the 1 MiB ring the feature
+	 * names (the reader's floor) allows, stopped at the limit. */
+	size_t big = 64u << 20;
+	u8 *bomb = xcalloc(1, big);
+	for (size_t at = 0; at + 8 <= big; at += 8) {
+		struct perf_event_header h = { 200, 0, 8 };
+		memcpy(bomb + at, &h, 8);
+	}
+	size_t bcap = ZSTD_compressBound(big);
+	u8 *bz = xmalloc(bcap);
+	size_t bn = ZSTD_compress(bz, bcap, bomb, big, 19);
+	CHECK(!ZSTD_isError(bn) && bn < 60000, "bomb compressed to %zu bytes", bn);
+	write_hand_compressed(path, bz, bn, 4096);
+	u64 t0 = now_ns();
+	n = read_until_error(path, error, sizeof(error));
+	CHECK(n == 1 && strstr(error, "inflates to more than 1048576 bytes"),
+	      "%llu samples, error '%s'", (unsigned long long)n, error);
+	CHECK(now_ns() - t0 < 2000000000ull, "the bomb took %llu ms",
+	      (unsigned long long)((now_ns() - t0) / 1000000));
+	free(bomb);
+	free(bz);
+	unlink(path);
+	free(path);
+}
+
+/* Records of types the reader does not decode are counted by type. */
+static void test_reader_undecoded(void)
+{
+	char *path = tmp_path("undecoded.data");
+	struct perf_event_attr a = clock_attr();
+	struct pd_writer *w = pd_writer_open(path, false);
+	pd_writer_add_attr(w, &a, NULL, NULL, 0);
+	CHECK(pd_writer_begin(w) == 0, "%s", err_msg());
+	u64 rec[32];
+	pd_writer_write(w, rec, build_sample(rec, 0, 1));
+	/* A kernel type ends with the sample_id trailer; perf's own do not. */
+	u16 ks_size = (u16)(24 + pd_sample_id_size(&a));
+	struct perf_event_header h200 = { 200, 0, 16 }, hks = { PERF_RECORD_KSYMBOL, 0, ks_size };
+	u64 r200[2] = { 0 }, rks[16] = { 0 };
+	memcpy(r200, &h200, 8);
+	memcpy(rks, &hks, 8);
+	pd_writer_write(w, r200, 16);
+	pd_writer_write(w, rks, ks_size);
+	pd_writer_write(w, r200, 16);
+	CHECK(pd_writer_close(w) == 0, "%s", err_msg());
+	struct pd_reader *r = pd_reader_open(path, NULL);
+	CHECK(r, "%s", err_msg());
+	if (!r)
+		return;
+	struct pd_event ev;
+	int got;
+	while ((got = pd_reader_next(r, &ev)) == 1)
+		;
+	CHECK(got == 0, "read ends with %d: %s", got, err_msg());
+	const struct pd_reader_stats *st = pd_reader_stats(r);
+	CHECK(st->nr_undecoded == 3 && st->nr_undecoded_types == 2, "%llu undecoded, %d types",
+	      (unsigned long long)st->nr_undecoded, st->nr_undecoded_types);
+	for (int i = 0; i < st->nr_undecoded_types; i++)
+		CHECK(st->undecoded[i].count == (st->undecoded[i].type == 200 ? 2u : 1u),
+		      "type %u counted %llu", st->undecoded[i].type,
+		      (unsigned long long)st->undecoded[i].count);
+	pd_reader_close(r);
+	CHECK(pd_record_name(PERF_RECORD_KSYMBOL) && !strcmp(pd_record_name(PERF_RECORD_KSYMBOL), "KSYMBOL"),
+	      "KSYMBOL named %s", pd_record_name(PERF_RECORD_KSYMBOL));
+	CHECK(pd_record_name(200) == NULL && pd_record_name(30) == NULL, "unknown types named");
 	unlink(path);
 	free(path);
 }
@@ -1745,6 +1933,9 @@ int main(void)
 	RUN(test_perf_script_pipe);
 	RUN(test_tracepoint);
 	RUN(test_reader_window);
+	RUN(test_reader_compressed);
+	RUN(test_reader_compressed_damage);
+	RUN(test_reader_undecoded);
 	RUN(test_decode_sample_record);
 	RUN(test_rewrite_user_frames);
 	RUN(test_rewrite_keep_user_state);
