@@ -284,7 +284,10 @@ static int unw_find_map(void *ctx, u64 addr, struct unw_map *out)
 	struct sym_dso *d = map_dso(l->rp, m, l->t->pid);
 	if (!d || !sym_dso_trusted(d))
 		return -1;   /* not the file recorded: its tables would lie */
-	*out = (struct unw_map){ m->start, m->end, m->pgoff, m->path, d };
+	/* The file's bytes from where the symbols found it: a file deleted
+	 * since, or only in a container, unwinds from the build-id cache. */
+	const char *file = sym_dso_file(d);
+	*out = (struct unw_map){ m->start, m->end, m->pgoff, file ? file : m->path, d };
 	return 0;
 }
 

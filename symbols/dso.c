@@ -28,6 +28,7 @@ void dso_free(struct sym_dso *d)
 	sym_dwarf_free(d->dwarf);
 	free(d->loads);
 	free(d->sym_file);
+	free(d->file);
 	free(d->path);
 	free(d);
 }
@@ -222,6 +223,11 @@ const char *sym_dso_symfile(const struct sym_dso *d)
 bool sym_dso_trusted(const struct sym_dso *d)
 {
 	return d->trusted;
+}
+
+const char *sym_dso_file(const struct sym_dso *d)
+{
+	return d->file;
 }
 
 const u8 *sym_dso_build_id(const struct sym_dso *d, size_t *n)

@@ -248,6 +248,8 @@ void file_load(struct sym_ctx *c, struct sym_dso *d, pid_t pid)
 		}
 	}
 	load_from_runtime(c, d, &rt, rt_ok);
+	if (rt_ok && rt.path && rt.path[0] == '/')
+		d->file = xstrdup(rt.path);
 	if (opened)
 		found_close(&rt);
 }

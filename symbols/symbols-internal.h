@@ -115,6 +115,7 @@ struct sym_dso {
 	char *path;
 	const char *short_name;   /* points into path or a literal */
 	char *sym_file;           /* the file the symbols came from, or NULL */
+	char *file;               /* the recorded file, where it was found */
 	enum dso_kind kind;
 	bool trusted;
 	struct symtab tab;

@@ -163,6 +163,10 @@ const struct sym_stats *sym_ctx_stats(const struct sym_ctx *c);
 /* The file the dso's symbols were read from (the file itself, a debug
  * file, the JIT map), or NULL when none was found or trusted. */
 const char *sym_dso_symfile(const struct sym_dso *d);
+/* Where the recorded file itself was found (its path, through
+ * /proc/PID/root, or the build-id cache), for reading its bytes; NULL
+ * when it was not. */
+const char *sym_dso_file(const struct sym_dso *d);
 /* The build-id the dso was asked for (the recorded one); *n 0 when none. */
 const u8 *sym_dso_build_id(const struct sym_dso *d, size_t *n);
 /* False when the file on disk is not the one recorded (build-id). */

@@ -95,7 +95,8 @@ top3() { "$EMBER" report -i "$1" --stdio --no-children -g none --sort dso,sym 2>
 mkdir -p "$TMP/wl"
 cp "$WORKLOADS/ratio" "$TMP/wl/ratio-copy"
 export HOME=$(fresh_home "$TMP/h-rec")
-"$EMBER" record -q -g -o "$TMP/a.data" -- "$TMP/wl/ratio-copy" 0.5 >/dev/null
+# --call-graph dwarf: the report unwinds from the file's own bytes, too.
+"$EMBER" record -q --call-graph dwarf -o "$TMP/a.data" -- "$TMP/wl/ratio-copy" 0.5 >/dev/null
 before=$(top3 "$TMP/a.data")
 [ -n "$before" ] || fail archive "no report of the recording to compare with"
 "$EMBER" archive -i "$TMP/a.data" -o "$TMP/a.tar" >"$TMP/archive.out" 2>&1
@@ -109,11 +110,13 @@ else
 fi
 mkdir -p "$HOME/.debug" && tar xf "$TMP/a.tar" -C "$HOME/.debug"
 after=$(top3 "$TMP/a.data")
+main=$("$EMBER" report -i "$TMP/a.data" --stdio --children -g none --sort sym 2>/dev/null |
+	awk '$NF == "main" { sub(/%/, "", $1); print int($1) }')
 if [ "$(echo $before)" = "ratio-copy leaf_a ratio-copy leaf_b ratio-copy leaf_c" ] &&
-   [ "$before" = "$after" ]; then
-	pass "archive-round-trip: the binary deleted, the archive names its functions"
+   [ "$before" = "$after" ] && [ "${main:-0}" -ge 95 ]; then
+	pass "archive-round-trip: the binary deleted, the archive names its functions and unwinds ${main}% to main"
 else
-	fail archive-round-trip "before [$before] after [$after] $(cat "$TMP/archive.out")"
+	fail archive-round-trip "before [$before] after [$after], main ${main:-0}% $(cat "$TMP/archive.out")"
 fi
 
 # ---- a container's binary --------------------------------------------------
