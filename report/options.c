@@ -123,15 +123,17 @@ static void warn_incomplete(const char *cmd, const struct rp_summary *sum, const
 }
 
 /* n files the recording used, in some state (e.g. "missing here"): which,
- * and how to bring the recorded ones here. */
+ * and, when archive can, how to bring the recorded ones here. */
 static void warn_files(const char *cmd, u64 n, const char *state_one,
-		       const char *state_many, const char *names)
+		       const char *state_many, const char *names, bool archive_helps)
 {
 	bool one = n == 1;
 	cmd_warn(cmd, "%llu file%s the recording used %s: %s; %s frames show as "
-		 "[unknown] (ember archive on the recording machine packs %s; unpack "
-		 "the tar into ~/.debug)", (unsigned long long)n, one ? "" : "s",
-		 one ? state_one : state_many, names, one ? "its" : "their", one ? "it" : "them");
+		 "[unknown]%s%s%s", (unsigned long long)n, one ? "" : "s",
+		 one ? state_one : state_many, names, one ? "its" : "their",
+		 archive_helps ? " (ember archive on the recording machine packs " : "",
+		 archive_helps ? (one ? "it" : "them") : "",
+		 archive_helps ? "; unpack the tar into ~/.debug)" : "");
 }
 
 /* Frames left unnamed because their files are not the recorded ones. */
@@ -145,9 +147,13 @@ static void warn_symbols(const char *cmd, const struct rp_summary *sum)
 			 "recording machine packs it)", k->recorded, k->running, k->recorded);
 	if (sum->nmismatched)
 		warn_files(cmd, sum->nmismatched, "has another build-id here",
-			   "have other build-ids here", sum->mismatched);
+			   "have other build-ids here", sum->mismatched, true);
 	if (sum->nmissing)
-		warn_files(cmd, sum->nmissing, "is missing here", "are missing here", sum->missing);
+		warn_files(cmd, sum->nmissing, "is missing here", "are missing here",
+			   sum->missing, true);
+	if (sum->ndeleted)
+		warn_files(cmd, sum->ndeleted, "was deleted while it ran",
+			   "were deleted while they ran", sum->deleted, false);
 }
 
 void rp_warn_view(const char *cmd, const struct rp_summary *sum, const char *input,

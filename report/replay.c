@@ -543,17 +543,21 @@ static void summarize_symbols(struct replay *rp)
 {
 	struct rp_summary *sum = &rp->summary;
 	sum->sym_mismatches = sym_ctx_stats(rp->syms)->build_id_mismatches;
-	sum->nmissing = sum->nmismatched = 0;
-	sum->missing[0] = sum->mismatched[0] = '\0';
+	sum->nmissing = sum->nmismatched = sum->ndeleted = 0;
+	sum->missing[0] = sum->mismatched[0] = sum->deleted[0] = '\0';
 	const struct sym_dso *d;
 	for (size_t i = 0; (d = sym_problem_file(rp->syms, i)); i++) {
-		bool bad = !sym_dso_trusted(d);
-		if (bad) {
+		const char *path = sym_dso_path(d);
+		size_t n = strlen(path);
+		if (!sym_dso_trusted(d)) {
 			sum->nmismatched++;
-			list_add(sum->mismatched, sizeof(sum->mismatched), sym_dso_path(d));
+			list_add(sum->mismatched, sizeof(sum->mismatched), path);
+		} else if (n > 10 && !strcmp(path + n - 10, " (deleted)")) {
+			sum->ndeleted++;   /* gone before the recording could see it */
+			list_add(sum->deleted, sizeof(sum->deleted), path);
 		} else {
 			sum->nmissing++;
-			list_add(sum->missing, sizeof(sum->missing), sym_dso_path(d));
+			list_add(sum->missing, sizeof(sum->missing), path);
 		}
 	}
 	sym_kernel_info(rp->syms, &sum->kernel);

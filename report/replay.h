@@ -100,8 +100,8 @@ struct rp_summary {
 	u64 sym_mismatches;
 	/* Files frames fell in that were missing or not as recorded: how
 	 * many, and the first few names, comma-separated. */
-	u64 nmissing, nmismatched;
-	char missing[512], mismatched[512];
+	u64 nmissing, nmismatched, ndeleted;
+	char missing[512], mismatched[512], deleted[512];
 	struct sym_kernel_info kernel;   /* whose kallsyms named the kernel */
 	u64 compressed;             /* records of compressed data not read */
 	struct unw_stats unwind;    /* DWARF unwinding and leaf repair */
