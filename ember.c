@@ -26,6 +26,7 @@ static const struct command commands[] = {
 	{ "sched", cmd_sched, "wakeup-to-run latency histograms, like runqlat" },
 	{ "bio", cmd_bio, "block I/O phases, latency histograms and per-I/O lines" },
 	{ "verify", cmd_verify, "check a data file or blktrace capture record by record" },
+	{ "archive", cmd_archive, "pack the symbols a recording needs, like perf archive" },
 };
 
 static void usage(FILE *out)

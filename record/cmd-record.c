@@ -68,6 +68,9 @@ static const char usage_text[] =
 "                         /dev/sda, sda or MAJOR:MINOR)\n"
 "      --no-leaf-fix      with --call-graph fp, no user-stack snapshot for\n"
 "                         repairing the caller of a frameless leaf function\n"
+"  -N, --no-buildid-cache leave the build-id cache alone: by default this\n"
+"                         kernel's kallsyms and the mapped files go into\n"
+"                         ~/.debug, for reporting elsewhere or later\n"
 "  -q, --quiet            no summary line\n"
 "  -h, --help             this help\n";
 
@@ -96,6 +99,7 @@ static const struct option long_opts[] = {
 	{ "block", no_argument, NULL, OPT_BLOCK },
 	{ "device", required_argument, NULL, 'd' },
 	{ "no-leaf-fix", no_argument, NULL, OPT_NO_LEAF_FIX },
+	{ "no-buildid-cache", no_argument, NULL, 'N' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
@@ -298,6 +302,7 @@ static int parse_one(struct cli *cl, int c, char **argv)
 	case OPT_NO_LEAF_FIX: o->no_leaf_fix = true; return 0;
 	case OPT_BLOCK: o->block = true; return 0;
 	case 'd': return parse_device(cl, optarg);
+	case 'N': o->no_buildid_cache = true; return 0;
 	case 'q': cl->quiet = true; return 0;
 	case 'h': cl->help = true; return 0;
 	default: return unknown_option(argv, c);
@@ -352,7 +357,7 @@ static int parse_cli(struct cli *cl, int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "+:e:F:c:gaC:p:t:o:m:z::d:qh", long_opts,
+	while ((c = getopt_long(argc, argv, "+:e:F:c:gaC:p:t:o:m:z::d:Nqh", long_opts,
 				NULL)) != -1)
 		if (parse_one(cl, c, argv) < 0)
 			return -1;

@@ -80,10 +80,7 @@ static bool same_file(int fd, const struct sym_map *m)
 	       major(st.st_dev) == m->maj && minor(st.st_dev) == m->min;
 }
 
-/* The file as mapped: its mapping's link in /proc (while the process
- * runs), else the path inside its root, else the path itself; each only
- * when it is the same inode the mapping has. */
-static int open_mapped(const struct sym_map *m, u32 pid)
+int rec_open_mapped(const struct sym_map *m, u32 pid)
 {
 	char path[4096 + 64];
 	const char *tries[3] = { path, NULL, m->path };
@@ -121,7 +118,7 @@ static struct rec_file *file_of(struct rec_online *o, struct sym_map *m, u32 pid
 		return m->file = seen;
 	/* New, or another file whose identity hashes alike: that one is
 	 * opened too, and only the first stays in the table. */
-	int fd = open_mapped(m, pid);
+	int fd = rec_open_mapped(m, pid);
 	if (fd < 0) {
 		o->stats.files_missing++;
 		return NULL;

@@ -12,6 +12,7 @@
 #include "common/common.h"
 #include "format/format.h"
 #include "pmc/pmc.h"
+#include "symbols/symbols.h"
 
 #define REC_DEFAULT_FREQ 4000
 #define REC_DEFAULT_PAGES 128      /* 512 KiB per CPU, perf's default */
@@ -76,6 +77,7 @@ struct rec_opts {
 	size_t chainless_first;    /* events [first, first + n) take no call */
 	size_t chainless_n;        /* chain whatever -g says */
 	bool block;                /* --block: block tracepoints, every hit */
+	bool no_buildid_cache;     /* -N: leave ~/.debug alone */
 	char **command;            /* NULL-terminated, or NULL */
 	int self_argc;             /* ember's own command line, for the */
 	char **self_argv;          /* cmdline feature */
@@ -115,9 +117,19 @@ struct rec_bid {
 	char *filename;
 	u8 id[20];
 	u8 size;                   /* 0: not known yet, read from the file */
+	int fd;                    /* the file as mapped, or -1: its path */
+	bool tried;                /* fd was looked for */
+};
+/* Where a file was seen mapped, to open it as that process sees it. */
+struct rec_bid_where {
+	u32 pid;
+	u64 start, end;
+	u32 maj, min;
+	u64 ino;
 };
 struct rec_bids {
 	VEC(struct rec_bid) v;
+	int nfds, max_fds;         /* files held open, and the bound */
 	struct u64map index;       /* name hash -> index + 1 */
 	pthread_mutex_t lock;      /* node threads insert concurrently */
 };
@@ -167,6 +179,7 @@ struct rec_session {
 	int round_passes;          /* nodes that drained since the last round */
 	bool round_had_data;
 	struct rec_bids bids;
+	bool kernel_mapped;        /* kallsyms showed addresses: worth caching */
 	struct rec_online *online; /* -g: unwinds user stacks in the drain;
 				      dwarf: trims the stack copies */
 	char *old_renamed;         /* ember.data.old, restored on early error */
@@ -238,9 +251,17 @@ int rec_threads_of(pid_t pid, pid_t **tids, int *n);
 void rec_bids_init(struct rec_bids *b);
 void rec_bids_free(struct rec_bids *b);
 void rec_bids_add(struct rec_bids *b, const char *name, size_t namelen,
-		  const u8 *id, u8 size);
+		  const u8 *id, u8 size, const struct rec_bid_where *where);
 void rec_bids_note_mmap2(struct rec_bids *b, const u8 *rec, size_t len);
 int rec_bids_write(struct rec_bids *b, struct pd_writer *w);
+/* cache.c: the recorded kernel's kallsyms and the listed files into the
+ * build-id cache (~/.debug), as perf record does; problems become notes. */
+void rec_cache_fill(struct rec_session *s);
+
+/* online.c: a mapped file opened as its process sees it (through
+ * /proc/PID/map_files, else /proc/PID/root/PATH, else PATH), and only
+ * when it is the inode mapped; -1 otherwise. */
+int rec_open_mapped(const struct sym_map *m, u32 pid);
 
 /* online.c: unwinding user stacks in the drain (-g). */
 struct rec_online;

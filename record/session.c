@@ -245,6 +245,7 @@ int rec_finish(struct rec_session *s)
 	if (pd_writer_close(w) < 0)
 		return -1;
 	s->output_created = false;
+	rec_cache_fill(s);
 	return 0;
 }
 

@@ -130,6 +130,7 @@ int rec_synth_kernel(struct rec_session *s)
 	}
 	if (write_kernel_map(s, "[kernel.kallsyms]_text", start, len, start) < 0)
 		return -1;
+	s->kernel_mapped = true;
 	return synth_modules(s);
 }
 
@@ -183,7 +184,9 @@ static int synth_maps(struct rec_session *s, pid_t pid)
 				ml.pgoff, ml.maj, ml.min, ml.prot, ml.ino, ml.name, 0 };
 			rec_online_add_map(s->online, &om);
 		}
-		rec_bids_add(&s->bids, ml.name, strlen(ml.name), NULL, 0);
+		struct rec_bid_where w = { (u32)pid, ml.start, ml.end, ml.maj, ml.min, ml.ino };
+		rec_bids_add(&s->bids, ml.name, strlen(ml.name), NULL, 0,
+			     (ml.prot & PROT_EXEC) ? &w : NULL);
 	}
 	fclose(f);
 	return rc;

@@ -39,6 +39,7 @@ static const char usage_text[] =
 	"                         default the caller of the libc wrapper a thread\n"
 	"                         blocked in (read, poll...) is restored from the\n"
 	"                         stack snapshot record --off-cpu takes\n"
+	"      --kallsyms FILE    the recording's kernel symbols\n"
 	"      --no-demangle\n"
 	"\n"
 	"Intervals still open at the end are counted to the end and marked open;\n"

@@ -32,6 +32,8 @@ static const char usage_text[] =
 	"                         only samples of these\n"
 	"      --time START,END   only samples in this time range (seconds)\n"
 	"      --no-demangle      show C++/Rust symbols as recorded\n"
+	"      --kallsyms FILE    the recording's kernel symbols (by default this\n"
+	"                         kernel's when the build-id is its, else ~/.debug's)\n"
 	"      --unwinder NAME    DWARF unwinder for --call-graph dwarf files:\n"
 	"                         libdw (default) or libunwind\n"
 	"      --no-leaf-fix      keep -g chains as recorded (no frameless-leaf repair)\n";
@@ -191,7 +193,7 @@ int cmd_report(int argc, char **argv)
 	}
 	else
 		cmd_error("report", "%s", err_msg());
-	rp_warn_summary("report", sum, a.rp.input);
+	rp_warn_summary("report", rp_summary(rp), a.rp.input);
 	int status = rc < 0 || sum->input_error ? EXIT_RUNTIME : EXIT_OK;
 	hist_free(h);
 	rp_close(rp);

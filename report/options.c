@@ -53,6 +53,11 @@ int rp_parse_filter_opt(struct rp_opts *o, int opt, const char *arg)
 		return parse_cpu_list(arg, 1 << 16, &f->cpus, &f->ncpus) < 0 ? -1 : 1;
 	case RP_OPT_TIME:
 		return parse_time_range(arg, &f->time_start, &f->time_end) < 0 ? -1 : 1;
+	case RP_OPT_KALLSYMS:
+		/* The recording's kernel symbols, as perf --kallsyms: taken
+		 * whatever the build-ids say, relocated by the kernel map. */
+		o->sym.kallsyms = arg;
+		return 1;
 	case RP_OPT_NO_DEMANGLE:
 		o->sym.demangle = false;
 		return 1;
@@ -136,10 +141,45 @@ static void warn_incomplete(const char *cmd, const struct rp_summary *sum, const
 	}
 }
 
+/* n files the recording used, in some state (e.g. "missing here"): which,
+ * and, when archive can, how to bring the recorded ones here. */
+static void warn_files(const char *cmd, u64 n, const char *state_one,
+		       const char *state_many, const char *names, bool archive_helps)
+{
+	bool one = n == 1;
+	cmd_warn(cmd, "%llu file%s the recording used %s: %s; %s frames show as "
+		 "[unknown]%s%s%s", (unsigned long long)n, one ? "" : "s",
+		 one ? state_one : state_many, names, one ? "its" : "their",
+		 archive_helps ? " (ember archive on the recording machine packs " : "",
+		 archive_helps ? (one ? "it" : "them") : "",
+		 archive_helps ? "; unpack the tar into ~/.debug)" : "");
+}
+
+/* Frames left unnamed because their files are not the recorded ones. */
+static void warn_symbols(const char *cmd, const struct rp_summary *sum)
+{
+	const struct sym_kernel_info *k = &sum->kernel;
+	if (k->used && k->unknown)
+		cmd_warn(cmd, "the recording's kernel (build-id %s) is not this one (%s): "
+			 "kernel frames show as [unknown]; put its kallsyms in "
+			 "~/.debug/[kernel.kallsyms]/%s/kallsyms (ember archive on the "
+			 "recording machine packs it)", k->recorded, k->running, k->recorded);
+	if (sum->nmismatched)
+		warn_files(cmd, sum->nmismatched, "has another build-id here",
+			   "have other build-ids here", sum->mismatched, true);
+	if (sum->nmissing)
+		warn_files(cmd, sum->nmissing, "is missing here", "are missing here",
+			   sum->missing, true);
+	if (sum->ndeleted)
+		warn_files(cmd, sum->ndeleted, "was deleted while it ran",
+			   "were deleted while they ran", sum->deleted, false);
+}
+
 void rp_warn_view(const char *cmd, const struct rp_summary *sum, const char *input,
 		  const char *lost_effect)
 {
 	warn_incomplete(cmd, sum, input);
+	warn_symbols(cmd, sum);
 	if (sum->lost)
 		cmd_warn(cmd, "%llu events were lost while recording: %s (use a larger -m)",
 			 (unsigned long long)sum->lost, lost_effect);
@@ -150,9 +190,7 @@ void rp_warn_view(const char *cmd, const struct rp_summary *sum, const char *inp
 void rp_warn_summary(const char *cmd, const struct rp_summary *sum, const char *input)
 {
 	warn_incomplete(cmd, sum, input);
-	if (sum->sym_mismatches)
-		cmd_warn(cmd, "%llu files' build-ids no longer match the recording; "
-			 "their frames show as unknown", (unsigned long long)sum->sym_mismatches);
+	warn_symbols(cmd, sum);
 	if (sum->input_error)
 		cmd_error(cmd, "%s: %s (the output covers what came before)", input, sum->error);
 }

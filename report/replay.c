@@ -129,11 +129,26 @@ static void on_fork(struct replay *rp, const struct pd_event *ev)
 	}
 }
 
+/* Kernel addresses resolve through kallsyms; the kernel's maps say where
+ * the recording saw the kernel and its modules, to relocate from. */
+static void on_kernel_mmap(struct replay *rp, const struct pd_event *ev)
+{
+	const char *name = ev->u.mmap.filename;
+	if (!strncmp(name, "[kernel.kallsyms]", 17))
+		sym_kernel_recorded_text(rp->syms, name + 17, ev->u.mmap.pgoff);
+	else
+		sym_kernel_recorded_module(rp->syms, name, ev->u.mmap.start, ev->u.mmap.len);
+}
+
 static void on_mmap(struct replay *rp, const struct pd_event *ev)
 {
 	u16 mode = ev->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-	if (mode == PERF_RECORD_MISC_KERNEL || mode == PERF_RECORD_MISC_GUEST_KERNEL)
-		return; /* kernel addresses resolve through kallsyms */
+	if (mode == PERF_RECORD_MISC_KERNEL) {
+		on_kernel_mmap(rp, ev);
+		return;
+	}
+	if (mode == PERF_RECORD_MISC_GUEST_KERNEL)
+		return;
 	if (ev->u.mmap.len == 0 || ev->u.mmap.start + ev->u.mmap.len < ev->u.mmap.start)
 		return;
 	struct sym_maps *maps = process_maps(rp, ev->u.mmap.pid);
@@ -220,8 +235,8 @@ static void resolve_frame(struct replay *rp, struct rp_thread *t, struct rp_fram
 	f->sym = NULL;
 	if (f->kernel) {
 		f->dso = sym_kernel_dso(rp->syms, f->ip);
-		if (f->dso)
-			f->sym = sym_lookup(f->dso, f->ip);
+		f->addr = sym_map_to_file(f->dso, f->ip, 0, 0);
+		f->sym = sym_lookup(f->dso, f->addr);
 	} else {
 		resolve_user(rp, t, f);
 	}
@@ -269,7 +284,10 @@ static int unw_find_map(void *ctx, u64 addr, struct unw_map *out)
 	struct sym_dso *d = map_dso(l->rp, m, l->t->pid);
 	if (!d || !sym_dso_trusted(d))
 		return -1;   /* not the file recorded: its tables would lie */
-	*out = (struct unw_map){ m->start, m->end, m->pgoff, m->path, d };
+	/* The file's bytes from where the symbols found it: a file deleted
+	 * since, or only in a container, unwinds from the build-id cache. */
+	const char *file = sym_dso_file(d);
+	*out = (struct unw_map){ m->start, m->end, m->pgoff, file ? file : m->path, d };
 	return 0;
 }
 
@@ -464,6 +482,35 @@ static bool records_kernel(struct pd_reader *r)
 	return false;
 }
 
+static bool is_kernel_entry(const struct pd_reader_build_id *b)
+{
+	return (b->cpumode & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+}
+
+const struct pd_reader_build_id *rp_kernel_build_id(struct replay *rp)
+{
+	for (size_t i = 0; i < pd_reader_nbuild_ids(rp->reader); i++) {
+		const struct pd_reader_build_id *b = pd_reader_build_id(rp->reader, i);
+		if (is_kernel_entry(b) && !strcmp(b->filename, "[kernel.kallsyms]"))
+			return b;
+	}
+	return NULL;
+}
+
+/* The header's build-ids for the kernel and its modules say which
+ * kallsyms names them. */
+static void expect_kernel(struct replay *rp)
+{
+	const struct pd_reader_build_id *k = rp_kernel_build_id(rp);
+	if (k)
+		sym_kernel_expect(rp->syms, k->id, k->size);
+	for (size_t i = 0; i < pd_reader_nbuild_ids(rp->reader); i++) {
+		const struct pd_reader_build_id *b = pd_reader_build_id(rp->reader, i);
+		if (is_kernel_entry(b) && b != k)
+			sym_kernel_expect_module(rp->syms, b->filename, b->id, b->size);
+	}
+}
+
 /* The user-space files of the header's build-id list load on a thread
  * too (the list names the files samples hit, for perf's files). */
 static void prefetch_user_files(struct replay *rp)
@@ -479,6 +526,43 @@ static void prefetch_user_files(struct replay *rp)
 	free(hints);
 }
 
+/* "a, b, c" into buf while it fits, then ", ..." for the rest. */
+static void list_add(char *buf, size_t cap, const char *name)
+{
+	static const char more[] = ", ...";
+	size_t n = strlen(buf), need = strlen(name) + (n ? 2 : 0);
+	if (n >= sizeof(more) - 1 && !strcmp(buf + n - (sizeof(more) - 1), more))
+		return;
+	if (n + need + sizeof(more) <= cap)
+		snprintf(buf + n, cap - n, "%s%s", n ? ", " : "", name);
+	else
+		snprintf(buf + n, cap - n, "%s", more);
+}
+
+static void summarize_symbols(struct replay *rp)
+{
+	struct rp_summary *sum = &rp->summary;
+	sum->sym_mismatches = sym_ctx_stats(rp->syms)->build_id_mismatches;
+	sum->nmissing = sum->nmismatched = sum->ndeleted = 0;
+	sum->missing[0] = sum->mismatched[0] = sum->deleted[0] = '\0';
+	const struct sym_dso *d;
+	for (size_t i = 0; (d = sym_problem_file(rp->syms, i)); i++) {
+		const char *path = sym_dso_path(d);
+		size_t n = strlen(path);
+		if (!sym_dso_trusted(d)) {
+			sum->nmismatched++;
+			list_add(sum->mismatched, sizeof(sum->mismatched), path);
+		} else if (n > 10 && !strcmp(path + n - 10, " (deleted)")) {
+			sum->ndeleted++;   /* gone before the recording could see it */
+			list_add(sum->deleted, sizeof(sum->deleted), path);
+		} else {
+			sum->nmissing++;
+			list_add(sum->missing, sizeof(sum->missing), path);
+		}
+	}
+	sym_kernel_info(rp->syms, &sum->kernel);
+}
+
 int rp_run(struct replay *rp, struct rp_sink *sink)
 {
 	struct pd_event ev;
@@ -489,6 +573,7 @@ int rp_run(struct replay *rp, struct rp_sink *sink)
 	 * Not in rp_open: commands parse the tracing data between the two,
 	 * in a forked child, and a fork while other threads run can leave
 	 * the child a lock held for ever (seen under ASan). */
+	expect_kernel(rp);
 	if (records_kernel(rp->reader))
 		sym_prefetch_kernel(rp->syms);
 	prefetch_user_files(rp);
@@ -505,7 +590,7 @@ int rp_run(struct replay *rp, struct rp_sink *sink)
 	}
 	rp->summary.truncated = pd_reader_stats(rp->reader)->truncated;
 	rp->summary.input = *pd_reader_stats(rp->reader);
-	rp->summary.sym_mismatches = sym_ctx_stats(rp->syms)->build_id_mismatches;
+	summarize_symbols(rp);
 	if (rp->unw)
 		rp->summary.unwind = *unw_dwarf_stats(rp->unw);
 	if (sink->finish && sink->finish(sink->ctx) < 0)
@@ -559,6 +644,7 @@ struct pd_reader *rp_reader(struct replay *rp)
 
 const struct rp_summary *rp_summary(struct replay *rp)
 {
+	summarize_symbols(rp);   /* kernel frames may be named after the run */
 	return &rp->summary;
 }
 

@@ -99,6 +99,11 @@ struct rp_summary {
 	char error[512];
 	u64 sym_mismatches;
 	struct pd_reader_stats input;  /* the reader's counts (undecoded records) */
+	/* Files frames fell in that were missing or not as recorded: how
+	 * many, and the first few names, comma-separated. */
+	u64 nmissing, nmismatched, ndeleted;
+	char missing[512], mismatched[512], deleted[512];
+	struct sym_kernel_info kernel;   /* whose kallsyms named the kernel */
 	struct unw_stats unwind;    /* DWARF unwinding and leaf repair */
 };
 
@@ -127,6 +132,9 @@ bool rp_comm_listed(const char *list, const char *comm);
 /* "file:line" of a frame's address from its file's DWARF (looked up once
  * per address), or NULL when unknown. */
 const char *rp_srcline(struct replay *rp, const struct rp_frame *f);
+
+/* The recording's build-id list entry for its kernel, or NULL. */
+const struct pd_reader_build_id *rp_kernel_build_id(struct replay *rp);
 
 /* Resolves a frame the replay left pending (see rp_opts.defer_kernel). */
 void rp_resolve(struct replay *rp, struct rp_frame *f);
@@ -169,7 +177,7 @@ void rp_warn_view(const char *cmd, const struct rp_summary *sum, const char *inp
 enum {
 	RP_OPT_COMM = 0x1000, RP_OPT_PID, RP_OPT_TID, RP_OPT_CPU, RP_OPT_TIME,
 	RP_OPT_NO_DEMANGLE, RP_OPT_UNWINDER, RP_OPT_LEAF_FIX, RP_OPT_NO_LEAF_FIX, RP_OPT_INLINE,
-	RP_OPT_NO_INLINE,
+	RP_OPT_NO_INLINE, RP_OPT_KALLSYMS,
 };
 #define RP_FILTER_LONGOPTS                                                   \
 	{ "input", required_argument, NULL, 'i' },                           \
@@ -183,6 +191,7 @@ enum {
 	{ "leaf-fix", no_argument, NULL, RP_OPT_LEAF_FIX },                  \
 	{ "no-leaf-fix", no_argument, NULL, RP_OPT_NO_LEAF_FIX },            \
 	{ "inline", no_argument, NULL, RP_OPT_INLINE },                      \
-	{ "no-inline", no_argument, NULL, RP_OPT_NO_INLINE }
+	{ "no-inline", no_argument, NULL, RP_OPT_NO_INLINE },                \
+	{ "kallsyms", required_argument, NULL, RP_OPT_KALLSYMS }
 
 #endif

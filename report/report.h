@@ -11,5 +11,6 @@ int cmd_offcpu(int argc, char **argv);
 int cmd_sched(int argc, char **argv);
 int cmd_bio(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
+int cmd_archive(int argc, char **argv);
 
 #endif

@@ -24,6 +24,7 @@ static const char usage_text[] =
 	"      --leaf-fix     restore a frameless leaf's caller in -g chains, as\n"
 	"                     report, collapse, flame and offcpu do by default\n"
 	"                     (script prints the chains as recorded, as perf does)\n"
+	"      --kallsyms FILE  the recording's kernel symbols\n"
 	"      --no-demangle\n";
 
 enum field {

@@ -53,6 +53,19 @@ int sym_kernel_build_id(u8 *id, size_t cap)
 	return n;
 }
 
+int sym_module_build_id(const char *name, u8 *id, size_t cap)
+{
+	char *path = xasprintf("/sys/module/%s/notes/.note.gnu.build-id", name);
+	size_t len;
+	char *notes = read_text_file(path, &len);
+	int n = notes ? sym_notes_build_id(notes, len, id, cap) : -1;
+	if (notes && n < 0)
+		err_prefix("%s", path);
+	free(notes);
+	free(path);
+	return n;
+}
+
 /* Walks the notes of one Elf_Data, as libelf decoded them. */
 static int data_build_id(Elf_Data *d, u8 *id, size_t cap)
 {

@@ -15,6 +15,7 @@ struct sym_ctx *sym_ctx_new(const struct sym_opts *opts)
 	struct sym_ctx *c = xcalloc(1, sizeof(*c));
 	c->demangle = opts ? opts->demangle : true;
 	c->kallsyms = xstrdup(opts && opts->kallsyms ? opts->kallsyms : "/proc/kallsyms");
+	c->kallsyms_given = opts && opts->kallsyms;
 	c->debug_dir = xstrdup(opts && opts->debug_dir ? opts->debug_dir : "/usr/lib/debug");
 	u64map_init(&c->files);
 	u64map_init(&c->jits);
@@ -27,6 +28,7 @@ void dso_free(struct sym_dso *d)
 	sym_dwarf_free(d->dwarf);
 	free(d->loads);
 	free(d->sym_file);
+	free(d->file);
 	free(d->path);
 	free(d);
 }
@@ -41,6 +43,8 @@ void sym_ctx_free(struct sym_ctx *c)
 		dso_free(c->all.v[i]);
 	VEC_FREE(&c->all);
 	VEC_FREE(&c->modules);
+	VEC_FREE(&c->problems);
+	kernel_choice_free(c);
 	u64map_free(&c->files);
 	u64map_free(&c->jits);
 	free(c->kallsyms);
@@ -133,6 +137,8 @@ struct sym_dso *sym_dso_get(struct sym_ctx *c, const char *path, const u8 *build
 			memcpy(d->build_id, build_id, build_id_size);
 		d->build_id_size = build_id_size;
 		file_load(c, d, pid);
+		if (d->missing || !d->trusted)
+			VEC_PUSH(&c->problems, d);
 	}
 	d->hkey = key;
 	c->stats.files_loaded++;
@@ -178,7 +184,7 @@ static const struct elf_load *segment_of(const struct sym_dso *d, u64 off)
 u64 sym_map_to_file(const struct sym_dso *d, u64 addr, u64 map_start, u64 pgoff)
 {
 	if (d->kind != DSO_FILE)
-		return addr;
+		return addr - (u64)d->reloc;
 	u64 off = addr - map_start + pgoff;
 	const struct elf_load *l = segment_of(d, off);
 	return l ? off - l->offset + l->vaddr : off;
@@ -217,6 +223,22 @@ const char *sym_dso_symfile(const struct sym_dso *d)
 bool sym_dso_trusted(const struct sym_dso *d)
 {
 	return d->trusted;
+}
+
+const char *sym_dso_file(const struct sym_dso *d)
+{
+	return d->file;
+}
+
+const u8 *sym_dso_build_id(const struct sym_dso *d, size_t *n)
+{
+	*n = d->build_id_size;
+	return d->build_id;
+}
+
+const struct sym_dso *sym_problem_file(const struct sym_ctx *c, size_t i)
+{
+	return i < c->problems.n ? c->problems.v[i] : NULL;
 }
 
 size_t sym_dso_count(const struct sym_dso *d)

@@ -178,6 +178,7 @@ static void load_from_runtime(struct sym_ctx *c, struct sym_dso *d, struct found
 		c->stats.build_id_mismatches++;
 	} else if (!is_pseudo_path(d->path)) {
 		c->stats.missing_files++;
+		d->missing = true;
 	}
 	if (have_debug)
 		found_close(&dbg);
@@ -206,21 +207,16 @@ static bool open_own_vdso(struct found *x)
 	return true;
 }
 
-/* perf's build-id cache (~/.debug/.build-id/xx/rest/elf) keeps copies of
- * the files a recording used, so a file rebuilt or deleted since still
- * resolves when perf recorded it on this machine. */
-static bool open_from_build_id_cache(struct found *x, const u8 *id, size_t n)
+/* perf's build-id cache (~/.debug/PATH/BUILDID/elf, or the link
+ * ~/.debug/.build-id/xx/rest/elf) keeps copies of the files a recording
+ * used, so a file rebuilt or deleted since, or one from another machine
+ * (ember archive), still resolves. */
+static bool open_from_build_id_cache(struct found *x, const char *path, const u8 *id,
+				     size_t n)
 {
-	const char *home = getenv("HOME");
-	if (!home || n == 0)
-		return false;
-	struct strbuf sb = {0};
-	sb_printf(&sb, "%s/.debug/.build-id/%02x/", home, id[0]);
-	for (size_t i = 1; i < n; i++)
-		sb_printf(&sb, "%02x", id[i]);
-	sb_puts(&sb, "/elf");
-	bool ok = found_open(x, sb.s);
-	sb_free(&sb);
+	char *p = sym_cache_find(path, id, n, "elf");
+	bool ok = p && found_open(x, p);
+	free(p);
 	return ok;
 }
 
@@ -241,7 +237,7 @@ void file_load(struct sym_ctx *c, struct sym_dso *d, pid_t pid)
 				ids_equal(d->build_id, d->build_id_size, rt.id, rt.id_size));
 	struct found cached = {0};
 	if (!rt_ok && d->build_id_size &&
-	    open_from_build_id_cache(&cached, d->build_id, d->build_id_size)) {
+	    open_from_build_id_cache(&cached, d->path, d->build_id, d->build_id_size)) {
 		if (ids_equal(d->build_id, d->build_id_size, cached.id, cached.id_size)) {
 			if (opened)
 				found_close(&rt);
@@ -252,6 +248,8 @@ void file_load(struct sym_ctx *c, struct sym_dso *d, pid_t pid)
 		}
 	}
 	load_from_runtime(c, d, &rt, rt_ok);
+	if (rt_ok && rt.path && rt.path[0] == '/')
+		d->file = xstrdup(rt.path);
 	if (opened)
 		found_close(&rt);
 }

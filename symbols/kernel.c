@@ -102,7 +102,8 @@ static bool is_text_type(char t)
 
 /* One line "ffffffff81000000 T name[\t[module]]". */
 static void parse_kallsyms_line(char *line, struct symtab_builder *kern, module_vec *mods,
-				bool have_list, size_t *hint, bool demangle)
+				bool have_list, size_t *hint, bool demangle,
+				struct kernel_refs *refs)
 {
 	char *end;
 	u64 addr = strtoull(line, &end, 16);
@@ -123,12 +124,14 @@ static void parse_kallsyms_line(char *line, struct symtab_builder *kern, module_
 	}
 	/* kallsyms says nothing of binding; upper case means global. */
 	u8 bind = (end[1] == 'T') ? STB_GLOBAL : (end[1] == 't') ? STB_LOCAL : STB_WEAK;
+	if (b == kern && name[0] == '_')
+		kernel_note_ref(refs, name, addr);
 	if (b)
 		stb_add(b, addr, 0, name, bind, false);
 }
 
 static void parse_kallsyms(char *text, struct symtab_builder *kern, module_vec *mods,
-			   bool have_list, bool demangle)
+			   bool have_list, bool demangle, struct kernel_refs *refs)
 {
 	size_t hint = 0;
 	for (char *line = text, *next; line && *line; line = next) {
@@ -137,7 +140,7 @@ static void parse_kallsyms(char *text, struct symtab_builder *kern, module_vec *
 			*next++ = '\0';
 		else
 			next = line + strlen(line);
-		parse_kallsyms_line(line, kern, mods, have_list, &hint, demangle);
+		parse_kallsyms_line(line, kern, mods, have_list, &hint, demangle, refs);
 	}
 }
 
@@ -177,6 +180,7 @@ struct kernel_parse {
 	bool stop;                /* atomic: the result is no longer wanted */
 	module_vec mods;
 	struct symtab kernel;
+	struct kernel_refs refs;
 };
 
 static bool parse_stopped(struct kernel_parse *kp)
@@ -198,7 +202,7 @@ static void *kernel_parse_run(void *arg)
 	 * all of it here): a read no longer wanted stops between pieces. */
 	char *text = read_text_file_unless(kp->kallsyms, NULL, &kp->stop);
 	if (text && !parse_stopped(kp))
-		parse_kallsyms(text, &kern, &kp->mods, have_list, kp->demangle);
+		parse_kallsyms(text, &kern, &kp->mods, have_list, kp->demangle, &kp->refs);
 	free(text);
 	stb_finish(&kern, &kp->kernel);
 	return NULL;
@@ -209,6 +213,7 @@ static void kernel_install(struct sym_ctx *c, struct kernel_parse *kp)
 {
 	c->kernel = dso_new(c, DSO_KERNEL, "[kernel.kallsyms]");
 	c->kernel->tab = kp->kernel;
+	c->kernel_src_refs = kp->refs;
 	if (c->kernel->tab.n) {
 		const struct sym *last = &c->kernel->tab.syms[c->kernel->tab.n - 1];
 		c->kernel->start = c->kernel->tab.syms[0].start;
@@ -219,6 +224,8 @@ static void kernel_install(struct sym_ctx *c, struct kernel_parse *kp)
 	VEC_FREE(&kp->mods);
 	if (c->modules.n > 1)
 		qsort(c->modules.v, c->modules.n, sizeof(*c->modules.v), cmp_module);
+	kernel_relocate(c);
+	kernel_check_modules(c);
 }
 
 static struct kernel_parse *parse_new(const struct sym_ctx *c)
@@ -242,7 +249,7 @@ static struct kernel_parse *parse_join(struct sym_ctx *c)
 
 void sym_prefetch_kernel(struct sym_ctx *c)
 {
-	if (c->kernel || c->kernel_parse)
+	if (c->kernel || c->kernel_parse || c->kernel_unknown)
 		return;
 	struct kernel_parse *kp = parse_new(c);
 	if (pthread_create(&c->kernel_thread, NULL, kernel_parse_run, kp) != 0) {
@@ -269,6 +276,12 @@ void kernel_abandon(struct sym_ctx *c)
 
 void kernel_load(struct sym_ctx *c)
 {
+	if (c->kernel_unknown) {
+		/* Not the kernel recorded: no names rather than wrong ones. */
+		c->kernel = dso_new(c, DSO_KERNEL, "[kernel.kallsyms]");
+		c->kernel->trusted = false;
+		return;
+	}
 	struct kernel_parse *kp = parse_join(c);
 	if (!kp) {
 		kp = parse_new(c);
@@ -283,8 +296,13 @@ struct sym_dso *sym_kernel_dso(struct sym_ctx *c, u64 addr)
 	if (!c->kernel)
 		kernel_load(c);
 	struct sym_dso *k = c->kernel;
-	if (c->modules.n == 0 || (addr >= k->start && addr < k->end))
+	u64 src = addr - (u64)k->reloc;
+	if (c->modules.n == 0 || (src >= k->start && src < k->end))
 		return k;
+	/* Where the recording placed its modules, when it said so. */
+	struct sym_dso *m = kernel_recorded_module(c, addr);
+	if (m)
+		return m;
 	/* The last module starting at or below addr, if addr is inside it. */
 	size_t lo = 0, hi = c->modules.n;
 	while (lo < hi) {

@@ -115,12 +115,18 @@ struct sym_dso {
 	char *path;
 	const char *short_name;   /* points into path or a literal */
 	char *sym_file;           /* the file the symbols came from, or NULL */
+	char *file;               /* the recorded file, where it was found */
 	enum dso_kind kind;
 	bool trusted;
 	struct symtab tab;
 	struct elf_load *loads;
 	size_t nloads;
 	u64 start, end;           /* modules: [start, end) */
+	/* Kernel and modules: the recorded address minus the address in
+	 * the kallsyms read (another boot's KASLR offset, or a module
+	 * loaded elsewhere); lookups subtract it. */
+	s64 reloc;
+	bool missing;             /* a file not found, nor in the cache */
 	u8 build_id[SYM_BUILD_ID_MAX];
 	size_t build_id_size;
 	u64 hkey;
@@ -129,9 +135,43 @@ struct sym_dso {
 	bool dwarf_tried;
 };
 
+/* Addresses in a kallsyms of the symbols perf relocates the kernel by
+ * (its kernel map's name says which: "[kernel.kallsyms]_text"). */
+struct kernel_refs {
+	u64 text, stext;
+};
+
+/* A module where the recording saw it (its kernel-mode mmap). */
+struct kernel_rec_module {
+	char *name;               /* "ext4", as kallsyms tags it */
+	u64 start, end;
+	struct sym_dso *d;        /* its dso in the kallsyms read, once found */
+	bool looked;
+};
+
+/* A module's build-id as the recording lists it. */
+struct kernel_mod_id {
+	char *name;               /* "ext4" */
+	u8 id[SYM_BUILD_ID_MAX];
+	size_t n;
+};
+
 struct sym_ctx {
 	bool demangle;
 	char *kallsyms;
+	bool kallsyms_given;      /* by the user: taken as the recording's */
+	/* The recording's kernel (sym_kernel_expect): its build-id, the
+	 * running one's, and where to read its symbols from. */
+	u8 kernel_rec_id[SYM_BUILD_ID_MAX], kernel_run_id[SYM_BUILD_ID_MAX];
+	size_t kernel_rec_id_size, kernel_run_id_size;
+	bool kernel_cached;       /* kallsyms is the build-id cache's copy */
+	bool kernel_unknown;      /* neither running nor cached: no names */
+	char kernel_ref_name[16]; /* "_text": the symbol the recording ... */
+	u64 kernel_ref_addr;      /* ... saw at this address (0: unknown) */
+	struct kernel_refs kernel_src_refs;  /* the same in the kallsyms read */
+	VEC(struct kernel_rec_module) rec_modules;
+	VEC(struct kernel_mod_id) mod_ids;   /* modules' recorded build-ids */
+	VEC(struct sym_dso *) problems;   /* files missing or not as recorded */
 	char *debug_dir;
 	struct sym_stats stats;
 	struct u64map files;      /* hash of path+build-id -> first dso */
@@ -163,6 +203,15 @@ void prefetch_end(struct sym_ctx *c);
  * prefetch nobody asked for. */
 void kernel_load(struct sym_ctx *c);
 void kernel_abandon(struct sym_ctx *c);
+/* kchoice.c: notes a reference symbol's address while kallsyms is parsed;
+ * sets the kernel's relocation once both sides are known; the module the
+ * recording saw at addr (NULL when it listed none there); frees. */
+void kernel_note_ref(struct kernel_refs *r, const char *name, u64 addr);
+void kernel_relocate(struct sym_ctx *c);
+/* Distrusts the modules whose loaded build-id is not the recorded one. */
+void kernel_check_modules(struct sym_ctx *c);
+struct sym_dso *kernel_recorded_module(struct sym_ctx *c, u64 addr);
+void kernel_choice_free(struct sym_ctx *c);
 /* inline.c */
 struct sym_dwarf;
 void sym_dwarf_free(struct sym_dwarf *dw);

@@ -20,12 +20,40 @@ int sym_read_build_id(const char *path, u8 *id, size_t cap);
 /* The running kernel's build-id, from /sys/kernel/notes.  Size or -1. */
 int sym_kernel_build_id(u8 *id, size_t cap);
 
+/* A loaded module's build-id ("ext4"), from /sys/module.  Size or -1. */
+int sym_module_build_id(const char *name, u8 *id, size_t cap);
+
 /* Finds the GNU build-id in a raw ELF note blob (4-byte aligned notes, as
  * /sys/kernel/notes and SHT_NOTE sections hold).  Size or -1. */
 int sym_notes_build_id(const void *notes, size_t len, u8 *id, size_t cap);
 
 /* Lowercase hex of a build-id into out (2 * n + 1 bytes). */
 void sym_build_id_hex(const u8 *id, size_t n, char *out);
+
+/* ---- The build-id cache ------------------------------------------------- */
+
+/* perf's layout, shared with perf: ROOT/NAME/HEX/LEAF (NAME a file's
+ * absolute path, or "[kernel.kallsyms]"; LEAF "elf" or "kallsyms") and a
+ * link ROOT/.build-id/XX/REST -> ../../NAME/HEX.  ROOT is $HOME/.debug:
+ * malloc'ed, or NULL with err_set() when HOME is not set. */
+char *sym_cache_root(void);
+/* "NAME/HEX" relative to the root, or NULL when NAME would leave it (not
+ * absolute, or a ".." in it) or there is no build-id. */
+char *sym_cache_entry(const char *name, const u8 *id, size_t n);
+/* ".build-id/XX/REST", relative to the root. */
+char *sym_cache_link(const u8 *id, size_t n);
+/* Puts a file into the cache unless it is there: a hard link to src when
+ * possible, else a copy (of src_fd when >= 0, else of src; src may be
+ * NULL then), adding the copied bytes to *copied; then the link.
+ * 0, or -1 with err_set(). */
+int sym_cache_add(const char *root, const char *name, const u8 *id, size_t n,
+		  const char *leaf, const char *src, int src_fd, u64 *copied);
+/* The running kernel's kallsyms (and /proc/modules) under its build-id,
+ * unless there.  0 or -1 with err_set(). */
+int sym_cache_add_kernel(const char *root, const u8 *id, size_t n);
+/* The cached file for (name, id), under its name or through the link;
+ * malloc'ed, or NULL when the cache does not have it. */
+char *sym_cache_find(const char *name, const u8 *id, size_t n, const char *leaf);
 
 /* ---- Resolving addresses ------------------------------------------------ */
 
@@ -63,6 +91,33 @@ struct sym_dso *sym_dso_get(struct sym_ctx *c, const char *path, const u8 *build
  * module holds it. */
 struct sym_dso *sym_kernel_dso(struct sym_ctx *c, u64 addr);
 
+/* What the recording says of its kernel, told before the first kernel
+ * lookup or sym_prefetch_kernel: its build-id.  When that is not the
+ * running kernel's, kallsyms comes from the build-id cache; when the
+ * cache has none either, the kernel and its modules get no names (never
+ * another kernel's).  A kallsyms given in sym_opts is taken as is. */
+void sym_kernel_expect(struct sym_ctx *c, const u8 *id, size_t n);
+/* The same for a module ("[ext4]" or its .ko path): named from the
+ * running kernel's kallsyms, a module whose build-id is not the loaded
+ * one's gets no names. */
+void sym_kernel_expect_module(struct sym_ctx *c, const char *name, const u8 *id, size_t n);
+/* Where the recording saw the kernel: symbol ref ("_text", the suffix of
+ * perf's "[kernel.kallsyms]_text" map) at addr (the map's pgoff).  Kernel
+ * addresses are relocated by its distance from the kallsyms read (KASLR:
+ * another boot of the same build). */
+void sym_kernel_recorded_text(struct sym_ctx *c, const char *ref, u64 addr);
+/* Where the recording saw a module (name as mapped: "[ext4]" or a .ko
+ * path): its addresses are relocated to where the kallsyms read has it. */
+void sym_kernel_recorded_module(struct sym_ctx *c, const char *name, u64 start, u64 len);
+
+struct sym_kernel_info {
+	bool used;                /* kernel addresses were looked up */
+	bool unknown;             /* ... and got no names: not this kernel */
+	bool cached;              /* ... named from the build-id cache */
+	char recorded[129], running[129];  /* build-ids in hex, "" unknown */
+};
+void sym_kernel_info(const struct sym_ctx *c, struct sym_kernel_info *out);
+
 /* Starts reading kallsyms on a thread of its own, so the work overlaps
  * with the caller's; sym_kernel_dso() waits for it when first called. */
 void sym_prefetch_kernel(struct sym_ctx *c);
@@ -84,8 +139,8 @@ struct sym_dso *sym_jit_dso(struct sym_ctx *c, pid_t pid);
 
 /* Translates an address in a mapping [map_start, ...) at file offset pgoff
  * to the file address that symbols use (through the program headers, so
- * PIE executables and shared libraries work).  Kernel and JIT dsos take
- * addresses unchanged. */
+ * PIE executables and shared libraries work).  JIT dsos take addresses
+ * unchanged; kernel ones relocated (sym_kernel_recorded_text). */
 u64 sym_map_to_file(const struct sym_dso *d, u64 addr, u64 map_start, u64 pgoff);
 
 /* The symbol containing file address addr, or NULL. */
@@ -108,8 +163,18 @@ const struct sym_stats *sym_ctx_stats(const struct sym_ctx *c);
 /* The file the dso's symbols were read from (the file itself, a debug
  * file, the JIT map), or NULL when none was found or trusted. */
 const char *sym_dso_symfile(const struct sym_dso *d);
+/* Where the recorded file itself was found (its path, through
+ * /proc/PID/root, or the build-id cache), for reading its bytes; NULL
+ * when it was not. */
+const char *sym_dso_file(const struct sym_dso *d);
+/* The build-id the dso was asked for (the recorded one); *n 0 when none. */
+const u8 *sym_dso_build_id(const struct sym_dso *d, size_t *n);
 /* False when the file on disk is not the one recorded (build-id). */
 bool sym_dso_trusted(const struct sym_dso *d);
+/* The i-th file looked up that was missing (neither on disk nor in the
+ * build-id cache) or not the one recorded (sym_dso_trusted false), in
+ * the order they were met; NULL past the last. */
+const struct sym_dso *sym_problem_file(const struct sym_ctx *c, size_t i);
 /* How many symbols the dso has. */
 size_t sym_dso_count(const struct sym_dso *d);
 

@@ -1,5 +1,5 @@
 # harden-valgrind.sh - a few commands of each kind (record, stat, report,
-# script, collapse, flame, sched, offcpu) under valgrind memcheck: no
+# script, collapse, flame, sched, offcpu, archive) under valgrind memcheck: no
 # invalid access, no use of uninitialised memory, no definite leak.
 source "$TOP/tests/e2e-lib.sh"
 
@@ -45,3 +45,4 @@ vg "collapse" collapse -i "$TMP/g.data"
 vg "flame" flame -i "$TMP/g.data" -o "$TMP/g.svg"
 vg "sched lat" sched lat -i "$TMP/tp.data"
 vg "offcpu" offcpu -i "$TMP/tp.data"
+vg "archive" archive -i "$TMP/g.data" -o "$TMP/g.tar"

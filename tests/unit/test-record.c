@@ -170,11 +170,11 @@ static void test_bids_table(void)
 {
 	struct rec_bids b;
 	rec_bids_init(&b);
-	rec_bids_add(&b, "/usr/bin/true", 13, NULL, 0);
-	rec_bids_add(&b, "/usr/bin/true", 13, (const u8 *)"abcdefghijklmnopqrst", 20);
-	rec_bids_add(&b, "[vdso]", 6, NULL, 0);
-	rec_bids_add(&b, "//anon", 6, NULL, 0);
-	rec_bids_add(&b, "/tmp/x (deleted)", 16, NULL, 0);
+	rec_bids_add(&b, "/usr/bin/true", 13, NULL, 0, NULL);
+	rec_bids_add(&b, "/usr/bin/true", 13, (const u8 *)"abcdefghijklmnopqrst", 20, NULL);
+	rec_bids_add(&b, "[vdso]", 6, NULL, 0, NULL);
+	rec_bids_add(&b, "//anon", 6, NULL, 0, NULL);
+	rec_bids_add(&b, "/tmp/x (deleted)", 16, NULL, 0, NULL);
 	CHECK(b.v.n == 1, "entries %zu", b.v.n);
 	CHECK(b.v.n && b.v.v[0].size == 20 && b.v.v[0].id[0] == 'a', "id not filled");
 

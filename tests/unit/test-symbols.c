@@ -664,6 +664,152 @@ static void test_fake_kallsyms_modules(void)
 	fake_kernel_free(&f);
 }
 
+/* The recording saw the kernel 48 MiB higher (another boot's KASLR) and
+ * its modules elsewhere: lookups are relocated to the kallsyms read. */
+static void test_kernel_relocation(void)
+{
+	struct fake_kernel f = fake_kernel_files("kern-reloc");
+	struct sym_ctx *c = sym_ctx_new(&(struct sym_opts){ .kallsyms = f.ks });
+	const u64 d = 0x3000000;
+	sym_kernel_recorded_text(c, "_text", 0xffffffff81000000 + d);
+	sym_kernel_recorded_module(c, "[ext4]", 0xffffffffc0201000, 8192);
+	sym_kernel_recorded_module(c, "/lib/modules/6.1/kernel/fs/xfs/xfs.ko.xz",
+				   0xffffffffc0301000, 4096);
+	struct { u64 addr; const char *dso, *sym; } cases[] = {
+		{ 0xffffffff81000010 + d, "[kernel.kallsyms]", "startup_64" },
+		{ 0xffffffff81000150 + d, "[kernel.kallsyms]", "local_fn" },
+		{ 0xffffffffc0201010, "[ext4]", "ext4_inner" },
+		{ 0xffffffffc0201500, "[ext4]", "ext4_file_read" },
+		{ 0xffffffffc0301001, "[xfs]", "xfs_thing" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct sym_dso *k = sym_kernel_dso(c, cases[i].addr);
+		const struct sym *s = sym_lookup(k, sym_map_to_file(k, cases[i].addr, 0, 0));
+		CHECK(!strcmp(sym_dso_short(k), cases[i].dso) && s && !strcmp(s->name, cases[i].sym),
+		      "%#llx: %s %s, want %s %s", (unsigned long long)cases[i].addr,
+		      sym_dso_short(k), s ? s->name : "NULL", cases[i].dso, cases[i].sym);
+	}
+	sym_ctx_free(c);
+	fake_kernel_free(&f);
+}
+
+/* HOME moved into the test's directory, so the build-id cache is ours,
+ * and put back. */
+struct home_swap {
+	char *old, *home;
+};
+
+static struct home_swap home_for_test(const char *name)
+{
+	struct home_swap h = { getenv("HOME") ? xstrdup(getenv("HOME")) : NULL, tpath(name) };
+	sh("rm -rf %s && mkdir -p %s", h.home, h.home);
+	setenv("HOME", h.home, 1);
+	return h;
+}
+
+static void home_restore(struct home_swap *h)
+{
+	if (h->old)
+		setenv("HOME", h->old, 1);
+	free(h->old);
+	free(h->home);
+}
+
+/* A recording of another kernel build: no names (not the running
+ * kernel's), until the build-id cache holds its kallsyms; the running
+ * kernel's own build-id keeps /proc/kallsyms. */
+static void test_kernel_build_id_choice(void)
+{
+	u8 run[64], other[64];
+	int n = sym_kernel_build_id(run, sizeof(run));
+	if (n <= 0) {
+		printf("SKIP: kernel_build_id_choice: %s\n", err_msg());
+		return;
+	}
+	for (int i = 0; i < n; i++)
+		other[i] = run[i] ^ 0x5a;
+	struct home_swap hs = home_for_test("home-kernel");
+	const char *home = hs.home;
+	struct sym_ctx *c = sym_ctx_new(NULL);
+	sym_kernel_expect(c, other, (size_t)n);
+	struct sym_dso *k = sym_kernel_dso(c, 0xffffffff81000010);
+	struct sym_kernel_info info;
+	sym_kernel_info(c, &info);
+	CHECK(!sym_dso_trusted(k) && !sym_lookup(k, 0xffffffff81000010), "another build named");
+	CHECK(info.used && info.unknown && info.recorded[0] && info.running[0] &&
+	      strcmp(info.recorded, info.running), "info: used %d unknown %d", info.used,
+	      info.unknown);
+	sym_ctx_free(c);
+
+	char hex[129];
+	sym_build_id_hex(other, (size_t)n, hex);
+	sh("mkdir -p '%s/.debug/[kernel.kallsyms]/%s'", home, hex);
+	char *cached = xasprintf("%s/.debug/[kernel.kallsyms]/%s/kallsyms", home, hex);
+	write_file(cached, fake_kallsyms);
+	c = sym_ctx_new(NULL);
+	sym_kernel_expect(c, other, (size_t)n);
+	check_fake_kernel(c);
+	sym_kernel_info(c, &info);
+	CHECK(info.cached && !info.unknown, "cached %d unknown %d", info.cached, info.unknown);
+	sym_ctx_free(c);
+
+	c = sym_ctx_new(NULL);
+	sym_kernel_expect(c, run, (size_t)n);
+	sym_kernel_dso(c, 0);
+	sym_kernel_info(c, &info);
+	CHECK(!info.cached && !info.unknown, "the running kernel: cached %d unknown %d",
+	      info.cached, info.unknown);
+	sym_ctx_free(c);
+	home_restore(&hs);
+	free(cached);
+}
+
+/* The cache's layout is perf's; names cannot leave it; a second add
+ * copies nothing; a file gone from its path is found there by build-id,
+ * and a file neither here nor cached is listed as missing. */
+static void test_build_id_cache(void)
+{
+	if (!build_programs())
+		return;
+	CHECK(!sym_cache_entry("relative/x", (const u8 *)"ab", 2), "a relative name accepted");
+	CHECK(!sym_cache_entry("/a/../etc/x", (const u8 *)"ab", 2), "a '..' accepted");
+	char *e = sym_cache_entry("/a/..b/x", (const u8 *)"\x01\xab", 2);
+	CHECK(e && !strcmp(e, "a/..b/x/01ab"), "entry %s", e ? e : "NULL");
+	free(e);
+	char *l = sym_cache_link((const u8 *)"\x01\xab\xcd", 3);
+	CHECK(l && !strcmp(l, ".build-id/01/abcd"), "link %s", l ? l : "NULL");
+	free(l);
+
+	struct home_swap hs = home_for_test("home-cache");
+	char *pie = tpath("pie"), *gone = tpath("gone/pie"), *empty = tpath("nodebug");
+	u8 id[64];
+	int n = sym_read_build_id(pie, id, sizeof(id));
+	char *root = sym_cache_root();
+	u64 copied = 0;
+	CHECK(sym_cache_add(root, gone, id, (size_t)n, "elf", pie, -1, &copied) == 0, "add: %s",
+	      err_msg());
+	CHECK(sym_cache_add(root, gone, id, (size_t)n, "elf", pie, -1, &copied) == 0 &&
+	      copied == 0, "copied %llu bytes (a hard link costs none)", (unsigned long long)copied);
+	char *by_link = sym_cache_find("/elsewhere/pie", id, (size_t)n, "elf");
+	CHECK(by_link && strstr(by_link, "/.build-id/"), "through the link: %s",
+	      by_link ? by_link : "NULL");
+	free(by_link);
+
+	struct sym_ctx *c = sym_ctx_new(&(struct sym_opts){ .debug_dir = empty });
+	struct sym_dso *d = sym_dso_get(c, gone, id, (size_t)n, 0);
+	const struct sym *s = sym_lookup(d, nm_value(pie, "gamma_fn"));
+	CHECK(s && !strcmp(s->name, "gamma_fn"), "from the cache: %s", s ? s->name : "NULL");
+	CHECK(!sym_problem_file(c, 0), "a cached file listed as a problem");
+	struct sym_dso *m = sym_dso_get(c, "/nonexistent/libgone.so", id, (size_t)n / 2, 0);
+	CHECK(sym_problem_file(c, 0) == m && !sym_problem_file(c, 1), "missing file not listed");
+	sym_ctx_free(c);
+	home_restore(&hs);
+	free(root);
+	free(pie);
+	free(gone);
+	free(empty);
+}
+
 /* kallsyms read ahead on a thread gives the same kernel when it is asked
  * for; and when it is not, freeing the context stops the read instead of
  * waiting for the rest (the real file takes ~40 ms of kernel time).  The
@@ -993,6 +1139,9 @@ int main(void)
 	RUN_UNLESS(modules_skip(), test_real_modules);
 	RUN(test_fake_kallsyms_modules);
 	RUN(test_kallsyms_prefetch);
+	RUN(test_kernel_relocation);
+	RUN(test_kernel_build_id_choice);
+	RUN(test_build_id_cache);
 	RUN(test_jit_map);
 	RUN(test_process_maps);
 	RUN_UNLESS(demangle_skip(), test_demangle);
