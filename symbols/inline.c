@@ -91,6 +91,11 @@ static bool unread_section(const char *name, bool lines)
 	return !lines && (!strcmp(name, ".debug_line") || !strcmp(name, ".debug_line_str"));
 }
 
+bool dwarf_section_unread(const char *name)
+{
+	return unread_section(name, true);
+}
+
 /* Marks those sections empty (NOBITS) in our private mapping, which
  * dwarf_begin_elf skips. */
 static void hide_unread(Elf *e, bool lines)
@@ -136,12 +141,19 @@ static bool dwarf_open_file(struct dwarf_open *o, const char *path, bool lines)
 	return o->dwarf != NULL;
 }
 
-static bool open_dwarf(struct sym_dwarf *dw, const char *path)
+/* Opens the DWARF at path, or its inflated copy when path has compressed
+ * sections (made on first use, in c's cache). */
+static bool open_dwarf(struct sym_ctx *c, struct sym_dwarf *dw, const char *path)
 {
-	if (!dwarf_open_file(&dw->scopes, path, false))
+	char *copy = inflated_copy(c->cache_dir, path);
+	const char *use = copy && dwarf_open_file(&dw->scopes, copy, false) ? copy : path;
+	if (use == path && !dwarf_open_file(&dw->scopes, path, false)) {
+		free(copy);
 		return false;
+	}
 	dw->dwarf = dw->scopes.dwarf;
-	dw->path = xstrdup(path);
+	dw->path = xstrdup(use);
+	free(copy);
 	return true;
 }
 
@@ -164,12 +176,12 @@ static struct sym_dwarf *dso_dwarf(struct sym_ctx *c, struct sym_dso *d)
 	d->dwarf_tried = true;
 	struct sym_dwarf *dw = xcalloc(1, sizeof(*dw));
 	dw->scopes.fd = dw->lines.fd = -1;
-	bool ok = open_dwarf(dw, d->sym_file) || open_dwarf(dw, d->path);
+	bool ok = open_dwarf(c, dw, d->sym_file) || open_dwarf(c, dw, d->path);
 	if (!ok && d->build_id_size) {
 		char hex[2 * SYM_BUILD_ID_MAX + 1];
 		sym_build_id_hex(d->build_id, d->build_id_size, hex);
 		char *p = xasprintf("%s/.build-id/%.2s/%s.debug", c->debug_dir, hex, hex + 2);
-		ok = open_dwarf(dw, p);
+		ok = open_dwarf(c, dw, p);
 		free(p);
 	}
 	u64map_init(&dw->frames);
@@ -183,6 +195,12 @@ static struct sym_dwarf *dso_dwarf(struct sym_ctx *c, struct sym_dso *d)
 		d->dwarf = NULL;
 	}
 	return d->dwarf;
+}
+
+const char *sym_dso_dwarf_file(struct sym_ctx *c, struct sym_dso *d)
+{
+	struct sym_dwarf *dw = d && d->kind == DSO_FILE ? dso_dwarf(c, d) : NULL;
+	return dw ? dw->path : NULL;
 }
 
 void sym_dwarf_free(struct sym_dwarf *dw)

@@ -1039,7 +1039,9 @@ static int text_symbols(const char *path, const char *const *want, int nwant, u6
 /* Compares ember's inline frames and call-site lines with libdw's scope
  * search at every byte of the program's functions; returns the chains
  * ember gave, one "symbol: chain" a line, for the checks by construction. */
-static char *check_chains(const char *path)
+static char *last_dwarf_file;   /* where check_chains' DWARF came from */
+
+static char *check_chains(const char *path, const char *cache_dir)
 {
 	static const char *const want[] = { "outer_a", "outer_a.cold", "outer_b", "outer_b.cold" };
 	u64 start[8], size[8];
@@ -1049,11 +1051,15 @@ static char *check_chains(const char *path)
 	int fd = open(path, O_RDONLY);
 	Dwarf *dw = fd >= 0 ? dwarf_begin(fd, DWARF_C_READ) : NULL;
 	CHECK(dw, "libdw cannot read %s", path);
-	struct sym_opts o = { .demangle = true, .debug_dir = "/nonexistent" };
+	struct sym_opts o = { .demangle = true, .debug_dir = "/nonexistent", .cache_dir = cache_dir };
 	struct sym_ctx *c = sym_ctx_new(&o);
 	struct sym_dso *d = sym_dso_get(c, path, NULL, 0, 0);
 	struct strbuf seen = { 0 };
 	int compared = 0, differ = 0;
+	const char *from = sym_dso_dwarf_file(c, d);
+	printf("# %s: DWARF read from %s\n", path, from ? from : "(none)");
+	free(last_dwarf_file);
+	last_dwarf_file = from ? xstrdup(from) : NULL;
 	for (int i = 0; dw && i < nsym; i++)
 		for (u64 fa = start[i]; fa < start[i] + size[i]; fa++) {
 			struct ref_chain r;
@@ -1123,10 +1129,10 @@ static void test_inline_index(void)
 	char *p2 = tpath("inl2"), *p1 = tpath("inl1");
 	if (ok) {
 		CHECK(has_inline_ranges(p2), "no inlined scope with DW_AT_ranges in %s", p2);
-		char *seen = check_chains(p2);
+		char *seen = check_chains(p2, "");
 		check_constructed(p2, seen);
 		free(seen);
-		seen = check_chains(p1);
+		seen = check_chains(p1, "");
 		free(seen);
 	}
 	free(h), free(a), free(b), free(p1), free(p2);
@@ -1146,11 +1152,74 @@ static void test_inline_index_dwz(void)
 		CHECK(!sh("readelf -S '%s' | grep -q gnu_debugaltlink && readelf --debug-dump=info"
 			  " '%s' 2>/dev/null | grep -q DW_TAG_imported_unit", p2, p2),
 		      "dwz made no alt file or partial units");
-		char *seen = check_chains(p2);
+		char *seen = check_chains(p2, "");
 		check_constructed(p2, seen);
 		free(seen);
+		/* Compressed, read through its inflated copy in another
+		 * folder: the alt file is still found (by its absolute path). */
+		char *z = tpath("dz/inl2z"), *cache = tpath("dzcache");
+		CHECK(!sh("objcopy --compress-debug-sections=zlib %s %s", p2, z), "objcopy");
+		seen = check_chains(z, cache);
+		check_constructed(z, seen);
+		CHECK(last_dwarf_file && strstr(last_dwarf_file, "/dzcache/debug/"),
+		      "DWARF read from %s", last_dwarf_file ? last_dwarf_file : "(none)");
+		free(seen);
+		free(z);
+		free(cache);
 	}
 	free(p2);
+}
+
+/* The inflated copy of a file whose DWARF is compressed: made in the
+ * cache on first use, named by build-id, with nothing compressed left,
+ * used again as it is, made anew over a broken one; and the chains the
+ * same through it as without a cache (or with one that cannot be made). */
+static void test_inflated_copy(void)
+{
+	const char *d = tmpdir;
+	char *z = tpath("inlz"), *cache = tpath("cache");
+	bool ok = !sh("cd %s && objcopy --compress-debug-sections=zlib inl2 inlz &&"
+		      " readelf -SW inlz | grep debug_info | grep -q ' C '", d);
+	CHECK(ok, "cannot make a copy with compressed DWARF");
+	u8 id[64];
+	int n = ok ? sym_read_build_id(z, id, sizeof(id)) : -1;
+	if (n <= 0) {
+		CHECK(!ok, "no build-id in %s", z);
+		goto out;
+	}
+	char *h = hex(id, n), *copy = xasprintf("%s/debug/%s.debug", cache, h);
+	char *seen = check_chains(z, cache);
+	check_constructed(z, seen);
+	free(seen);
+	struct stat st1, st2;
+	CHECK(last_dwarf_file && !strcmp(last_dwarf_file, copy), "DWARF read from %s, not %s",
+	      last_dwarf_file ? last_dwarf_file : "(none)", copy);
+	CHECK(stat(copy, &st1) == 0, "no inflated copy at %s", copy);
+	CHECK(sh("readelf -SW '%s' | grep debug_ | grep -q ' C '", copy) != 0,
+	      "a section of %s is still compressed", copy);
+	u8 got[64];
+	CHECK(sym_read_build_id(copy, got, sizeof(got)) == n && !memcmp(got, id, (size_t)n),
+	      "the copy has another build-id");
+	free(check_chains(z, cache));
+	CHECK(stat(copy, &st2) == 0 && st2.st_ino == st1.st_ino, "the copy was made again");
+	CHECK(last_dwarf_file && !strcmp(last_dwarf_file, copy), "the copy was not read again");
+	/* Broken (not an ELF file): made anew, the chains still right. */
+	write_file(copy, "not an ELF file\n");
+	seen = check_chains(z, cache);
+	check_constructed(z, seen);
+	free(seen);
+	CHECK(sym_read_build_id(copy, got, sizeof(got)) == n, "the broken copy stayed");
+	/* A cache that cannot be made: read as it is. */
+	seen = check_chains(z, "/proc/self/no-cache");
+	check_constructed(z, seen);
+	free(seen);
+	CHECK(last_dwarf_file && !strcmp(last_dwarf_file, z), "DWARF read from %s, not %s",
+	      last_dwarf_file ? last_dwarf_file : "(none)", z);
+	free(h);
+	free(copy);
+out:
+	free(z);
+	free(cache);
 }
 
 static const char *dwz_skip(void)
@@ -1232,6 +1301,8 @@ int main(void)
 	RUN(test_process_maps);
 	RUN(test_inline_index);
 	RUN_UNLESS(dwz_skip(), test_inline_index_dwz);
+	RUN(test_inflated_copy);
+	free(last_dwarf_file);
 	RUN_UNLESS(demangle_skip(), test_demangle);
 	RUN_UNLESS(perf_skip(), test_against_perf_script);
 	if (!getenv("KEEP_TMP"))
