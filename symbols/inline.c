@@ -21,6 +21,8 @@ struct dwarf_open {
 	Dwarf *dwarf;
 };
 
+struct cu_index;
+
 /* One function scope with addresses in a CU: a subprogram or an inlined
  * instance, and the scope it lies in. */
 struct scope {
@@ -29,6 +31,8 @@ struct scope {
 	u32 parent;              /* index + 1 in the index's scopes; 0: none */
 	u32 first, count;        /* its ranges in the index's own */
 	bool subprogram, named;
+	struct cu_index *inner;  /* a CU's own function: the scopes inside
+				    it, indexed on its first lookup */
 };
 
 struct scope_range {
@@ -36,10 +40,12 @@ struct scope_range {
 	u32 scope, depth;        /* depth: how many scopes hold it */
 };
 
-/* A CU's function scopes, read from its DIE tree once: each address
- * lookup is then a binary search among the ranges sorted by start (and
- * depth), which finds the innermost scope or one in its tree, and a
- * walk out through the parents. */
+/* Function scopes of a DIE tree, read from it once: each address lookup
+ * is then a binary search among the ranges sorted by start (and depth),
+ * which finds the innermost scope or one in its tree, and a walk out
+ * through the parents.  A CU's index holds its functions alone, each
+ * one's the scopes inside it: a profile looks into few of a CU's
+ * functions. */
 struct cu_index {
 	VEC(struct scope) scopes;
 	VEC(struct scope_range) own;     /* each scope's ranges, in scope order */
@@ -48,6 +54,10 @@ struct cu_index {
 
 static void cu_index_free(struct cu_index *ix)
 {
+	if (!ix)
+		return;
+	for (size_t i = 0; i < ix->scopes.n; i++)
+		cu_index_free(ix->scopes.v[i].inner);
 	VEC_FREE(&ix->scopes);
 	VEC_FREE(&ix->own);
 	VEC_FREE(&ix->sorted);
@@ -326,8 +336,9 @@ static u32 add_scope(struct cu_index *ix, Dwarf_Die *die, int tag, u32 parent, u
 }
 
 /* Indexes the scopes among the children of die, which lie in scope
- * parent at depth. */
-static void index_children(struct cu_index *ix, Dwarf_Die *die, u32 parent, u32 depth, int nest)
+ * parent at depth; and, when deep, the scopes inside those. */
+static void index_children(struct cu_index *ix, Dwarf_Die *die, u32 parent, u32 depth, int nest,
+			   bool deep)
 {
 	Dwarf_Die child;
 	if (nest > MAX_NEST || dwarf_child(die, &child) != 0)
@@ -337,17 +348,17 @@ static void index_children(struct cu_index *ix, Dwarf_Die *die, u32 parent, u32 
 		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
 			/* One without addresses holds none either. */
 			u32 self = add_scope(ix, &child, tag, parent, depth);
-			if (self)
-				index_children(ix, &child, self, depth + 1, nest + 1);
+			if (self && deep)
+				index_children(ix, &child, self, depth + 1, nest + 1, deep);
 		} else if (tag == DW_TAG_imported_unit) {
 			/* A partial unit (dwz), maybe in the alt file: its DIEs
 			 * are this CU's. */
 			Dwarf_Attribute attr;
 			Dwarf_Die unit;
 			if (dwarf_attr(&child, DW_AT_import, &attr) && dwarf_formref_die(&attr, &unit))
-				index_children(ix, &unit, parent, depth, nest + 1);
+				index_children(ix, &unit, parent, depth, nest + 1, deep);
 		} else if (may_hold_scopes(tag)) {
-			index_children(ix, &child, parent, depth, nest + 1);
+			index_children(ix, &child, parent, depth, nest + 1, deep);
 		}
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
@@ -360,13 +371,16 @@ static int by_start(const void *a, const void *b)
 	return x->depth < y->depth ? -1 : x->depth > y->depth;
 }
 
-static struct cu_index *cu_index_build(Dwarf_Die *cu)
+/* The index of the scopes under die: all of them when deep, else the
+ * outermost ones. */
+static struct cu_index *cu_index_build(Dwarf_Die *die, bool deep)
 {
 	struct cu_index *ix = xcalloc(1, sizeof(*ix));
-	index_children(ix, cu, 0, 0, 0);
+	index_children(ix, die, 0, 0, 0, deep);
+	if (!ix->own.n)
+		return ix;   /* a function with nothing inlined */
 	VEC_GROW(&ix->sorted, ix->own.n);
-	if (ix->own.n)
-		memcpy(ix->sorted.v, ix->own.v, ix->own.n * sizeof(*ix->own.v));
+	memcpy(ix->sorted.v, ix->own.v, ix->own.n * sizeof(*ix->own.v));
 	ix->sorted.n = ix->own.n;
 	qsort(ix->sorted.v, ix->sorted.n, sizeof(*ix->sorted.v), by_start);
 	return ix;
@@ -382,7 +396,7 @@ static struct cu_index *cu_index_at(struct sym_dwarf *dw, Dwarf *dwarf, u64 addr
 	bool created;
 	u64 *slot = u64map_slot(&dw->cus, dwarf_dieoffset(&cu), &created);
 	if (created) {
-		VEC_PUSH(&dw->cu_index, cu_index_build(&cu));
+		VEC_PUSH(&dw->cu_index, cu_index_build(&cu, false));
 		*slot = dw->cu_index.n;
 	}
 	return dw->cu_index.v[*slot - 1];
@@ -418,6 +432,15 @@ static struct scope *innermost_scope(struct cu_index *ix, u64 addr)
 	return NULL;
 }
 
+/* The scope s lies in: its parent in ix (the scopes inside outer), else
+ * outer; NULL after outer. */
+static struct scope *scope_outside(struct cu_index *ix, struct scope *s, struct scope *outer)
+{
+	if (s == outer)
+		return NULL;
+	return s->parent ? &ix->scopes.v[s->parent - 1] : outer;
+}
+
 static const char *scope_name_of(struct scope *s)
 {
 	if (!s->named) {
@@ -441,9 +464,15 @@ static int function_scopes(struct sym_dwarf *dw, u64 addr, struct scopes *sc, bo
 {
 	sc->k = 0;
 	*subprogram = false;
-	struct cu_index *ix = cu_index_at(dw, dw->dwarf, addr);
-	struct scope *s = ix ? innermost_scope(ix, addr) : NULL;
-	for (; s && sc->k < MAX_SCOPES; s = s->parent ? &ix->scopes.v[s->parent - 1] : NULL) {
+	struct cu_index *cu = cu_index_at(dw, dw->dwarf, addr);
+	struct scope *outer = cu ? innermost_scope(cu, addr) : NULL;
+	if (!outer)
+		return 0;
+	if (!outer->inner)
+		outer->inner = cu_index_build(&outer->die, true);
+	struct cu_index *ix = outer->inner;
+	struct scope *s = innermost_scope(ix, addr);
+	for (s = s ? s : outer; s && sc->k < MAX_SCOPES; s = scope_outside(ix, s, outer)) {
 		const char *name = scope_name_of(s);
 		/* A scope inlined into a function of the same name adds no
 		 * frame a reader could tell apart (perf shows one); the
