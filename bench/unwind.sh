@@ -70,6 +70,10 @@ echo "(no unwinding, ember --no-children -g none: $t_none s; throughput = sample
 # reported with inline frames (their index per CU; the inflated copies of
 # the debug files, cold then warm in a fresh cache) and with --no-inline,
 # beside perf report --inline.  Best of 3 (wall and user+sys CPU).
+# perf --inline may split a function's children row in two (python3's
+# _PyRun_AnyFileObject: 99.80% + 0.12%, one 99.93% row with --no-inline
+# as in ember): its tree of entries compares inline symbols by name and
+# others by address; the top-20 comparison then says "differs".
 py=/usr/bin/python3
 pyid=$(readelf -n "$(readlink -f "$py")" 2>/dev/null | awk '/Build ID/ { print $3 }')
 if [ -n "$pyid" ] && [ ! -e "/usr/lib/debug/.build-id/${pyid:0:2}/${pyid:2}.debug" ]; then
