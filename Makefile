@@ -98,7 +98,7 @@ asan:
 DEB_DEPS := build-essential pkg-config libelf-dev libdw-dev libunwind-dev \
             libnuma-dev zlib1g-dev libzstd-dev libtraceevent-dev libiberty-dev \
             linux-perf chromium blktrace clang libclang-rt-14-dev \
-            python3 fio \
+            python3 python3-dbg fio dwz \
             util-linux procps
 deps:
 	@missing=$$(for p in $(DEB_DEPS); do \

@@ -7,6 +7,7 @@
 # unwinding throughput, and whether the top-20 children percentages are
 # the same.  Then the cost of -g's leaf-repair snapshot: the workload's
 # speed and the file size under `record --call-graph fp` with and without it.
+# And a stock binary, Debian's python3, with and without inline frames.
 # Not a test: it prints tables and ratios.
 #
 #   EMBER=./ember bench/unwind.sh [SECONDS]     (default 12 s at 5 kHz)
@@ -63,6 +64,59 @@ row "  libdw, EMBER_UNWIND_FAST=0" "$t_dw0" libdw0
 row "  libunwind, EMBER_UNWIND_FAST=0" "$t_lu0" libunwind0
 row "perf report" "$t_perf" perf
 echo "(no unwinding, ember --no-children -g none: $t_none s; throughput = samples / (wall - that))"
+
+# A stock binary: Debian's python3 (no frame pointers; its DWARF from
+# python3.11-dbg, compressed, with deep inline chains) recorded by perf,
+# reported with inline frames (their index per CU; the inflated copies of
+# the debug files, cold then warm in a fresh cache) and with --no-inline,
+# beside perf report --inline.  Best of 3 (wall and user+sys CPU).
+# perf --inline may split a function's children row in two (python3's
+# _PyRun_AnyFileObject: 99.80% + 0.12%, one 99.93% row with --no-inline
+# as in ember): its tree of entries compares inline symbols by name and
+# others by address; the top-20 comparison then says "differs".
+py=/usr/bin/python3
+pyid=$(readelf -n "$(readlink -f "$py")" 2>/dev/null | awk '/Build ID/ { print $3 }')
+if [ -n "$pyid" ] && [ ! -e "/usr/lib/debug/.build-id/${pyid:0:2}/${pyid:2}.debug" ]; then
+	echo; echo "(no debug file for $py: apt-get install python3.11-dbg gives it inline frames)"
+fi
+pyfile=$tmp/py.data
+perf record -q --call-graph dwarf -F 999 -o "$pyfile" -- "$py" "$top/tests/workloads/pyloop.py" "$secs" \
+	>/dev/null 2>&1
+pysamples=$(perf report -i "$pyfile" --stats 2>/dev/null |
+	awk '$1 == "SAMPLE" && $2 == "events:" { print $3; exit }')
+# best wall and CPU seconds of 3 runs of a command: "WALL CPU", output in $tmp/$1.out
+best3() {
+	local tag=$1; shift
+	for _ in 1 2 3; do
+		/usr/bin/time -f '%e %U %S' -o "$tmp/$tag.time" "$@" >"$tmp/$tag.out" 2>/dev/null
+		awk '{ printf "%s %.2f\n", $1, $2 + $3 }' "$tmp/$tag.time"
+	done | sort -n -k2 | head -1
+}
+export EMBER_CACHE_DIR=$tmp/cache
+/usr/bin/time -f '%e %U %S' -o "$tmp/cold.time" \
+	"$EMBER" report -i "$pyfile" --stdio --children -gnone >/dev/null 2>&1
+read -r w_cold c_cold < <(awk '{ printf "%s %.2f\n", $1, $2 + $3 }' "$tmp/cold.time")
+read -r w_inl c_inl < <(best3 pyinl "$EMBER" report -i "$pyfile" --stdio --children -gnone)
+read -r w_noinl c_noinl < <(best3 pynoinl "$EMBER" report -i "$pyfile" --stdio --children -gnone --no-inline)
+read -r w_pyperf c_pyperf < <(best3 pyperf perf report -i "$pyfile" --stdio --children -g none --inline)
+unset EMBER_CACHE_DIR
+x() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a / (b > 0 ? b : 0.01) }'; }
+if diff <(top20 "$tmp/pyinl.out") <(top20 "$tmp/pyperf.out") >/dev/null; then same=identical
+else same="differs: $(diff <(top20 "$tmp/pyinl.out") <(top20 "$tmp/pyperf.out") |
+	grep '^[<>]' | head -4 | tr '\n' ' ')"; fi
+echo
+echo "stock binary: $py pyloop.py $secs under perf record --call-graph dwarf -F 999:" \
+	"$(du -h "$pyfile" | cut -f1), $pysamples samples"
+printf '%-40s %8s %8s %10s %12s\n' "report --children -g none" "wall s" "cpu s" "vs perf" "vs no-inline"
+pyrow() {
+	printf '%-40s %8s %8s %9sx %11sx\n' "$1" "$2" "$3" "$(x "$w_pyperf" "$2")" "$(x "$3" "$c_noinl")"
+}
+pyrow "ember, inline frames, cache cold" "$w_cold" "$c_cold"
+pyrow "ember, inline frames" "$w_inl" "$c_inl"
+pyrow "ember --no-inline" "$w_noinl" "$c_noinl"
+pyrow "perf report --inline" "$w_pyperf" "$c_pyperf"
+echo "(vs perf: perf's wall time / this one's; vs no-inline: CPU time / ember --no-inline's;" \
+	"top-20 children with inline frames as perf's: $same)"
 
 # The leaf-repair snapshot: workload speed (rounds per CPU second) and
 # file size under --call-graph fp, with and without it, alternating to share noise.

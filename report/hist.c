@@ -963,6 +963,9 @@ static bool row_before(const struct row *x, const struct row *y, const char *con
 {
 	if (x->value != y->value)
 		return x->value > y->value;
+	/* Equal children: the larger self first, as perf orders them. */
+	if (x->e->self != y->e->self)
+		return x->e->self > y->e->self;
 	/* A total order on the keys, so equal periods print in a stable
 	 * order. */
 	int c = cmp_str(x->comm, y->comm);

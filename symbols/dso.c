@@ -17,6 +17,7 @@ struct sym_ctx *sym_ctx_new(const struct sym_opts *opts)
 	c->kallsyms = xstrdup(opts && opts->kallsyms ? opts->kallsyms : "/proc/kallsyms");
 	c->kallsyms_given = opts && opts->kallsyms;
 	c->debug_dir = xstrdup(opts && opts->debug_dir ? opts->debug_dir : "/usr/lib/debug");
+	c->cache_dir = inflate_cache_dir(opts ? opts->cache_dir : NULL);
 	u64map_init(&c->files);
 	u64map_init(&c->jits);
 	return c;
@@ -49,6 +50,7 @@ void sym_ctx_free(struct sym_ctx *c)
 	u64map_free(&c->jits);
 	free(c->kallsyms);
 	free(c->debug_dir);
+	free(c->cache_dir);
 	free(c);
 }
 

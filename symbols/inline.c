@@ -21,6 +21,49 @@ struct dwarf_open {
 	Dwarf *dwarf;
 };
 
+struct cu_index;
+
+/* One function scope with addresses in a CU: a subprogram or an inlined
+ * instance, and the scope it lies in. */
+struct scope {
+	Dwarf_Die die;
+	const char *name;        /* scope_name(), once named */
+	u32 parent;              /* index + 1 in the index's scopes; 0: none */
+	u32 first, count;        /* its ranges in the index's own */
+	bool subprogram, named;
+	struct cu_index *inner;  /* a CU's own function: the scopes inside
+				    it, indexed on its first lookup */
+};
+
+struct scope_range {
+	u64 lo, hi;
+	u32 scope, depth;        /* depth: how many scopes hold it */
+};
+
+/* Function scopes of a DIE tree, read from it once: each address lookup
+ * is then a binary search among the ranges sorted by start (and depth),
+ * which finds the innermost scope or one in its tree, and a walk out
+ * through the parents.  A CU's index holds its functions alone, each
+ * one's the scopes inside it: a profile looks into few of a CU's
+ * functions. */
+struct cu_index {
+	VEC(struct scope) scopes;
+	VEC(struct scope_range) own;     /* each scope's ranges, in scope order */
+	VEC(struct scope_range) sorted;  /* all of them, by lo then depth */
+};
+
+static void cu_index_free(struct cu_index *ix)
+{
+	if (!ix)
+		return;
+	for (size_t i = 0; i < ix->scopes.n; i++)
+		cu_index_free(ix->scopes.v[i].inner);
+	VEC_FREE(&ix->scopes);
+	VEC_FREE(&ix->own);
+	VEC_FREE(&ix->sorted);
+	free(ix);
+}
+
 /* A dso's DWARF and what was asked of it: one opening for inline scopes
  * (without line tables), another made for source lines when asked. */
 struct sym_dwarf {
@@ -37,6 +80,8 @@ struct sym_dwarf {
 	VEC(char *) srclines;        /* "file:line", one per address */
 	struct u64map call_at;       /* addr << 5 | depth -> as line_at: the
 					call site of an inline chain's frame */
+	struct u64map cus;           /* CU DIE offset -> index + 1 in cu_index */
+	VEC(struct cu_index *) cu_index;
 };
 
 #define NO_LINE UINT64_MAX
@@ -54,6 +99,11 @@ static bool unread_section(const char *name, bool lines)
 		if (!strcmp(name, never[i]))
 			return true;
 	return !lines && (!strcmp(name, ".debug_line") || !strcmp(name, ".debug_line_str"));
+}
+
+bool dwarf_section_unread(const char *name)
+{
+	return unread_section(name, true);
 }
 
 /* Marks those sections empty (NOBITS) in our private mapping, which
@@ -101,12 +151,19 @@ static bool dwarf_open_file(struct dwarf_open *o, const char *path, bool lines)
 	return o->dwarf != NULL;
 }
 
-static bool open_dwarf(struct sym_dwarf *dw, const char *path)
+/* Opens the DWARF at path, or its inflated copy when path has compressed
+ * sections (made on first use, in c's cache). */
+static bool open_dwarf(struct sym_ctx *c, struct sym_dwarf *dw, const char *path)
 {
-	if (!dwarf_open_file(&dw->scopes, path, false))
+	char *copy = inflated_copy(c->cache_dir, path);
+	const char *use = copy && dwarf_open_file(&dw->scopes, copy, false) ? copy : path;
+	if (use == path && !dwarf_open_file(&dw->scopes, path, false)) {
+		free(copy);
 		return false;
+	}
 	dw->dwarf = dw->scopes.dwarf;
-	dw->path = xstrdup(path);
+	dw->path = xstrdup(use);
+	free(copy);
 	return true;
 }
 
@@ -129,24 +186,31 @@ static struct sym_dwarf *dso_dwarf(struct sym_ctx *c, struct sym_dso *d)
 	d->dwarf_tried = true;
 	struct sym_dwarf *dw = xcalloc(1, sizeof(*dw));
 	dw->scopes.fd = dw->lines.fd = -1;
-	bool ok = open_dwarf(dw, d->sym_file) || open_dwarf(dw, d->path);
+	bool ok = open_dwarf(c, dw, d->sym_file) || open_dwarf(c, dw, d->path);
 	if (!ok && d->build_id_size) {
 		char hex[2 * SYM_BUILD_ID_MAX + 1];
 		sym_build_id_hex(d->build_id, d->build_id_size, hex);
 		char *p = xasprintf("%s/.build-id/%.2s/%s.debug", c->debug_dir, hex, hex + 2);
-		ok = open_dwarf(dw, p);
+		ok = open_dwarf(c, dw, p);
 		free(p);
 	}
 	u64map_init(&dw->frames);
 	u64map_init(&dw->names);
 	u64map_init(&dw->line_at);
 	u64map_init(&dw->call_at);
+	u64map_init(&dw->cus);
 	d->dwarf = dw;
 	if (!ok) {
 		sym_dwarf_free(dw);
 		d->dwarf = NULL;
 	}
 	return d->dwarf;
+}
+
+const char *sym_dso_dwarf_file(struct sym_ctx *c, struct sym_dso *d)
+{
+	struct sym_dwarf *dw = d && d->kind == DSO_FILE ? dso_dwarf(c, d) : NULL;
+	return dw ? dw->path : NULL;
 }
 
 void sym_dwarf_free(struct sym_dwarf *dw)
@@ -166,6 +230,10 @@ void sym_dwarf_free(struct sym_dwarf *dw)
 	u64map_free(&dw->call_at);
 	u64map_free(&dw->frames);
 	u64map_free(&dw->names);
+	for (size_t i = 0; i < dw->cu_index.n; i++)
+		cu_index_free(dw->cu_index.v[i]);
+	VEC_FREE(&dw->cu_index);
+	u64map_free(&dw->cus);
 	dwarf_close(&dw->scopes);
 	dwarf_close(&dw->lines);
 	free(dw->path);
@@ -180,15 +248,19 @@ static u64 hash_str(const char *s)
 	return h;
 }
 
-/* The symbol "NAME (inlined)", made once per name and dso; it spans its
+/* The symbol "NAME (inlined)", made once per name and base symbol (perf
+ * too tells apart a function inlined into different ones); it spans its
  * base symbol so that offsets within it still make sense. */
 static const struct sym *inline_sym(struct sym_dwarf *dw, const char *name,
 				    const struct sym *base)
 {
 	char *full = xasprintf("%s (inlined)", name);
+	u64 start = base ? base->start : 0;
 	bool created;
-	u64 *slot = u64map_slot(&dw->names, hash_str(full), &created);
-	if (!created && !strcmp(dw->owned.v[*slot - 1]->name, full)) {
+	u64 *slot = u64map_slot(&dw->names, hash_str(full) ^ start * 0x9e3779b97f4a7c15ULL,
+				&created);
+	if (!created && dw->owned.v[*slot - 1]->start == start &&
+	    !strcmp(dw->owned.v[*slot - 1]->name, full)) {
 		free(full);
 		return dw->owned.v[*slot - 1];
 	}
@@ -227,24 +299,181 @@ static const char *scope_name(Dwarf_Die *die)
 }
 
 #define MAX_SCOPES 32
+/* Deeper DIE nesting than this is not indexed (a cycle of imported
+ * units, or a broken file). */
+#define MAX_NEST 64
+
+/* DIEs whose children may hold function scopes with addresses (as libdw's
+ * own scope search descends). */
+static bool may_hold_scopes(int tag)
+{
+	switch (tag) {
+	case DW_TAG_compile_unit: case DW_TAG_partial_unit: case DW_TAG_module:
+	case DW_TAG_lexical_block: case DW_TAG_with_stmt: case DW_TAG_catch_block:
+	case DW_TAG_try_block: case DW_TAG_entry_point: case DW_TAG_namespace:
+	case DW_TAG_class_type: case DW_TAG_structure_type:
+		return true;
+	}
+	return false;
+}
+
+/* Adds die as a scope inside parent (index + 1, 0: none) when it has
+ * addresses; its index + 1, or 0 (a declaration, an abstract instance). */
+static u32 add_scope(struct cu_index *ix, Dwarf_Die *die, int tag, u32 parent, u32 depth)
+{
+	size_t first = ix->own.n;
+	u32 self = (u32)ix->scopes.n;
+	Dwarf_Addr base, lo, hi;
+	for (ptrdiff_t off = 0; (off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0;)
+		if (lo < hi)
+			VEC_PUSH(&ix->own, ((struct scope_range){ lo, hi, self, depth }));
+	if (ix->own.n == first)
+		return 0;
+	VEC_PUSH(&ix->scopes, ((struct scope){
+		.die = *die, .parent = parent, .first = (u32)first,
+		.count = (u32)(ix->own.n - first), .subprogram = tag == DW_TAG_subprogram }));
+	return self + 1;
+}
+
+/* Indexes the scopes among the children of die, which lie in scope
+ * parent at depth; and, when deep, the scopes inside those. */
+static void index_children(struct cu_index *ix, Dwarf_Die *die, u32 parent, u32 depth, int nest,
+			   bool deep)
+{
+	Dwarf_Die child;
+	if (nest > MAX_NEST || dwarf_child(die, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+			/* One without addresses holds none either. */
+			u32 self = add_scope(ix, &child, tag, parent, depth);
+			if (self && deep)
+				index_children(ix, &child, self, depth + 1, nest + 1, deep);
+		} else if (tag == DW_TAG_imported_unit) {
+			/* A partial unit (dwz), maybe in the alt file: its DIEs
+			 * are this CU's. */
+			Dwarf_Attribute attr;
+			Dwarf_Die unit;
+			if (dwarf_attr(&child, DW_AT_import, &attr) && dwarf_formref_die(&attr, &unit))
+				index_children(ix, &unit, parent, depth, nest + 1, deep);
+		} else if (may_hold_scopes(tag)) {
+			index_children(ix, &child, parent, depth, nest + 1, deep);
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct scope_range *x = a, *y = b;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->depth < y->depth ? -1 : x->depth > y->depth;
+}
+
+/* The index of the scopes under die: all of them when deep, else the
+ * outermost ones. */
+static struct cu_index *cu_index_build(Dwarf_Die *die, bool deep)
+{
+	struct cu_index *ix = xcalloc(1, sizeof(*ix));
+	index_children(ix, die, 0, 0, 0, deep);
+	if (!ix->own.n)
+		return ix;   /* a function with nothing inlined */
+	VEC_GROW(&ix->sorted, ix->own.n);
+	memcpy(ix->sorted.v, ix->own.v, ix->own.n * sizeof(*ix->own.v));
+	ix->sorted.n = ix->own.n;
+	qsort(ix->sorted.v, ix->sorted.n, sizeof(*ix->sorted.v), by_start);
+	return ix;
+}
+
+/* The index of the CU holding addr, built on its first use; NULL when no
+ * CU says it holds addr. */
+static struct cu_index *cu_index_at(struct sym_dwarf *dw, Dwarf *dwarf, u64 addr)
+{
+	Dwarf_Die cu;
+	if (!dwarf || !dwarf_addrdie(dwarf, addr, &cu))
+		return NULL;
+	bool created;
+	u64 *slot = u64map_slot(&dw->cus, dwarf_dieoffset(&cu), &created);
+	if (created) {
+		VEC_PUSH(&dw->cu_index, cu_index_build(&cu, false));
+		*slot = dw->cu_index.n;
+	}
+	return dw->cu_index.v[*slot - 1];
+}
+
+static bool scope_holds(const struct cu_index *ix, const struct scope *s, u64 addr)
+{
+	for (u32 i = s->first; i < s->first + s->count; i++)
+		if (ix->own.v[i].lo <= addr && addr < ix->own.v[i].hi)
+			return true;
+	return false;
+}
+
+/* The innermost scope holding addr, or NULL.  The last range starting at
+ * or before addr is the innermost's own, or lies inside it (scopes nest),
+ * so the innermost is that range's scope or one it lies in. */
+static struct scope *innermost_scope(struct cu_index *ix, u64 addr)
+{
+	size_t lo = 0, hi = ix->sorted.n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ix->sorted.v[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	const struct scope_range *r = &ix->sorted.v[lo - 1];
+	for (u32 i = r->scope + 1; i; i = ix->scopes.v[i - 1].parent)
+		if (scope_holds(ix, &ix->scopes.v[i - 1], addr))
+			return &ix->scopes.v[i - 1];
+	return NULL;
+}
+
+/* The scope s lies in: its parent in ix (the scopes inside outer), else
+ * outer; NULL after outer. */
+static struct scope *scope_outside(struct cu_index *ix, struct scope *s, struct scope *outer)
+{
+	if (s == outer)
+		return NULL;
+	return s->parent ? &ix->scopes.v[s->parent - 1] : outer;
+}
+
+static const char *scope_name_of(struct scope *s)
+{
+	if (!s->named) {
+		s->named = true;
+		s->name = scope_name(&s->die);
+	}
+	return s->name;
+}
 
 /* The function scopes at an address, innermost first: each one's name
- * and DIE (whose call site is where the next one calls it). */
+ * and scope (whose call site is where the next one calls it). */
 struct scopes {
 	const char *names[MAX_SCOPES];
-	Dwarf_Die dies[MAX_SCOPES];
+	const struct scope *of[MAX_SCOPES];
 	int k;
 };
 
-/* Adds the function scopes of dies[from..n) to sc (innermost first), up
- * to the subprogram; true when it was reached. */
-static bool add_scopes(Dwarf_Die *dies, int from, int n, struct scopes *sc)
+/* The named function scopes at addr, innermost first, up to and with the
+ * subprogram; *subprogram says whether one was found (the last). */
+static int function_scopes(struct sym_dwarf *dw, u64 addr, struct scopes *sc, bool *subprogram)
 {
-	for (int i = from; i < n && sc->k < MAX_SCOPES; i++) {
-		int tag = dwarf_tag(&dies[i]);
-		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
-			continue;
-		const char *name = scope_name(&dies[i]);
+	sc->k = 0;
+	*subprogram = false;
+	struct cu_index *cu = cu_index_at(dw, dw->dwarf, addr);
+	struct scope *outer = cu ? innermost_scope(cu, addr) : NULL;
+	if (!outer)
+		return 0;
+	if (!outer->inner)
+		outer->inner = cu_index_build(&outer->die, true);
+	struct cu_index *ix = outer->inner;
+	struct scope *s = innermost_scope(ix, addr);
+	for (s = s ? s : outer; s && sc->k < MAX_SCOPES; s = scope_outside(ix, s, outer)) {
+		const char *name = scope_name_of(s);
 		/* A scope inlined into a function of the same name adds no
 		 * frame a reader could tell apart (perf shows one); the
 		 * outer one's call site is the one that counts. */
@@ -252,41 +481,13 @@ static bool add_scopes(Dwarf_Die *dies, int from, int n, struct scopes *sc)
 			sc->k--;
 		if (name) {
 			sc->names[sc->k] = name;
-			sc->dies[sc->k++] = dies[i];
+			sc->of[sc->k++] = s;
 		}
-		if (tag == DW_TAG_subprogram)
-			return true;
-	}
-	return false;
-}
-
-/* The named function scopes at addr, innermost first, up to and with the
- * subprogram; *subprogram says whether one was found (the last).  At an
- * inlined instance, dwarf_getscopes goes on with the inlined function's
- * own definition: the functions it was inlined into are the instance's
- * parents in the tree, which dwarf_getscopes_die gives. */
-static int function_scopes(Dwarf *dwarf, u64 addr, struct scopes *sc, bool *subprogram)
-{
-	Dwarf_Die cu, *scopes = NULL, *outer = NULL;
-	sc->k = 0;
-	*subprogram = false;
-	if (!dwarf || !dwarf_addrdie(dwarf, addr, &cu))
-		return 0;
-	int n = dwarf_getscopes(&cu, addr, &scopes);
-	for (int i = 0; i < n; i++) {
-		int tag = dwarf_tag(&scopes[i]);
-		if (tag == DW_TAG_subprogram) {
-			*subprogram = add_scopes(scopes, i, i + 1, sc);
-			break;
-		}
-		if (tag == DW_TAG_inlined_subroutine) {
-			int m = dwarf_getscopes_die(&scopes[i], &outer);
-			*subprogram = add_scopes(outer, 0, m, sc);
+		if (s->subprogram) {
+			*subprogram = true;
 			break;
 		}
 	}
-	free(outer);
-	free(scopes);
 	return sc->k;
 }
 
@@ -296,7 +497,7 @@ static int compute_frames(struct sym_dwarf *dw, u64 addr, const struct sym *base
 {
 	struct scopes sc;
 	bool subprogram;
-	int k = function_scopes(dw->dwarf, addr, &sc, &subprogram);
+	int k = function_scopes(dw, addr, &sc, &subprogram);
 	const char *const *names = sc.names;
 	if (k == 0 || (k == 1 && subprogram && (!rename || !strcmp(names[0], base->name))))
 		return 0;
@@ -357,21 +558,29 @@ static char *lookup_srcline(struct sym_dwarf *dw, u64 file_addr)
 	return xasprintf("%s:%d", slash ? slash + 1 : file, lineno);
 }
 
-/* "file:line" where the inlined scope die is called from, by its
- * DW_AT_call_file and DW_AT_call_line (the file an index into its CU's
+/* "file:line" where the inlined scope is called from, by its
+ * DW_AT_call_file and DW_AT_call_line (the file an index into its unit's
  * file table); NULL when the DWARF does not say. */
-static char *call_site(Dwarf_Die *die)
+static char *call_site(struct sym_dwarf *dw, const struct scope *s)
 {
+	Dwarf_Die die = s->die, unit, lunit;
 	Dwarf_Attribute attr;
 	Dwarf_Word file_index, line;
-	Dwarf_Die cu;
 	Dwarf_Files *files;
 	size_t nfiles;
-	if (dwarf_tag(die) != DW_TAG_inlined_subroutine ||
-	    !dwarf_attr(die, DW_AT_call_file, &attr) || dwarf_formudata(&attr, &file_index) ||
-	    !dwarf_attr(die, DW_AT_call_line, &attr) || dwarf_formudata(&attr, &line) ||
-	    !dwarf_diecu(die, &cu, NULL, NULL) || dwarf_getsrcfiles(&cu, &files, &nfiles) ||
-	    file_index >= nfiles)
+	if (s->subprogram ||
+	    !dwarf_attr(&die, DW_AT_call_file, &attr) || dwarf_formudata(&attr, &file_index) ||
+	    !dwarf_attr(&die, DW_AT_call_line, &attr) || dwarf_formudata(&attr, &line) ||
+	    !dwarf_diecu(&die, &unit, NULL, NULL))
+		return NULL;
+	/* The file table is in the line tables, which the scopes' opening
+	 * lacks: the same unit in the opening with them (or in its alt
+	 * file, for a dwz partial unit there). */
+	Dwarf *lines = lines_dwarf(dw);
+	if (lines && dwarf_cu_getdwarf(die.cu) != dw->dwarf)
+		lines = dwarf_getalt(lines);
+	if (!lines || !dwarf_offdie(lines, dwarf_dieoffset(&unit), &lunit) ||
+	    dwarf_getsrcfiles(&lunit, &files, &nfiles) || file_index >= nfiles)
 		return NULL;
 	const char *file = dwarf_filesrc(files, file_index, NULL, NULL);
 	if (!file)
@@ -400,10 +609,10 @@ static void lookup_call_sites(struct sym_dwarf *dw, u64 file_addr, int asked)
 {
 	struct scopes sc;
 	bool subprogram;
-	int k = function_scopes(lines_dwarf(dw), file_addr, &sc, &subprogram);
+	int k = function_scopes(dw, file_addr, &sc, &subprogram);
 	for (int depth = 1; depth <= k; depth++)
 		keep_line(dw, u64map_slot(&dw->call_at, file_addr << 5 | (u64)depth, NULL),
-			  call_site(&sc.dies[depth - 1]));
+			  call_site(dw, sc.of[depth - 1]));
 	if (asked > k)
 		keep_line(dw, u64map_slot(&dw->call_at, file_addr << 5 | (u64)asked, NULL), NULL);
 }

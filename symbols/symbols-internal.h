@@ -173,6 +173,7 @@ struct sym_ctx {
 	VEC(struct kernel_mod_id) mod_ids;   /* modules' recorded build-ids */
 	VEC(struct sym_dso *) problems;   /* files missing or not as recorded */
 	char *debug_dir;
+	char *cache_dir;          /* inflate.c: where inflated copies go, or NULL */
 	struct sym_stats stats;
 	struct u64map files;      /* hash of path+build-id -> first dso */
 	VEC(struct sym_dso *) all;
@@ -215,6 +216,15 @@ void kernel_choice_free(struct sym_ctx *c);
 /* inline.c */
 struct sym_dwarf;
 void sym_dwarf_free(struct sym_dwarf *dw);
+/* A DWARF section neither inline frames nor source lines read. */
+bool dwarf_section_unread(const char *name);
+
+/* inflate.c: the folder of inflated copies for sym_opts.cache_dir asked
+ * (malloc'ed), or NULL for none; and the inflated copy of the debug file
+ * at path, made there if need be (malloc'ed path), or NULL when path has
+ * nothing compressed, no build-id, or no copy could be made. */
+char *inflate_cache_dir(const char *asked);
+char *inflated_copy(const char *dir, const char *path);
 
 /* jit.c: a dso of the perf map file at path; NULL when unreadable. */
 struct sym_dso *jit_load(struct sym_ctx *c, const char *path);

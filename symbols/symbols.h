@@ -61,6 +61,9 @@ struct sym_opts {
 	bool demangle;           /* C++ and Rust names (default on) */
 	const char *kallsyms;    /* NULL: /proc/kallsyms */
 	const char *debug_dir;   /* NULL: /usr/lib/debug */
+	const char *cache_dir;   /* inflated copies of compressed debug files
+				    (in its debug/); NULL: $EMBER_CACHE_DIR,
+				    else ~/.cache/ember; "": none */
 };
 
 /* One symbol: start and size are file addresses (ELF st_value space for
@@ -177,6 +180,10 @@ bool sym_dso_trusted(const struct sym_dso *d);
 const struct sym_dso *sym_problem_file(const struct sym_ctx *c, size_t i);
 /* How many symbols the dso has. */
 size_t sym_dso_count(const struct sym_dso *d);
+/* The file its inline frames and source lines are read from (its debug
+ * file, or that file's inflated copy), looked for now if need be; NULL
+ * when it has no DWARF. */
+const char *sym_dso_dwarf_file(struct sym_ctx *c, struct sym_dso *d);
 
 /* ---- Process address spaces -------------------------------------------- */
 

@@ -11,6 +11,13 @@ cd "$(dirname "$0")/.."
 : "${EMBER:=$PWD/ember}" "${BUILD:=$PWD/build}" "${WORKLOADS:=$BUILD/workloads}"
 export EMBER BUILD WORKLOADS
 export TOP=$PWD
+# Inflated copies of compressed debug files (symbols/inflate.c) go to a
+# folder of this run's own, not the user's cache.
+if [ -z "${EMBER_CACHE_DIR+set}" ]; then
+	EMBER_CACHE_DIR=$(mktemp -d /tmp/ember-test-cache.XXXXXX)
+	trap 'rm -rf "$EMBER_CACHE_DIR"' EXIT
+fi
+export EMBER_CACHE_DIR
 
 pass=0 fail=0 skip=0
 failed_names=()

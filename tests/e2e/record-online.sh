@@ -150,7 +150,8 @@ kill "$SPINNER" 2>/dev/null
 # children FILE OUT: "PCT SYM" rows of the children table, functions only:
 # a frame in stripped code shows as its address, and the two unwindings
 # give a caller's as the return address and one less (perf's habits for
-# frame-pointer chains and DWARF unwinding).
+# frame-pointer chains and DWARF unwinding).  A function inlined into
+# several has a row under each (as perf shows it): the largest counts.
 children() {
 	"$EMBER" report -i "$1" --stdio --children --sort sym -gnone 2>/dev/null |
 		awk '$3 ~ /^\[/ && $4 !~ /^0x/ { sub("%", "", $1); s = $4
@@ -159,7 +160,7 @@ children() {
 }
 children "$TMP/on.data" "$TMP/on.ch"
 children "$TMP/off.data" "$TMP/off.ch"
-why=$(awk 'NR == FNR { on[substr($0, index($0, " ") + 1)] = $1; next }
+why=$(awk 'NR == FNR { s = substr($0, index($0, " ") + 1); if (!(s in on)) on[s] = $1; next }
 	FNR <= 20 { s = substr($0, index($0, " ") + 1); v = (s in on) ? on[s] : 0
 		d = v - $1; if (d < 0) d = -d; if (d > worst) { worst = d; w = s " " v " vs " $1 }
 		n++ }

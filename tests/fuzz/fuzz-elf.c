@@ -65,9 +65,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	sym_read_build_id(path, id, sizeof(id));
 	sym_notes_build_id(data, len, id, sizeof(id));
 
-	/* No kallsyms or debug folder: only the file itself is read. */
+	/* No kallsyms, debug folder or cache: only the file itself is read
+	 * (and no copy of it written). */
 	struct sym_opts o = { .demangle = true, .kallsyms = "/nonexistent",
-			      .debug_dir = "/nonexistent" };
+			      .debug_dir = "/nonexistent", .cache_dir = "" };
 	struct sym_ctx *c = sym_ctx_new(&o);
 	struct sym_dso *d = sym_dso_get(c, path, NULL, 0, 0);
 	fuzz_touch_str(sym_dso_path(d));

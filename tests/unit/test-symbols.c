@@ -13,6 +13,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+
 #include "common/common.h"
 #include "symbols/symbols.h"
 #include "tests/unit/test.h"
@@ -1069,6 +1072,307 @@ static void test_against_perf_script(void)
 	CHECK(differ == 0, "%d of %d samples named differently from perf", differ, samples);
 }
 
+/* ---- Inline frames (inline.c's index of each CU's scopes) ---- */
+
+/* Nested inlines (inner_fn in mid_fn, twice), an inline split between a
+ * function and its .cold part (split_fn, given DW_AT_ranges), all from a
+ * header two CUs include, so dwz can move their abstract origins to a
+ * partial unit or an alt file. */
+static const char inl_h[] =
+	"extern volatile unsigned sink;\n"
+	"__attribute__((noinline, cold)) void rare(unsigned x);\n"
+	"static inline __attribute__((always_inline)) unsigned inner_fn(unsigned x)\n"
+	"{ for (int i = 0; i < 50; i++) x = x * 2654435761u + (unsigned)i; return x; }\n"
+	"static inline __attribute__((always_inline)) unsigned mid_fn(unsigned x)\n"
+	"{ x = inner_fn(x) ^ 0x55; return inner_fn(x + 1); }\n"
+	"static inline __attribute__((always_inline)) unsigned split_fn(unsigned x)\n"
+	"{ if (__builtin_expect(x == 12345, 0)) { rare(x); x = mid_fn(x); rare(x); }\n"
+	"  return x + 3; }\n";
+static const char inl_a[] =
+	"#include \"inl.h\"\nvolatile unsigned sink;\nvoid rare(unsigned x) { sink = x; }\n"
+	"__attribute__((noinline)) unsigned outer_a(unsigned x) { return split_fn(mid_fn(x)); }\n"
+	"unsigned outer_b(unsigned x);\n"
+	"int main(int argc, char **argv) { (void)argv;\n"
+	"  sink = outer_a((unsigned)argc) + outer_b((unsigned)argc); return 0; }\n";
+static const char inl_b[] =
+	"#include \"inl.h\"\n"
+	"__attribute__((noinline)) unsigned outer_b(unsigned x) { return mid_fn(split_fn(x)); }\n";
+
+/* The inline chain at an address as libdw's own scope search gives it
+ * (what inline.c asked before its index): the inlined scopes, innermost
+ * first, up to the subprogram. */
+struct ref_chain {
+	int k;
+	const char *names[16];
+	Dwarf_Die dies[16];
+};
+
+static void ref_chain_at(Dwarf *dw, u64 addr, struct ref_chain *r)
+{
+	Dwarf_Die cu, *scopes = NULL, *outer = NULL;
+	r->k = 0;
+	int n = dwarf_addrdie(dw, addr, &cu) ? dwarf_getscopes(&cu, addr, &scopes) : 0;
+	int i = 0;
+	while (i < n && dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine &&
+	       dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
+		i++;
+	int m = i < n && dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine
+		? dwarf_getscopes_die(&scopes[i], &outer) : 0;
+	for (int j = 0; j < m && r->k < 16 && dwarf_tag(&outer[j]) != DW_TAG_subprogram; j++)
+		if (dwarf_tag(&outer[j]) == DW_TAG_inlined_subroutine) {
+			r->names[r->k] = dwarf_diename(&outer[j]);
+			r->dies[r->k++] = outer[j];
+		}
+	free(outer);
+	free(scopes);
+}
+
+/* "file:line" of an inlined scope's call site, basename as perf shows. */
+static void ref_call_site(Dwarf_Die *die, char *out, size_t cap)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word file, line;
+	Dwarf_Die cu;
+	Dwarf_Files *files;
+	size_t n;
+	const char *name = NULL;
+	if (dwarf_attr(die, DW_AT_call_file, &a) && !dwarf_formudata(&a, &file) &&
+	    dwarf_attr(die, DW_AT_call_line, &a) && !dwarf_formudata(&a, &line) &&
+	    dwarf_diecu(die, &cu, NULL, NULL) && !dwarf_getsrcfiles(&cu, &files, &n) && file < n)
+		name = dwarf_filesrc(files, file, NULL, NULL);
+	if (name)
+		snprintf(out, cap, "%s:%llu", strrchr(name, '/') ? strrchr(name, '/') + 1 : name,
+			 (unsigned long long)line);
+	else
+		snprintf(out, cap, "(none)");
+}
+
+/* What ember says of the chain at fa: "a (inlined)|b (inlined)|" (the
+ * inlined frames, the base left out) and their call sites. */
+static void ember_chain(struct sym_ctx *c, struct sym_dso *d, u64 fa, struct strbuf *names,
+			struct strbuf *lines)
+{
+	const struct sym *s = sym_lookup(d, fa), *out[16];
+	int n = s ? sym_inline_frames(c, d, fa, s, false, out, 16) : 0;
+	for (int i = 0; i + 1 < n; i++) {
+		const char *line = sym_inline_srcline(c, d, fa, i + 1);
+		sb_printf(names, "%s|", out[i]->name);
+		sb_printf(lines, "%s|", line ? line : "(none)");
+	}
+}
+
+/* The function symbols of path (name, start, size) among want. */
+static int text_symbols(const char *path, const char *const *want, int nwant, u64 *start,
+			u64 *size, const char **names)
+{
+	char *cmd = xasprintf("nm -S --defined-only '%s' 2>/dev/null", path);
+	FILE *p = popen(cmd, "r");
+	free(cmd);
+	char line[512], sym[400], type;
+	unsigned long long v, sz;
+	int n = 0;
+	while (p && fgets(line, sizeof(line), p))
+		if (sscanf(line, "%llx %llx %c %399s", &v, &sz, &type, sym) == 4)
+			for (int i = 0; i < nwant; i++)
+				if (!strcmp(sym, want[i]) && n < 8) {
+					start[n] = v, size[n] = sz, names[n++] = want[i];
+				}
+	if (p)
+		pclose(p);
+	return n;
+}
+
+/* Compares ember's inline frames and call-site lines with libdw's scope
+ * search at every byte of the program's functions; returns the chains
+ * ember gave, one "symbol: chain" a line, for the checks by construction. */
+static char *last_dwarf_file;   /* where check_chains' DWARF came from */
+
+static char *check_chains(const char *path, const char *cache_dir)
+{
+	static const char *const want[] = { "outer_a", "outer_a.cold", "outer_b", "outer_b.cold" };
+	u64 start[8], size[8];
+	const char *names[8];
+	int nsym = text_symbols(path, want, 4, start, size, names);
+	CHECK(nsym >= 2, "%s: %d of outer_a, outer_b and their .cold parts", path, nsym);
+	int fd = open(path, O_RDONLY);
+	Dwarf *dw = fd >= 0 ? dwarf_begin(fd, DWARF_C_READ) : NULL;
+	CHECK(dw, "libdw cannot read %s", path);
+	struct sym_opts o = { .demangle = true, .debug_dir = "/nonexistent", .cache_dir = cache_dir };
+	struct sym_ctx *c = sym_ctx_new(&o);
+	struct sym_dso *d = sym_dso_get(c, path, NULL, 0, 0);
+	struct strbuf seen = { 0 };
+	int compared = 0, differ = 0;
+	const char *from = sym_dso_dwarf_file(c, d);
+	printf("# %s: DWARF read from %s\n", path, from ? from : "(none)");
+	free(last_dwarf_file);
+	last_dwarf_file = from ? xstrdup(from) : NULL;
+	for (int i = 0; dw && i < nsym; i++)
+		for (u64 fa = start[i]; fa < start[i] + size[i]; fa++) {
+			struct ref_chain r;
+			ref_chain_at(dw, fa, &r);
+			struct strbuf want_n = { 0 }, want_l = { 0 }, got_n = { 0 }, got_l = { 0 };
+			for (int j = 0; j < r.k; j++) {
+				char site[256];
+				ref_call_site(&r.dies[j], site, sizeof(site));
+				sb_printf(&want_n, "%s (inlined)|", r.names[j]);
+				sb_printf(&want_l, "%s|", site);
+			}
+			ember_chain(c, d, fa, &got_n, &got_l);
+			const char *wn = want_n.s ? want_n.s : "", *gn = got_n.s ? got_n.s : "";
+			const char *wl = want_l.s ? want_l.s : "", *gl = got_l.s ? got_l.s : "";
+			compared++;
+			if (strcmp(wn, gn) || strcmp(wl, gl)) {
+				if (differ++ < 3)
+					printf("# %s %#llx: libdw %s %s, ember %s %s\n", path,
+					       (unsigned long long)fa, wn, wl, gn, gl);
+			}
+			char *entry = xasprintf("%s: %s\n", names[i], gn);
+			if (*gn && (!seen.s || !strstr(seen.s, entry)))
+				sb_puts(&seen, entry);
+			free(entry);
+			free(want_n.s), free(want_l.s), free(got_n.s), free(got_l.s);
+		}
+	printf("# %s: %d addresses compared with libdw's scopes, %d differ\n", path, compared,
+	       differ);
+	CHECK(compared > 100 && differ == 0, "%s: %d of %d addresses differ", path, differ,
+	      compared);
+	sym_ctx_free(c);
+	if (dw)
+		dwarf_end(dw);
+	if (fd >= 0)
+		close(fd);
+	return seen.s ? seen.s : xstrdup("");
+}
+
+/* The chains a program must show by its construction. */
+static void check_constructed(const char *path, const char *seen)
+{
+	CHECK(strstr(seen, "outer_a: inner_fn (inlined)|mid_fn (inlined)|\n"),
+	      "%s: no inner_fn in mid_fn in outer_a; seen:\n%s", path, seen);
+	CHECK(strstr(seen, "outer_b: inner_fn (inlined)|mid_fn (inlined)|\n"),
+	      "%s: no inner_fn in mid_fn in outer_b; seen:\n%s", path, seen);
+	/* split_fn's code lies in outer_a and in outer_a.cold. */
+	CHECK(strstr(seen, "outer_a: split_fn (inlined)|\n") &&
+	      strstr(seen, "outer_a.cold: inner_fn (inlined)|mid_fn (inlined)|split_fn (inlined)|\n"),
+	      "%s: split_fn not in both parts of outer_a; seen:\n%s", path, seen);
+}
+
+static bool has_inline_ranges(const char *path)
+{
+	return !sh("readelf --debug-dump=info '%s' | grep -A8 DW_TAG_inlined_subroutine |"
+		   " grep -q DW_AT_ranges", path);
+}
+
+static void test_inline_index(void)
+{
+	const char *d = tmpdir;
+	char *h = tpath("inl.h"), *a = tpath("inl-a.c"), *b = tpath("inl-b.c");
+	write_file(h, inl_h);
+	write_file(a, inl_a);
+	write_file(b, inl_b);
+	bool ok = !sh("cd %s && cc -O2 -g -o inl2 inl-a.c inl-b.c && cc -O1 -g -o inl1 inl-a.c inl-b.c", d);
+	CHECK(ok, "cannot build the inline programs");
+	char *p2 = tpath("inl2"), *p1 = tpath("inl1");
+	if (ok) {
+		CHECK(has_inline_ranges(p2), "no inlined scope with DW_AT_ranges in %s", p2);
+		char *seen = check_chains(p2, "");
+		check_constructed(p2, seen);
+		free(seen);
+		seen = check_chains(p1, "");
+		free(seen);
+	}
+	free(h), free(a), free(b), free(p1), free(p2);
+}
+
+/* The same programs after dwz -m: partial units imported by the CUs and
+ * the abstract origins in an alt file (.gnu_debugaltlink, reached with
+ * DW_FORM_GNU_ref_alt) give the same chains. */
+static void test_inline_index_dwz(void)
+{
+	const char *d = tmpdir;
+	bool ok = !sh("cd %s && mkdir -p dz && cp inl2 inl1 dz/ && cd dz &&"
+		      " dwz -m common.debug -M %s/dz/common.debug inl2 inl1", d, d);
+	CHECK(ok, "dwz failed");
+	char *p2 = tpath("dz/inl2");
+	if (ok) {
+		CHECK(!sh("readelf -S '%s' | grep -q gnu_debugaltlink && readelf --debug-dump=info"
+			  " '%s' 2>/dev/null | grep -q DW_TAG_imported_unit", p2, p2),
+		      "dwz made no alt file or partial units");
+		char *seen = check_chains(p2, "");
+		check_constructed(p2, seen);
+		free(seen);
+		/* Compressed, read through its inflated copy in another
+		 * folder: the alt file is still found (by its absolute path). */
+		char *z = tpath("dz/inl2z"), *cache = tpath("dzcache");
+		CHECK(!sh("objcopy --compress-debug-sections=zlib %s %s", p2, z), "objcopy");
+		seen = check_chains(z, cache);
+		check_constructed(z, seen);
+		CHECK(last_dwarf_file && strstr(last_dwarf_file, "/dzcache/debug/"),
+		      "DWARF read from %s", last_dwarf_file ? last_dwarf_file : "(none)");
+		free(seen);
+		free(z);
+		free(cache);
+	}
+	free(p2);
+}
+
+/* The inflated copy of a file whose DWARF is compressed: made in the
+ * cache on first use, named by build-id, with nothing compressed left,
+ * used again as it is, made anew over a broken one; and the chains the
+ * same through it as without a cache (or with one that cannot be made). */
+static void test_inflated_copy(void)
+{
+	const char *d = tmpdir;
+	char *z = tpath("inlz"), *cache = tpath("cache");
+	bool ok = !sh("cd %s && objcopy --compress-debug-sections=zlib inl2 inlz &&"
+		      " readelf -SW inlz | grep debug_info | grep -q ' C '", d);
+	CHECK(ok, "cannot make a copy with compressed DWARF");
+	u8 id[64];
+	int n = ok ? sym_read_build_id(z, id, sizeof(id)) : -1;
+	if (n <= 0) {
+		CHECK(!ok, "no build-id in %s", z);
+		goto out;
+	}
+	char *h = hex(id, n), *copy = xasprintf("%s/debug/%s.debug", cache, h);
+	char *seen = check_chains(z, cache);
+	check_constructed(z, seen);
+	free(seen);
+	struct stat st1, st2;
+	CHECK(last_dwarf_file && !strcmp(last_dwarf_file, copy), "DWARF read from %s, not %s",
+	      last_dwarf_file ? last_dwarf_file : "(none)", copy);
+	CHECK(stat(copy, &st1) == 0, "no inflated copy at %s", copy);
+	CHECK(sh("readelf -SW '%s' | grep debug_ | grep -q ' C '", copy) != 0,
+	      "a section of %s is still compressed", copy);
+	u8 got[64];
+	CHECK(sym_read_build_id(copy, got, sizeof(got)) == n && !memcmp(got, id, (size_t)n),
+	      "the copy has another build-id");
+	free(check_chains(z, cache));
+	CHECK(stat(copy, &st2) == 0 && st2.st_ino == st1.st_ino, "the copy was made again");
+	CHECK(last_dwarf_file && !strcmp(last_dwarf_file, copy), "the copy was not read again");
+	/* Broken (not an ELF file): made anew, the chains still right. */
+	write_file(copy, "not an ELF file\n");
+	seen = check_chains(z, cache);
+	check_constructed(z, seen);
+	free(seen);
+	CHECK(sym_read_build_id(copy, got, sizeof(got)) == n, "the broken copy stayed");
+	/* A cache that cannot be made: read as it is. */
+	seen = check_chains(z, "/proc/self/no-cache");
+	check_constructed(z, seen);
+	free(seen);
+	CHECK(last_dwarf_file && !strcmp(last_dwarf_file, z), "DWARF read from %s, not %s",
+	      last_dwarf_file ? last_dwarf_file : "(none)", z);
+	free(h);
+	free(copy);
+out:
+	free(z);
+	free(cache);
+}
+
+static const char *dwz_skip(void)
+{
+	return system("command -v dwz >/dev/null 2>&1") ? "dwz not installed (make deps)" : NULL;
+}
+
 #define RUN_UNLESS(reason, fn)                                               \
 	do {                                                                 \
 		const char *why_ = (reason);                                 \
@@ -1144,6 +1448,10 @@ int main(void)
 	RUN(test_build_id_cache);
 	RUN(test_jit_map);
 	RUN(test_process_maps);
+	RUN(test_inline_index);
+	RUN_UNLESS(dwz_skip(), test_inline_index_dwz);
+	RUN(test_inflated_copy);
+	free(last_dwarf_file);
 	RUN_UNLESS(demangle_skip(), test_demangle);
 	RUN_UNLESS(perf_skip(), test_against_perf_script);
 	if (!getenv("KEEP_TMP"))
