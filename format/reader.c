@@ -122,6 +122,24 @@ static char *default_name(const struct perf_event_attr *a)
 	return xasprintf("%u:%#llx", a->type, (unsigned long long)a->config);
 }
 
+/* Counts what a newer perf wrote that this reader skips, for the views'
+ * one-line note: a feature section it has no id for. */
+static void note_feature(struct pd_reader *r, int feat)
+{
+	if (feat <= PD_FEAT_LAST_KNOWN)
+		return;
+	if (!r->stats.unknown_features++)
+		r->stats.first_unknown_feature = feat;
+}
+
+/* ... and an event whose samples cannot be decoded past their counter
+ * values (read_format bits newer than this ABI). */
+static void note_attr(struct pd_reader *r, const struct perf_event_attr *a)
+{
+	if ((a->sample_type & PERF_SAMPLE_READ) && a->read_format >= PERF_FORMAT_MAX)
+		r->stats.unknown_read_formats++;
+}
+
 /* Copies an on-disk attr of `size` bytes into a zeroed struct, so fields
  * newer than the file read as 0 and fields newer than us are ignored. */
 static int add_attr(struct pd_reader *r, const u8 *p, size_t size, const u8 *ids,
@@ -142,6 +160,7 @@ static int add_attr(struct pd_reader *r, const u8 *p, size_t size, const u8 *ids
 	a.index = (int)r->attrs.n;
 	a.name = default_name(&a.attr);
 	VEC_PUSH(&r->attrs, a);
+	note_attr(r, &a.attr);
 	for (size_t i = 0; i < nids; i++)
 		*u64map_slot(&r->id_to_attr, a.ids[i], NULL) = r->attrs.n;
 	r->last_attr = 0;      /* an id may have moved to the new attr */
@@ -438,6 +457,7 @@ static int user_record(struct pd_reader *r, const u8 *rec, u64 offset)
 	case PD_RECORD_HEADER_FEATURE:
 		if (size >= 16 && get_u64(rec + 8) < PD_FEAT_MAX) {
 			int feat = (int)get_u64(rec + 8);
+			note_feature(r, feat);
 			keep_feature(r, feat, rec + 16, size - 16u);
 			parse_feature(r, feat);
 		}
@@ -768,6 +788,7 @@ static void find_features(struct pd_reader *r, const u8 *bitmap, u64 table)
 	for (int feat = 1; feat < PD_FEAT_MAX; feat++) {
 		if (!(bitmap[feat / 8] & (1u << (feat % 8))))
 			continue;
+		note_feature(r, feat);
 		if (table + 16 > r->map_len)
 			return;
 		u64 off = get_u64(r->map + table), len = get_u64(r->map + table + 8);
@@ -963,6 +984,12 @@ size_t pd_reader_nattrs(const struct pd_reader *r)
 const struct pd_attr *pd_reader_attr(const struct pd_reader *r, size_t i)
 {
 	return i < r->attrs.n ? &r->attrs.v[i] : NULL;
+}
+
+const struct pd_attr *pd_reader_attr_of_id(const struct pd_reader *r, u64 id)
+{
+	const u64 *slot = u64map_get(&r->id_to_attr, id);
+	return slot ? &r->attrs.v[*slot - 1] : NULL;
 }
 
 const char *pd_reader_string(const struct pd_reader *r, int feat)

@@ -117,10 +117,24 @@ static void warn_incomplete(const char *cmd, const struct rp_summary *sum, const
 			 "record without -z", input, (unsigned long long)sum->compressed);
 }
 
+/* One line each for what a newer perf wrote that this ember skipped. */
+static void note_newer(const char *cmd, const struct rp_summary *sum, const char *input)
+{
+	if (sum->newer_features)
+		cmd_warn(cmd, "%s has %u header feature%s newer than this ember "
+			 "(first: id %d), skipped; the rest reads as usual", input, sum->newer_features,
+			 sum->newer_features == 1 ? "" : "s", sum->first_newer_feature);
+	if (sum->newer_read_formats)
+		cmd_warn(cmd, "%s: %u event%s read counter values in a layout newer than this "
+			 "ember (read_format): their samples show without call chains",
+			 input, sum->newer_read_formats, sum->newer_read_formats == 1 ? "" : "s");
+}
+
 void rp_warn_view(const char *cmd, const struct rp_summary *sum, const char *input,
 		  const char *lost_effect)
 {
 	warn_incomplete(cmd, sum, input);
+	note_newer(cmd, sum, input);
 	if (sum->lost)
 		cmd_warn(cmd, "%llu events were lost while recording: %s (use a larger -m)",
 			 (unsigned long long)sum->lost, lost_effect);
@@ -131,6 +145,7 @@ void rp_warn_view(const char *cmd, const struct rp_summary *sum, const char *inp
 void rp_warn_summary(const char *cmd, const struct rp_summary *sum, const char *input)
 {
 	warn_incomplete(cmd, sum, input);
+	note_newer(cmd, sum, input);
 	if (sum->sym_mismatches)
 		cmd_warn(cmd, "%llu files' build-ids no longer match the recording; "
 			 "their frames show as unknown", (unsigned long long)sum->sym_mismatches);

@@ -99,6 +99,10 @@ struct rp_summary {
 	char error[512];
 	u64 sym_mismatches;
 	u64 compressed;             /* records of compressed data not read */
+	/* Written by a newer perf: feature sections skipped (the first's
+	 * id), events whose samples decode only up to their counter values. */
+	u32 newer_features, newer_read_formats;
+	int first_newer_feature;
 	struct unw_stats unwind;    /* DWARF unwinding and leaf repair */
 };
 

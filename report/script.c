@@ -16,8 +16,9 @@ static const char usage_text[] =
 	"\n"
 	"  -i, --input FILE   data file (default ember.data; - for stdin)\n"
 	"  -F, --fields LIST  comm,pid,tid,cpu,time,period,event,trace,ip,sym,dso,symoff,\n"
-	"                     srcline (default: all that the recording has but\n"
-	"                     srcline); +LIST adds to the defaults, -LIST removes\n"
+	"                     srcline,weight,brstack (default: all that the recording\n"
+	"                     has but srcline, weight and brstack); +LIST adds to the\n"
+	"                     defaults, -LIST removes\n"
 	"      --blkparse     block I/O events in blkparse's default line layout, from\n"
 	"                     an ember recording or a blktrace capture (as ember bio)\n"
 	"      --comm LIST, --pid LIST, --tid LIST, --cpu LIST, --time START,END\n"
@@ -32,13 +33,15 @@ enum field {
 	F_IP = 1 << 8, F_SYM = 1 << 9, F_DSO = 1 << 10, F_SYMOFF = 1 << 11,
 	F_BLKPARSE = 1 << 12,      /* --blkparse: block events as blkparse */
 	F_SRCLINE = 1 << 13,       /* file:line under each frame */
+	F_WEIGHT = 1 << 14, F_BRSTACK = 1 << 15,
 };
 
 static const struct { const char *name; unsigned bit; } field_names[] = {
 	{ "comm", F_COMM }, { "pid", F_PID }, { "tid", F_TID }, { "cpu", F_CPU },
 	{ "time", F_TIME }, { "period", F_PERIOD }, { "event", F_EVENT },
 	{ "trace", F_TRACE }, { "ip", F_IP }, { "sym", F_SYM }, { "dso", F_DSO },
-	{ "symoff", F_SYMOFF }, { "srcline", F_SRCLINE },
+	{ "symoff", F_SYMOFF }, { "srcline", F_SRCLINE }, { "weight", F_WEIGHT },
+	{ "brstack", F_BRSTACK },
 };
 
 #define DEFAULT_FIELDS (F_COMM | F_TID | F_CPU | F_TIME | F_PERIOD | F_EVENT | \
@@ -71,7 +74,7 @@ static int parse_fields(const char *spec, unsigned *fields)
 				bit = field_names[i].bit;
 		if (!bit) {
 			err_set("unknown field '%.*s' in -F (known: comm,pid,tid,cpu,time,"
-				"period,event,trace,ip,sym,dso,symoff,srcline)", (int)n, p);
+				"period,event,trace,ip,sym,dso,symoff,srcline,weight,brstack)", (int)n, p);
 			return -1;
 		}
 		if (remove)
@@ -180,6 +183,48 @@ static void put_header(struct script *sc, const struct rp_sample *s, bool chain)
 	}
 }
 
+/* A branch's type as perf names it (perf_event.h's perf_branch_type,
+ * and perf_branch_type_new behind EXTEND_ABI); empty when unknown, as in
+ * perf 6.1. */
+static const char *branch_type_name(u64 flags)
+{
+	static const char *const names[] = {
+		"", "COND", "UNCOND", "IND", "CALL", "IND_CALL", "RET", "SYSCALL",
+		"SYSRET", "COND_CALL", "COND_RET", "ERET", "IRQ", "SERROR", "NO_TX",
+	};
+	static const char *const extended[] = {
+		"FAULT_ALGN", "FAULT_DATA", "FAULT_INST", "ARCH_1", "ARCH_2", "ARCH_3",
+		"ARCH_4", "ARCH_5",
+	};
+	u64 type = PD_BRANCH_TYPE(flags), new_type = (flags >> 26) & 0xf;
+	if (type < ARRAY_SIZE(names))
+		return names[type];
+	return new_type < ARRAY_SIZE(extended) ? extended[new_type] : "";
+}
+
+/* " 0xFROM/0xTO/P/-/-/CYCLES/TYPE " per branch, newest first, as perf
+ * script -F brstack prints them (M mispredicted, P predicted, X in a
+ * transaction, A an aborted one). */
+static void put_brstack(struct strbuf *l, const struct pd_sample *s)
+{
+	for (u64 i = 0; i < s->nr_branches; i++) {
+		const u64 *e = s->branches + 3 * i;
+		u64 f = e[2];
+		sb_add(l, " 0x", 3);
+		sb_add_hex(l, e[0], 0);
+		sb_add(l, "/0x", 3);
+		sb_add_hex(l, e[1], 0);
+		char flags[8] = { '/', PD_BRANCH_PREDICTED(f) ? 'P' : PD_BRANCH_MISPRED(f) ? 'M' : '-',
+				  '/', PD_BRANCH_IN_TX(f) ? 'X' : '-', '/', PD_BRANCH_ABORT(f) ? 'A' : '-',
+				  '/' };
+		sb_add(l, flags, 7);
+		sb_add_dec(l, (s64)PD_BRANCH_CYCLES(f), 0, ' ');
+		sb_add(l, "/", 1);
+		sb_puts(l, branch_type_name(f));
+		sb_add(l, " ", 1);
+	}
+}
+
 /* A period to print: the sample's own, or the fixed one of its event
  * (perf prints that too when the recording used -c). */
 static bool has_period(const struct pd_attr *a)
@@ -215,6 +260,10 @@ static int script_sample(void *ctx, const struct rp_sample *s)
 	}
 	if (tracepoint && (sc->fields & F_TRACE) && sc->trace)
 		pd_trace_format(sc->trace, s->attr->attr.config, s->s->raw, s->s->raw_size, l);
+	if ((sc->fields & F_WEIGHT) && (s->attr->attr.sample_type & PERF_SAMPLE_WEIGHT)) {
+		sb_add(l, " ", 1);
+		sb_add_dec(l, (s64)s->s->weight, 16, ' ');
+	}
 	if (chain) {
 		sb_puts(l, "\n");
 		/* perf prints no frames of a chain it could not trust. */
@@ -237,6 +286,8 @@ static int script_sample(void *ctx, const struct rp_sample *s)
 		if (sc->fields & F_SRCLINE)
 			put_srcline(sc, &s->frames[0]);
 	}
+	if ((sc->fields & F_BRSTACK) && s->s->nr_branches)
+		put_brstack(l, s->s);
 	sb_add(l, "\n", 1);
 	/* Lines gather in one buffer that goes out in big writes. */
 	if (l->len >= OUT_CHUNK)
