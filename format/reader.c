@@ -455,7 +455,9 @@ static int user_record(struct pd_reader *r, const u8 *rec, u64 offset)
 	case PD_RECORD_HEADER_TRACING_DATA:
 		return read_tracing_data(r, rec, size, offset) < 0 ? -1 : 1;
 	case PD_RECORD_HEADER_FEATURE:
-		if (size >= 16 && get_u64(rec + 8) < PD_FEAT_MAX) {
+		/* One with no body is perf's end-of-features mark (its id is
+		 * the writer's feature count), not a feature. */
+		if (size > 16 && get_u64(rec + 8) < PD_FEAT_MAX) {
 			int feat = (int)get_u64(rec + 8);
 			note_feature(r, feat);
 			keep_feature(r, feat, rec + 16, size - 16u);

@@ -49,6 +49,7 @@ static const struct { const char *name; unsigned bit; } field_names[] = {
 
 struct script {
 	unsigned fields;
+	unsigned tp_frame_fields;   /* what a tracepoint's frames show */
 	struct pd_reader *reader;
 	struct replay *rp;          /* for source lines */
 	struct pd_trace *trace;     /* NULL without tracepoints */
@@ -105,15 +106,16 @@ static const char *event_name(struct script *sc, const struct pd_attr *a)
 	return a->name;
 }
 
-/* "sym+0xoff (dso)" for one frame, as perf prints it. */
-static void put_frame_text(struct script *sc, const struct rp_frame *f)
+/* "sym+0xoff (dso)" for one frame, as perf prints it (the fields the
+ * sample's event shows). */
+static void put_frame_text(struct script *sc, unsigned fields, const struct rp_frame *f)
 {
 	struct strbuf *l = &sc->line;
-	if (sc->fields & F_SYM) {
+	if (fields & F_SYM) {
 		if (f->sym) {
 			sb_puts(l, f->sym->name);
 			/* A symbol without a file is the cut marker: no offset. */
-			if ((sc->fields & F_SYMOFF) && f->dso) {
+			if ((fields & F_SYMOFF) && f->dso) {
 				sb_add(l, "+0x", 3);
 				sb_add_hex(l, f->addr - f->sym->start, 0);
 			}
@@ -121,7 +123,7 @@ static void put_frame_text(struct script *sc, const struct rp_frame *f)
 			sb_puts(l, "[unknown]");
 		}
 	}
-	if ((sc->fields & F_DSO) && !f->inlined) {   /* perf names no file for those */
+	if ((fields & F_DSO) && !f->inlined) {   /* perf names no file for those */
 		sb_add(l, " (", 2);
 		sb_puts(l, f->dso ? sym_dso_path(f->dso) : "[unknown]");
 		sb_add(l, ")", 1);
@@ -249,6 +251,7 @@ static int script_sample(void *ctx, const struct rp_sample *s)
 	 * stack copy its user frames are unwound from. */
 	bool chain = (s->s->nr_callchain > 0 || s->s->stack_size > 0) && (sc->fields & F_IP);
 	struct strbuf *l = &sc->line;
+	unsigned frame_fields = tracepoint ? sc->tp_frame_fields : sc->fields;
 	put_header(sc, s, chain);
 	if ((sc->fields & F_PERIOD) && !tracepoint && has_period(s->attr)) {
 		sb_add_dec(l, (s64)sample_period(s), 10, ' ');
@@ -273,7 +276,7 @@ static int script_sample(void *ctx, const struct rp_sample *s)
 			sb_add(l, "\t", 1);
 			sb_add_hex(l, f->offset, 16);
 			sb_add(l, " ", 1);
-			put_frame_text(sc, f);
+			put_frame_text(sc, frame_fields, f);
 			if (sc->fields & F_SRCLINE)
 				put_srcline(sc, f);
 			sb_puts(l, "\n");
@@ -282,7 +285,7 @@ static int script_sample(void *ctx, const struct rp_sample *s)
 		sb_add(l, " ", 1);
 		sb_add_hex(l, s->frames[0].ip, 16);
 		sb_add(l, " ", 1);
-		put_frame_text(sc, &s->frames[0]);
+		put_frame_text(sc, frame_fields, &s->frames[0]);
 		if (sc->fields & F_SRCLINE)
 			put_srcline(sc, &s->frames[0]);
 	}
@@ -301,8 +304,8 @@ static int script_finish(void *ctx)
 	return 0;
 }
 
-/* -1 to go on, or the exit status to stop with. */
-static int parse_args(struct rp_opts *o, unsigned *fields, int argc, char **argv)
+/* -1 to go on, or the exit status to stop with; *given says -F was. */
+static int parse_args(struct rp_opts *o, unsigned *fields, bool *given, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		RP_FILTER_LONGOPTS,
@@ -323,6 +326,7 @@ static int parse_args(struct rp_opts *o, unsigned *fields, int argc, char **argv
 		case 'F':
 			if (parse_fields(optarg, fields) < 0)
 				goto bad;
+			*given = true;
 			break;
 		case 'B':
 			*fields |= F_BLKPARSE;
@@ -358,7 +362,8 @@ int cmd_script(int argc, char **argv)
 	rp_opts_init(&o);
 	o.leaf_fix = false;        /* chains as recorded, as perf script prints */
 	struct script sc = { .fields = DEFAULT_FIELDS, .out = stdout };
-	int rc = parse_args(&o, &sc.fields, argc, argv);
+	bool fields_given = false;
+	int rc = parse_args(&o, &sc.fields, &fields_given, argc, argv);
 	if (rc >= 0) {
 		rp_opts_free(&o);
 		return rc;
@@ -383,6 +388,12 @@ int cmd_script(int argc, char **argv)
 	}
 	sc.reader = rp_reader(rp);
 	sc.rp = rp;
+	/* perf script's default layout names a tracepoint's frames without
+	 * offset and file when it reads a stream (it learns the events only
+	 * as their attrs arrive, after it set the tracepoint defaults). */
+	sc.tp_frame_fields = sc.fields;
+	if (!fields_given && pd_reader_is_pipe(sc.reader))
+		sc.tp_frame_fields &= ~(F_SYMOFF | F_DSO);
 	rp_set_callchains(rp, rp_has_callchains(rp));
 	load_trace(&sc);
 	struct rp_sink sink = { .ctx = &sc, .sample = script_sample, .finish = script_finish };

@@ -8,6 +8,9 @@
                       outputs: the same samples, field by field
   design FILE SPEC TOL  report percentages against a design,
                       SPEC = "leaf_a=50,leaf_b=30"
+  sections A B TOL    two reports of several events (perf report
+                      --no-group): the same events, each with the same
+                      sample and event counts and its rows within TOL
 Prints one line saying what differs and exits 1 on a difference.
 """
 import re
@@ -95,12 +98,59 @@ def compare_design(path, spec, tol):
     return bad
 
 
+SECTION = re.compile(r"^# Samples: (\S+)\s+of events? '(.*)'")
+EVENT_COUNT = re.compile(r"^# Event count \(approx\.\): (\d+)")
+
+
+def report_sections(path):
+    """{event: [samples, event count, {symbol: percent}]} in file order."""
+    out, cur = {}, None
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = SECTION.match(line)
+            if m:
+                cur = out.setdefault(m.group(2), [m.group(1), None, {}])
+                continue
+            m = EVENT_COUNT.match(line)
+            if m and cur:
+                cur[1] = int(m.group(1))
+                continue
+            m = ROW.match(line)
+            if m and cur:
+                cur[2][m.group(3)] = cur[2].get(m.group(3), 0.0) + float(m.group(1))
+    return out
+
+
+def compare_sections(a, b, tol):
+    sa, sb = report_sections(a), report_sections(b)
+    if list(sa) != list(sb) or not sa:
+        print(f"events differ: {list(sa)} in {a}, {list(sb)} in {b}")
+        return 1
+    for ev in sa:
+        (na, ca, ra), (nb, cb, rb) = sa[ev], sb[ev]
+        if (na, ca) != (nb, cb):
+            print(f"{ev}: {na} samples, count {ca} vs {nb} samples, count {cb}")
+            return 1
+        if set(ra) != set(rb) or not ra:
+            print(f"{ev}: symbols differ: {sorted(set(ra) ^ set(rb))[:5]}")
+            return 1
+        worst = max(ra, key=lambda k: abs(ra[k] - rb[k]))
+        if abs(ra[worst] - rb[worst]) > tol:
+            print(f"{ev}: {worst}: {ra[worst]:.2f}% vs {rb[worst]:.2f}% (tolerance {tol})")
+            return 1
+    desc = ", ".join(f"{ev} {sa[ev][0]} samples / {sa[ev][1]}" for ev in sa)
+    print(f"{len(sa)} events agree: {desc}")
+    return 0
+
+
 def main():
     cmd = sys.argv[1]
     if cmd == "report":
         return compare_report(sys.argv[2], sys.argv[3], float(sys.argv[4]))
     if cmd == "script":
         return compare_script(sys.argv[2], sys.argv[3])
+    if cmd == "sections":
+        return compare_sections(sys.argv[2], sys.argv[3], float(sys.argv[4]))
     if cmd == "design":
         return compare_design(sys.argv[2], sys.argv[3], float(sys.argv[4]))
     print("unknown command")

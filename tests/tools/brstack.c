@@ -5,9 +5,10 @@
  *
  *   brstack lbr IN OUT   as perf record --call-graph lbr writes them:
  *                        branch_sample_type USER|CALL_STACK|HW_INDEX, the
- *                        callchain cut to its kernel part and the sampled
+ *                        callchain cut to its kernel part and the user
  *                        ip, the callers only in the branch stack (entry 0:
- *                        to = the ip; entry i: from = the i+1-th frame)
+ *                        to = the user ip; entry i: from = the i+1-th user
+ *                        frame; a lone user frame is its own caller)
  *   brstack any IN OUT   as perf record -b writes them: ANY|USER without
  *                        HW_INDEX, the callchain kept, entry i a call from
  *                        frame i+1 to frame i
@@ -59,13 +60,15 @@ static u64 entry_flags(u64 i)
 	return f;
 }
 
-/* The branch stack after the callchain and raw data of the new record. */
+/* The branch stack after the callchain and raw data of the new record:
+ * none for a sample with no user frames (a kernel thread's), as the LBR
+ * filtered to user branches would have. */
 static void put_branches(struct conv *c, u8 **p, const u64 *user, size_t nuser)
 {
-	u64 nr = nuser > 1 ? nuser - 1 : 1;
+	u64 nr = nuser > 1 ? nuser - 1 : nuser;
 	put(p, nr);
 	if (c->lbr)
-		put(p, (nr - 1) & 31);                 /* hw_idx */
+		put(p, (nr + 31) & 31);                /* hw_idx: that of the newest */
 	for (u64 i = 0; i < nr; i++) {
 		u64 from = nuser > 1 ? user[i + 1] : user[0];
 		put(p, from);
@@ -81,19 +84,16 @@ static size_t convert_sample(struct conv *c, const struct pd_event *ev)
 	const struct pd_sample *s = &ev->s;
 	u64 user[MAX_FRAMES], marker;
 	size_t nuser = user_frames(s, user, &marker);
-	if (!nuser)
-		user[nuser++] = s->ip;
 	u8 *out = (u8 *)c->rec, *p = out;
 	memcpy(p, rec, s->chain_off);
 	p += s->chain_off;
-	if (c->lbr && s->nr_callchain) {
-		/* The kernel part, then PERF_CONTEXT_USER and the ip alone. */
-		u64 keep = marker < s->nr_callchain ? marker : s->nr_callchain;
-		put(&p, keep + 2);
-		for (u64 i = 0; i < keep; i++)
+	if (c->lbr && nuser) {
+		/* The kernel part, then PERF_CONTEXT_USER and the user ip alone. */
+		put(&p, marker + 2);
+		for (u64 i = 0; i < marker; i++)
 			put(&p, s->callchain[i]);
 		put(&p, PERF_CONTEXT_USER);
-		put(&p, s->ip);
+		put(&p, user[0]);
 	} else {
 		memcpy(p, rec + s->chain_off, s->chain_end - s->chain_off);
 		p += s->chain_end - s->chain_off;
@@ -145,6 +145,9 @@ static void copy_features(struct pd_reader *r, struct pd_writer *w)
 		pd_writer_feat_raw(w, f, body, len);
 	}
 	pd_writer_feat_event_desc(w);
+	/* perf record marks a file whose samples have branch stacks; the
+	 * section has no body. */
+	pd_writer_feat_raw(w, PD_FEAT_BRANCH_STACK, "", 0);
 }
 
 static int convert(struct pd_reader *r, struct pd_writer *w, bool lbr)

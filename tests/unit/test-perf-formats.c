@@ -336,7 +336,8 @@ static void put_feature_record(struct buf *b, u64 feat, const void *body, size_t
 	size_t at = b->n;
 	b->n += 8;
 	put64(b, feat);
-	put_bytes(b, body, len);
+	if (len)
+		put_bytes(b, body, len);
 	while (b->n % 8)
 		b->p[b->n++] = 0;
 	put_header(b, PD_RECORD_HEADER_FEATURE, 0, at);
@@ -354,7 +355,7 @@ static void write_buf(const char *path, const struct buf *b)
 }
 
 /* The stream: pipe header, HEADER_FEATURE (HOSTNAME, then one past what
- * we know), HEADER_ATTR with a larger attr, HEADER_EVENT_TYPE, samples. */
+ * we know, then the end mark), HEADER_ATTR with a larger attr, HEADER_EVENT_TYPE, samples. */
 static void write_newer_stream(const char *path)
 {
 	static struct buf b;
@@ -364,6 +365,9 @@ static void write_newer_stream(const char *path)
 	put_feature_record(&b, PD_FEAT_HOSTNAME, hostname_body, sizeof(hostname_body));
 	const u8 newer[24] = { 1, 2, 3 };
 	put_feature_record(&b, NEW_FEAT, newer, sizeof(newer));
+	/* perf's end-of-features mark: no body, the writer's feature count
+	 * as its id (32 from perf 6.1): not a feature. */
+	put_feature_record(&b, NEW_FEAT + 1, NULL, 0);
 	size_t at = b.n;
 	b.n += 8;
 	put_attr(&b, BIG_ATTR);
