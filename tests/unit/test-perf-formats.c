@@ -354,8 +354,28 @@ static void write_buf(const char *path, const struct buf *b)
 		fclose(f);
 }
 
+/* A HEADER_BUILD_ID record of a 16-byte id (its size at byte 20 of the
+ * id field, flagged by misc bit 15), as a stream ends with. */
+static void put_build_id_record(struct buf *b)
+{
+	size_t at = b->n;
+	b->n += 8;
+	u8 id[24] = { 0 };
+	for (int i = 0; i < 16; i++)
+		id[i] = (u8)(0xa0 + i);
+	id[20] = 16;
+	u32 pid = 900;
+	put_bytes(b, &pid, 4);
+	put_bytes(b, id, sizeof(id));
+	put_bytes(b, "/usr/bin/newer", 15);
+	while (b->n % 8)
+		b->p[b->n++] = 0;
+	put_header(b, PD_RECORD_HEADER_BUILD_ID, PERF_RECORD_MISC_USER | (1 << 15), at);
+}
+
 /* The stream: pipe header, HEADER_FEATURE (HOSTNAME, then one past what
- * we know, then the end mark), HEADER_ATTR with a larger attr, HEADER_EVENT_TYPE, samples. */
+ * we know, then the end mark), HEADER_ATTR with a larger attr,
+ * HEADER_EVENT_TYPE, samples, HEADER_BUILD_ID. */
 static void write_newer_stream(const char *path)
 {
 	static struct buf b;
@@ -380,6 +400,7 @@ static void write_newer_stream(const char *path)
 		put64(&b, 0x6576656e74000000ULL);   /* a name, perf's 64 bytes */
 	put_header(&b, PD_RECORD_HEADER_EVENT_TYPE, 0, at);
 	put_newer_samples(&b);
+	put_build_id_record(&b);
 	write_buf(path, &b);
 }
 
@@ -441,6 +462,12 @@ static void check_newer(const char *path, const char *what)
 	      pd_reader_attr(r, 0)->attr.sample_period == 100000, "%s: attr", what);
 	const char *host = pd_reader_string(r, PD_FEAT_HOSTNAME);
 	CHECK(host && !strcmp(host, "newer"), "%s: hostname '%s'", what, host ? host : "(none)");
+	if (pd_reader_is_pipe(r)) {
+		const struct pd_reader_build_id *bid = pd_reader_build_id(r, 0);
+		CHECK(pd_reader_nbuild_ids(r) == 1 && bid && bid->pid == 900 && bid->size == 16 &&
+		      bid->id[15] == 0xaf && bid->cpumode == PERF_RECORD_MISC_USER &&
+		      !strcmp(bid->filename, "/usr/bin/newer"), "%s: the build-id record", what);
+	}
 	const struct pd_reader_stats *st = pd_reader_stats(r);
 	CHECK(st->unknown_features == 1 && st->first_unknown_feature == NEW_FEAT,
 	      "%s: %u unknown features, first %d", what, st->unknown_features,
