@@ -363,6 +363,16 @@ const char *pd_reader_string(const struct pd_reader *r, int feat);
 /* Raw body of a feature section; NULL when absent. */
 const void *pd_reader_feature(const struct pd_reader *r, int feat, size_t *len);
 
+/* An event group (GROUP_DESC): attrs leader .. leader + nr_members - 1
+ * in the file's order (as read: check them against pd_reader_nattrs);
+ * name NULL for perf's unnamed groups. */
+struct pd_group {
+	char *name;
+	u32 leader, nr_members;
+};
+size_t pd_reader_ngroups(const struct pd_reader *r);
+const struct pd_group *pd_reader_group(const struct pd_reader *r, size_t i);
+
 struct pd_reader_build_id {
 	s32 pid;
 	u16 cpumode;

@@ -69,6 +69,7 @@ struct pd_reader {
 	VEC(u8 *) owned;       /* feature bodies copied from a stream */
 	char *strings[PD_FEAT_MAX];
 	VEC(struct pd_reader_build_id) build_ids;
+	VEC(struct pd_group) groups;
 
 	/* time ordering */
 	VEC(struct queued) queue;
@@ -748,6 +749,45 @@ static void parse_event_desc(struct pd_reader *r)
 	}
 }
 
+static void free_groups(struct pd_reader *r)
+{
+	for (size_t i = 0; i < r->groups.n; i++)
+		free(r->groups.v[i].name);
+	r->groups.n = 0;
+}
+
+/* GROUP_DESC: u32 nr, then per group a string (u32 length, the padded
+ * bytes), u32 leader index, u32 member count; "{anon_group}" is perf's
+ * no name.  (A stream's may come before its attrs: users check the
+ * indexes against pd_reader_nattrs.) */
+static void parse_groups(struct pd_reader *r)
+{
+	const struct feature *f = &r->feat[PD_FEAT_GROUP_DESC];
+	free_groups(r);
+	if (!f->data || f->len < 4)
+		return;
+	struct cursor c = { f->data, f->data + f->len };
+	const u8 *p;
+	take(&c, 4, &p);
+	u32 nr = get_u32(p);
+	for (u32 i = 0; i < nr; i++) {
+		u32 leader, members;
+		const u8 *name;
+		if (!take(&c, 4, &p))
+			return;
+		u32 len = get_u32(p);
+		if (!take(&c, len, &name) || !take_pair32(&c, &leader, &members))
+			return;
+		if (!members)
+			continue;
+		const char *str = pdd_string_in(name, name + len);
+		struct pd_group g = { NULL, leader, members };
+		if (str && strcmp(str, "{anon_group}"))
+			g.name = xstrdup(str);
+		VEC_PUSH(&r->groups, g);
+	}
+}
+
 static void parse_build_ids(struct pd_reader *r)
 {
 	const struct feature *f = &r->feat[PD_FEAT_BUILD_ID];
@@ -780,6 +820,9 @@ static void parse_feature(struct pd_reader *r, int feat)
 		break;
 	case PD_FEAT_BUILD_ID:
 		parse_build_ids(r);
+		break;
+	case PD_FEAT_GROUP_DESC:
+		parse_groups(r);
 		break;
 	}
 }
@@ -969,6 +1012,8 @@ void pd_reader_close(struct pd_reader *r)
 	for (size_t i = 0; i < r->build_ids.n; i++)
 		free((char *)r->build_ids.v[i].filename);
 	VEC_FREE(&r->build_ids);
+	free_groups(r);
+	VEC_FREE(&r->groups);
 	VEC_FREE(&r->queue);
 	VEC_FREE(&r->merge_tmp);
 	VEC_FREE(&r->scratch);
@@ -1016,6 +1061,16 @@ size_t pd_reader_nbuild_ids(const struct pd_reader *r)
 const struct pd_reader_build_id *pd_reader_build_id(const struct pd_reader *r, size_t i)
 {
 	return i < r->build_ids.n ? &r->build_ids.v[i] : NULL;
+}
+
+size_t pd_reader_ngroups(const struct pd_reader *r)
+{
+	return r->groups.n;
+}
+
+const struct pd_group *pd_reader_group(const struct pd_reader *r, size_t i)
+{
+	return i < r->groups.n ? &r->groups.v[i] : NULL;
 }
 
 const struct pd_reader_stats *pd_reader_stats(const struct pd_reader *r)

@@ -27,6 +27,9 @@ static const char usage_text[] =
 	"  -g, --call-graph[=caller|callee|none]  print call trees under each entry\n"
 	"  -G                     -g caller\n"
 	"      --percent-limit P  hide entries under P percent\n"
+	"      --group            an event group in one table, a column per member\n"
+	"                         (the default, as in perf, for files with groups)\n"
+	"      --no-group         a section per event, group members too\n"
 	"      --stdio            text output (the only kind; accepted for perf users)\n"
 	"      --comm LIST, --pid LIST, --tid LIST, --cpu LIST\n"
 	"                         only samples of these\n"
@@ -36,7 +39,8 @@ static const char usage_text[] =
 	"                         libdw (default) or libunwind\n"
 	"      --no-leaf-fix      keep -g chains as recorded (no frameless-leaf repair)\n";
 
-enum { OPT_CHILDREN = 0x2000, OPT_NO_CHILDREN, OPT_PERCENT_LIMIT, OPT_STDIO };
+enum { OPT_CHILDREN = 0x2000, OPT_NO_CHILDREN, OPT_PERCENT_LIMIT, OPT_STDIO, OPT_GROUP,
+       OPT_NO_GROUP };
 
 struct report_args {
 	struct rp_opts rp;
@@ -79,6 +83,8 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 		{ "call-graph", optional_argument, NULL, 'g' },
 		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
 		{ "stdio", no_argument, NULL, OPT_STDIO },
+		{ "group", no_argument, NULL, OPT_GROUP },
+		{ "no-group", no_argument, NULL, OPT_NO_GROUP },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -118,6 +124,10 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 				goto bad;
 			break;
 		case OPT_STDIO:
+			break;
+		case OPT_GROUP:
+		case OPT_NO_GROUP:
+			a->hist.no_group = opt == OPT_NO_GROUP;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);

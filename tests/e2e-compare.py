@@ -11,6 +11,9 @@
   sections A B TOL    two reports of several events (perf report
                       --no-group): the same events, each with the same
                       sample and event counts and its rows within TOL
+  group A B TOL       two reports of an event group (perf report's
+                      default --group view): the same header lines, each
+                      row's member percentages within TOL
 Prints one line saying what differs and exits 1 on a difference.
 """
 import re
@@ -143,12 +146,56 @@ def compare_sections(a, b, tol):
     return 0
 
 
+GROUP_ROW = re.compile(r"^\s+((?:[\d.]+%\s+)+)\[(.)\]\s(.*?)\s*$")
+
+
+def group_report(path):
+    """(header lines, {symbol: [percent per column]})"""
+    heads, rows = [], {}
+    with open(path, errors="replace") as f:
+        for line in f:
+            if line.startswith("# Samples:") or line.startswith("# Event count"):
+                heads.append(line.strip())
+                continue
+            m = GROUP_ROW.match(line)
+            if m:
+                vals = [float(v) for v in re.findall(r"([\d.]+)%", m.group(1))]
+                old = rows.get(m.group(3), [0.0] * len(vals))
+                rows[m.group(3)] = [x + y for x, y in zip(old, vals)]
+    return heads, rows
+
+
+def compare_group(a, b, tol):
+    (ha, ra), (hb, rb) = group_report(a), group_report(b)
+    if ha != hb or not ha:
+        print(f"headers differ: {ha} in {a}, {hb} in {b}")
+        return 1
+    if set(ra) != set(rb) or not ra:
+        print(f"symbols differ: {sorted(set(ra) ^ set(rb))[:5]}")
+        return 1
+    worst, diff = None, 0.0
+    for k in ra:
+        if len(ra[k]) != len(rb[k]):
+            print(f"{k}: {len(ra[k])} columns vs {len(rb[k])}")
+            return 1
+        d = max(abs(x - y) for x, y in zip(ra[k], rb[k]))
+        if worst is None or d > diff:
+            worst, diff = k, d
+    if diff > tol:
+        print(f"{worst}: {ra[worst]} vs {rb[worst]} (tolerance {tol})")
+        return 1
+    print(f"{ha[0][2:]}; {len(ra)} rows agree, largest difference {diff:.2f} points ({worst})")
+    return 0
+
+
 def main():
     cmd = sys.argv[1]
     if cmd == "report":
         return compare_report(sys.argv[2], sys.argv[3], float(sys.argv[4]))
     if cmd == "script":
         return compare_script(sys.argv[2], sys.argv[3])
+    if cmd == "group":
+        return compare_group(sys.argv[2], sys.argv[3], float(sys.argv[4]))
     if cmd == "sections":
         return compare_sections(sys.argv[2], sys.argv[3], float(sys.argv[4]))
     if cmd == "design":
