@@ -335,6 +335,24 @@ static bool decode_sideband(struct pd_event *ev, const u8 *rec, size_t size)
 	}
 }
 
+/* ---- branch entries -------------------------------------------------------- */
+
+const char *pd_branch_type_name(u64 flags)
+{
+	static const char *const names[] = {
+		"", "COND", "UNCOND", "IND", "CALL", "IND_CALL", "RET", "SYSCALL",
+		"SYSRET", "COND_CALL", "COND_RET", "ERET", "IRQ", "SERROR", "NO_TX",
+	};
+	static const char *const extended[] = {
+		"FAULT_ALGN", "FAULT_DATA", "FAULT_INST", "ARCH_1", "ARCH_2", "ARCH_3",
+		"ARCH_4", "ARCH_5",
+	};
+	u64 type = PD_BRANCH_TYPE(flags), new_type = PD_BRANCH_NEW_TYPE(flags);
+	if (type < ARRAY_SIZE(names))
+		return names[type];
+	return new_type < ARRAY_SIZE(extended) ? extended[new_type] : "";
+}
+
 /* ---- one record ------------------------------------------------------------ */
 
 int pd_decode(const struct pd_attr *a, const void *rec, struct pd_event *ev)

@@ -289,6 +289,12 @@ struct pd_sample {
 #define PD_BRANCH_ABORT(f)     (((f) >> 3) & 1)
 #define PD_BRANCH_CYCLES(f)    (((f) >> 4) & 0xffff)
 #define PD_BRANCH_TYPE(f)      (((f) >> 20) & 0xf)
+#define PD_BRANCH_NEW_TYPE(f)  (((f) >> 26) & 0xf)   /* behind type EXTEND_ABI */
+
+/* A branch's type as perf names it (perf_event.h's perf_branch_type, and
+ * perf_branch_type_new behind EXTEND_ABI); "" when unknown, as perf 6.1
+ * prints it. */
+const char *pd_branch_type_name(u64 flags);
 
 /* Newer kernels' branch_sample_type bit: a u64 of event counts follows
  * the entries, one per entry (not in this machine's perf_event.h). */

@@ -886,18 +886,7 @@ static void put_key(const struct hist *h, struct strbuf *sb, const struct entry 
 		sb_puts(sb, line_name(h, e));
 		break;
 	case HK_SYM:
-		sb_add(sb, e->k.kernel ? "[k] " : "[.] ", 4);
-		if (e->k.sym) {
-			sb_puts(sb, e->k.sym->name);
-		} else {
-			/* As printf's %#.16llx, which perf uses: no 0x on zero. */
-			if (e->k.addr)
-				sb_add(sb, "0x", 2);
-			size_t at = sb->len;
-			sb_add_hex(sb, e->k.addr, 16);
-			for (size_t i = at; i < sb->len && sb->s[i] == ' '; i++)
-				sb->s[i] = '0';
-		}
+		rp_put_sym_column(sb, e->k.sym, e->k.addr, e->k.kernel);
 		break;
 	default:
 		break;
@@ -1097,29 +1086,6 @@ static void print_tree(const struct hist *h, FILE *out, int first, u64 parent,
 		fprintf(out, "%s\n", indent->s);
 }
 
-/* A sample count as perf prints it: "501 ", "1K", "2M" (the unit, or a
- * space, right after the number). */
-static void sample_count(char *buf, size_t cap, u64 n)
-{
-	char unit = ' ';
-	for (const char *u = "KMG"; *u && n > 1000; u++) {
-		n /= 1000;
-		unit = *u;
-	}
-	snprintf(buf, cap, "%llu%c", (unsigned long long)n, unit);
-}
-
-/* events: "of events" for a group's leader even shown alone, as perf. */
-static void print_header(FILE *out, u64 samples, u64 total, const char *event, bool events,
-			 const struct rp_summary *sum)
-{
-	char count[32];
-	sample_count(count, sizeof(count), samples);
-	fprintf(out, "#\n# Total Lost Samples: %llu\n#\n", (unsigned long long)sum->lost);
-	fprintf(out, "# Samples: %s of event%s '%s'\n", count, events ? "s" : "", event);
-	fprintf(out, "# Event count (approx.): %llu\n#\n", (unsigned long long)total);
-}
-
 /* The entries of rows worth a line, sorted: pct of the first value at
  * least --percent-limit, some value not zero.  vals holds nvals values
  * per entry (a group's members; one otherwise); returns the count. */
@@ -1215,7 +1181,7 @@ static void put_pct(struct strbuf *line, u64 part, u64 total)
 static void print_table(struct hist *h, FILE *out, struct table *t, const char *event,
 			bool events, const struct rp_summary *sum)
 {
-	print_header(out, t->samples, t->total, event, events, sum);
+	rp_report_header(out, t->samples, t->total, event, events, sum->lost);
 	size_t n = t->entries.n;
 	const struct entry **rows = xmalloc((n ? n : 1) * sizeof(*rows));
 	u64 *vals = xmalloc((n ? n : 1) * sizeof(*vals));
@@ -1359,7 +1325,7 @@ static void print_group(struct hist *h, FILE *out, const struct pd_group *g,
 	}
 	struct strbuf name = {0};
 	group_name(h, g, &name);
-	print_header(out, samples, total, name.s, true, sum);
+	rp_report_header(out, samples, total, name.s, true, sum->lost);
 	sb_free(&name);
 	const struct entry **rows = xmalloc((v.nrows ? v.nrows : 1) * sizeof(*rows));
 	u64 *vals = xcalloc((v.nrows ? v.nrows : 1) * (size_t)nm, sizeof(u64));

@@ -152,3 +152,25 @@ void rp_warn_summary(const char *cmd, const struct rp_summary *sum, const char *
 	if (sum->input_error)
 		cmd_error(cmd, "%s: %s (the output covers what came before)", input, sum->error);
 }
+
+/* A count as perf prints it: "501 ", "1K", "2M" (the unit, or a space,
+ * right after the number). */
+static void sample_count(char *buf, size_t cap, u64 n)
+{
+	char unit = ' ';
+	for (const char *u = "KMG"; *u && n > 1000; u++) {
+		n /= 1000;
+		unit = *u;
+	}
+	snprintf(buf, cap, "%llu%c", (unsigned long long)n, unit);
+}
+
+void rp_report_header(FILE *out, u64 samples, u64 total, const char *event, bool events,
+		      u64 lost)
+{
+	char count[32];
+	sample_count(count, sizeof(count), samples);
+	fprintf(out, "#\n# Total Lost Samples: %llu\n#\n", (unsigned long long)lost);
+	fprintf(out, "# Samples: %s of event%s '%s'\n", count, events ? "s" : "", event);
+	fprintf(out, "# Event count (approx.): %llu\n#\n", (unsigned long long)total);
+}

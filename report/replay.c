@@ -33,6 +33,7 @@ struct replay {
 	struct unw_frame raw[RP_MAX_FRAMES];
 	struct rp_frame frames[RP_MAX_FRAMES];
 	struct rp_frame expanded[RP_MAX_FRAMES];   /* with inline frames */
+	struct rp_frame branches[RP_MAX_FRAMES];   /* branch from/to pairs */
 	struct rp_summary summary;
 	struct u64map read_last;   /* PERF_SAMPLE_READ: kernel id -> last value */
 };
@@ -399,6 +400,24 @@ static int deliver_read_values(struct replay *rp, const struct rp_sample *s, str
 	return 0;
 }
 
+/* Each branch entry's source and target as frames (at most
+ * RP_MAX_FRAMES / 2 entries: the LBR holds 32).  An address in the upper
+ * half is the kernel's, whatever mode the sample was taken in. */
+static int branch_frames(struct replay *rp, const struct pd_sample *s, struct rp_thread *t)
+{
+	int n = 0;
+	for (u64 i = 0; i < s->nr_branches && n + 2 <= RP_MAX_FRAMES; i++) {
+		for (int k = 0; k < 2; k++) {
+			struct rp_frame *f = &rp->branches[n++];
+			memset(f, 0, sizeof(*f));
+			f->ip = s->branches[3 * i + (u64)k];
+			f->kernel = (s64)f->ip < 0;
+			resolve_frame(rp, t, f);
+		}
+	}
+	return n / 2;
+}
+
 static int on_sample(struct replay *rp, const struct pd_event *ev, struct rp_sink *sink)
 {
 	struct rp_thread *t = thread_get(rp, ev->s.pid, ev->s.tid);
@@ -444,6 +463,8 @@ static int on_sample(struct replay *rp, const struct pd_event *ev, struct rp_sin
 	struct rp_sample s = {
 		.ev = ev, .s = &ev->s, .attr = ev->attr, .thread = t,
 		.frames = frames, .nframes = n, .chain_dropped = dropped,
+		.branches = rp->branches,
+		.nbranches = rp->opts.branches ? branch_frames(rp, &ev->s, t) : 0,
 	};
 	if (!sink->sample)
 		return 0;
@@ -602,6 +623,11 @@ bool rp_has_callchains(struct replay *rp)
 	return false;
 }
 
+void rp_set_branches(struct replay *rp, bool on)
+{
+	rp->opts.branches = on;
+}
+
 void rp_set_callchains(struct replay *rp, bool on)
 {
 	rp->opts.callchains = on;
@@ -644,4 +670,20 @@ void rp_close(struct replay *rp)
 const char *rp_frame_dso(const struct rp_frame *f)
 {
 	return f->dso ? sym_dso_short(f->dso) : "[unknown]";
+}
+
+void rp_put_sym_column(struct strbuf *sb, const struct sym *sym, u64 addr, bool kernel)
+{
+	sb_add(sb, kernel ? "[k] " : "[.] ", 4);
+	if (sym) {
+		sb_puts(sb, sym->name);
+		return;
+	}
+	/* As printf's %#.16llx: no 0x on zero. */
+	if (addr)
+		sb_add(sb, "0x", 2);
+	size_t at = sb->len;
+	sb_add_hex(sb, addr, 16);
+	for (size_t i = at; i < sb->len && sb->s[i] == ' '; i++)
+		sb->s[i] = '0';
 }

@@ -185,25 +185,6 @@ static void put_header(struct script *sc, const struct rp_sample *s, bool chain)
 	}
 }
 
-/* A branch's type as perf names it (perf_event.h's perf_branch_type,
- * and perf_branch_type_new behind EXTEND_ABI); empty when unknown, as in
- * perf 6.1. */
-static const char *branch_type_name(u64 flags)
-{
-	static const char *const names[] = {
-		"", "COND", "UNCOND", "IND", "CALL", "IND_CALL", "RET", "SYSCALL",
-		"SYSRET", "COND_CALL", "COND_RET", "ERET", "IRQ", "SERROR", "NO_TX",
-	};
-	static const char *const extended[] = {
-		"FAULT_ALGN", "FAULT_DATA", "FAULT_INST", "ARCH_1", "ARCH_2", "ARCH_3",
-		"ARCH_4", "ARCH_5",
-	};
-	u64 type = PD_BRANCH_TYPE(flags), new_type = (flags >> 26) & 0xf;
-	if (type < ARRAY_SIZE(names))
-		return names[type];
-	return new_type < ARRAY_SIZE(extended) ? extended[new_type] : "";
-}
-
 /* " 0xFROM/0xTO/P/-/-/CYCLES/TYPE " per branch, newest first, as perf
  * script -F brstack prints them (M mispredicted, P predicted, X in a
  * transaction, A an aborted one). */
@@ -222,7 +203,7 @@ static void put_brstack(struct strbuf *l, const struct pd_sample *s)
 		sb_add(l, flags, 7);
 		sb_add_dec(l, (s64)PD_BRANCH_CYCLES(f), 0, ' ');
 		sb_add(l, "/", 1);
-		sb_puts(l, branch_type_name(f));
+		sb_puts(l, pd_branch_type_name(f));
 		sb_add(l, " ", 1);
 	}
 }

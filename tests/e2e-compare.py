@@ -11,6 +11,9 @@
   sections A B TOL    two reports of several events (perf report
                       --no-group): the same events, each with the same
                       sample and event counts and its rows within TOL
+  branches A B TOL    two reports by branch (perf report's default for a
+                      file with branch stacks): the same header lines and
+                      branch statistics, each source -> target row within TOL
   group A B TOL       two reports of an event group (perf report's
                       default --group view): the same header lines, each
                       row's member percentages within TOL
@@ -165,13 +168,16 @@ def group_report(path):
     return heads, rows
 
 
-def compare_group(a, b, tol):
-    (ha, ra), (hb, rb) = group_report(a), group_report(b)
+def compare_columns(a, b, tol, parse, what):
+    """Reports parsed by parse into (header lines, {row: [percents]}):
+    the same header lines, the same rows, each percent within tol."""
+    (ha, ra), (hb, rb) = parse(a), parse(b)
     if ha != hb or not ha:
         print(f"headers differ: {ha} in {a}, {hb} in {b}")
         return 1
     if set(ra) != set(rb) or not ra:
-        print(f"symbols differ: {sorted(set(ra) ^ set(rb))[:5]}")
+        print(f"rows differ: only in {a}: {sorted(set(ra) - set(rb))[:3]} "
+              f"only in {b}: {sorted(set(rb) - set(ra))[:3]}")
         return 1
     worst, diff = None, 0.0
     for k in ra:
@@ -184,8 +190,29 @@ def compare_group(a, b, tol):
     if diff > tol:
         print(f"{worst}: {ra[worst]} vs {rb[worst]} (tolerance {tol})")
         return 1
-    print(f"{ha[0][2:]}; {len(ra)} rows agree, largest difference {diff:.2f} points ({worst})")
+    print(f"{ha[0][2:]}; {len(ra)} {what} agree, largest difference {diff:.2f} points")
     return 0
+
+
+BRANCH_ROW = re.compile(r"^\s+([\d.]+)%\s+(.*?)\s*$")
+STAT_LINE = re.compile(r"^\s*[A-Z_0-9]+:\s+[\d.]+%$")
+
+
+def branch_report(path):
+    """(header and statistics lines, {row keys: [percent]})"""
+    heads, rows = [], {}
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("# Samples:") or line.startswith("# Event count") or \
+                    STAT_LINE.match(line):
+                heads.append(" ".join(line.split()))
+                continue
+            m = BRANCH_ROW.match(line)
+            if m:
+                key = " ".join(m.group(2).split())
+                rows[key] = [rows.get(key, [0.0])[0] + float(m.group(1))]
+    return heads, rows
 
 
 def main():
@@ -194,8 +221,12 @@ def main():
         return compare_report(sys.argv[2], sys.argv[3], float(sys.argv[4]))
     if cmd == "script":
         return compare_script(sys.argv[2], sys.argv[3])
+    if cmd == "branches":
+        return compare_columns(sys.argv[2], sys.argv[3], float(sys.argv[4]), branch_report,
+                               "branch rows (and statistics lines)")
     if cmd == "group":
-        return compare_group(sys.argv[2], sys.argv[3], float(sys.argv[4]))
+        return compare_columns(sys.argv[2], sys.argv[3], float(sys.argv[4]), group_report,
+                               "rows")
     if cmd == "sections":
         return compare_sections(sys.argv[2], sys.argv[3], float(sys.argv[4]))
     if cmd == "design":

@@ -115,8 +115,8 @@ else
 fi
 
 # Branch stacks, built from a frame-pointer recording of the known-ratio
-# workload.  perf report shows such files by branch by default; the
-# call-graph view (--no-branch-stack) is the one ember shows.
+# workload.  perf report shows such files by branch by default, and with
+# --no-branch-stack as usual, with call graphs (from the LBR for lbr).
 BRSTACK="$BUILD/tests/tools/brstack"
 perf record -q -o "$TMP/fp.data" -F 999 -g -- "$WORKLOADS/ratio" 1 >/dev/null 2>&1
 for kind in lbr any; do
@@ -127,7 +127,8 @@ for kind in lbr any; do
 	# (-g callee: in the caller order --children picks, perf 6.1 looks
 	# up an LBR chain's kernel frames as user addresses, and names none.)
 	for mode in --no-children --children; do
-		"$EMBER" report -i "$TMP/$kind.data" --stdio $mode --sort sym >"$TMP/$kind.ember" 2>&1
+		"$EMBER" report -i "$TMP/$kind.data" --stdio $mode --sort sym --no-branch-stack \
+			>"$TMP/$kind.ember" 2>&1
 		perf report -i "$TMP/$kind.data" --stdio $mode --sort sym --no-branch-stack -g callee \
 			>"$TMP/$kind.perf" 2>/dev/null
 		if why=$($CMP report "$TMP/$kind.ember" "$TMP/$kind.perf" 0.2); then
@@ -137,8 +138,15 @@ for kind in lbr any; do
 		fi
 	done
 	script_agrees "perf-branch-$kind" "$TMP/$kind.data" comm,tid,time,ip,sym,weight,brstack
+	"$EMBER" report -i "$TMP/$kind.data" --stdio >"$TMP/$kind.bember" 2>&1
+	perf report -i "$TMP/$kind.data" --stdio >"$TMP/$kind.bperf" 2>/dev/null
+	if why=$($CMP branches "$TMP/$kind.bember" "$TMP/$kind.bperf" 0.01); then
+		pass "perf-branch-$kind: report by branch, perf's default ($why)"
+	else
+		fail "perf-branch-$kind: report by branch, perf's default" "$why"
+	fi
 done
 # The LBR file's chains hold the sampled ip alone: the callers come only
 # from the branch stack, so main and work hold every sample only when it is
 # used (the leaves' shares vary with the machine's load: not checked here).
-design_agrees perf-branch-lbr "$TMP/lbr.data" --children main=100,work=100
+design_agrees perf-branch-lbr "$TMP/lbr.data" "--children --no-branch-stack" main=100,work=100
