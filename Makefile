@@ -45,6 +45,9 @@ LIB_SRCS := $(wildcard $(addsuffix /*.c,$(MODULES)))
 LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/test-*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
+# Test programs that make inputs this machine cannot record (tests/tools).
+TOOL_SRCS := $(wildcard tests/tools/*.c)
+TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(TOOL_SRCS))
 WORKLOAD_SRCS := $(wildcard tests/workloads/*.c)
 WORKLOAD_BINS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(WORKLOAD_SRCS))
 
@@ -73,6 +76,10 @@ $(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/test.h $(BUILD)/libember.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libember.a $(LDLIBS_ALL)
 
+$(BUILD)/tests/tools/%: tests/tools/%.c $(BUILD)/libember.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libember.a $(LDLIBS_ALL)
+
 # Workloads are the ground truth of the end-to-end tests: built with frame
 # pointers and without inlining so their call structure is exactly the source's.
 WORKLOAD_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline \
@@ -82,9 +89,9 @@ $(BUILD)/workloads/%: tests/workloads/%.c
 	cc $(WORKLOAD_CFLAGS) -o $@ $< -lpthread -lm
 
 workloads: $(WORKLOAD_BINS)
-unit: $(UNIT_BINS)
+unit: $(UNIT_BINS) $(TOOL_BINS)
 
-check: $(EMBER_BIN) $(UNIT_BINS) $(WORKLOAD_BINS)
+check: $(EMBER_BIN) $(UNIT_BINS) $(TOOL_BINS) $(WORKLOAD_BINS)
 	@EMBER=$(abspath $(EMBER_BIN)) BUILD=$(abspath $(BUILD)) \
 	  WORKLOADS=$(abspath $(BUILD)/workloads) tests/run.sh
 

@@ -56,9 +56,8 @@ reached() {
 		  t += n; for (i = 2; i <= k; i++) if (f[i] ~ roots) { r += n; break } }
 		END { printf "%.1f", t ? 100 * r / t : 0 }'
 }
-samples_of() {
-	"$EMBER" report -i "$1" --stdio --no-children -gnone --sort comm 2>/dev/null |
-		awk '/^# Samples:/ { print $3; exit }'
+samples_of() {   # (report's header rounds to thousands, as perf's: "12K")
+	"$EMBER" collapse -i "$1" 2>/dev/null | awk '{ n += $NF } END { print n + 0 }'
 }
 lost_of() {
 	"$EMBER" report -i "$1" --stdio --no-children -gnone --sort comm 2>/dev/null |

@@ -32,19 +32,53 @@ void pd_attr_init(struct pd_attr *a, const struct perf_event_attr *attr)
 
 /* ---- samples ------------------------------------------------------------- */
 
-static bool skip_read_format(struct cursor *c, u64 fmt)
+/* PERF_SAMPLE_READ's counter values: one value, or a group's (nr, then a
+ * value per member), with the times, ids and lost counts read_format asks
+ * for.  A read_format bit newer than this ABI has a size we cannot know:
+ * the caller stops before it (see decode_sample_head). */
+static bool decode_read(struct cursor *c, u64 fmt, struct pd_sample *s)
 {
 	u64 nr = 1, v;
-	size_t per = 8 + ((fmt & PERF_FORMAT_ID) ? 8 : 0) + ((fmt & PERF_FORMAT_LOST) ? 8 : 0);
-	if ((fmt & PERF_FORMAT_GROUP) && !take_u64(c, &nr))
+	unsigned times = !!(fmt & PERF_FORMAT_TOTAL_TIME_ENABLED) +
+			 !!(fmt & PERF_FORMAT_TOTAL_TIME_RUNNING);
+	unsigned id = !!(fmt & PERF_FORMAT_ID), lost = !!(fmt & PERF_FORMAT_LOST);
+	const u8 *p;
+	if (fmt & PERF_FORMAT_GROUP) {
+		if (!take_u64(c, &nr))
+			return false;
+		for (unsigned i = 0; i < times; i++)
+			if (!take_u64(c, &v))
+				return false;
+		if (!take_array(c, nr, 8 * (1 + id + lost), &p))
+			return false;
+		s->read_stride = (u8)(1 + id + lost);
+		s->read_id_at = id ? 1 : 0;
+	} else {
+		if (!take(c, 8 * (1 + times + id + lost), &p))
+			return false;
+		s->read_stride = 0;
+		s->read_id_at = id ? (u8)(1 + times) : 0;
+	}
+	s->nr_read = nr;
+	s->read = (const u64 *)p;
+	return true;
+}
+
+/* Entries of from, to and flags, newest first, after the count and (with
+ * HW_INDEX) the hardware's index of the newest; newer kernels may add a
+ * counts word per entry after them. */
+static bool decode_branches(struct cursor *c, u64 bst, struct pd_sample *s)
+{
+	const u8 *p;
+	if (!take_u64(c, &s->nr_branches))
 		return false;
-	if ((fmt & PERF_FORMAT_TOTAL_TIME_ENABLED) && !take_u64(c, &v))
+	s->has_hw_idx = bst & PERF_SAMPLE_BRANCH_HW_INDEX;
+	if (s->has_hw_idx && !take_u64(c, &s->branch_hw_idx))
 		return false;
-	if ((fmt & PERF_FORMAT_TOTAL_TIME_RUNNING) && !take_u64(c, &v))
+	if (!take_array(c, s->nr_branches, 24, &p))
 		return false;
-	if (nr > (u64)(c->end - c->p) / per)
-		return false;
-	return take(c, nr * per, NULL);
+	s->branches = (const u64 *)p;
+	return !(bst & PD_SAMPLE_BRANCH_COUNTERS) || take_array(c, s->nr_branches, 8, NULL);
 }
 
 static bool decode_regs(struct cursor *c, int nregs, u64 *abi, const u64 **regs)
@@ -113,50 +147,56 @@ static u16 at(const struct cursor *c, const u8 *rec)
 	return (u16)(c->p - rec);
 }
 
+/* How far a sample's head decoded: HEAD_ONLY when the fields after its
+ * counter values cannot be found (a read_format newer than this ABI). */
+enum head { HEAD_BAD, HEAD_ONLY, HEAD_OK };
+
 /* The fields from IDENTIFIER to the user stack, marking where the
  * callchain and the user regs and stack lie (what the rewriter replaces). */
-static bool decode_sample_head(const struct pd_attr *pa, struct cursor *c, const u8 *rec,
-			       struct pd_sample *s)
+
+static enum head decode_sample_head(const struct pd_attr *pa, struct cursor *c, const u8 *rec,
+				    struct pd_sample *s)
 {
 	const struct perf_event_attr *a = &pa->attr;
-	u64 t = a->sample_type, v;
+	u64 t = a->sample_type;
 	const u8 *p;
 
 	if ((t & PERF_SAMPLE_IDENTIFIER) && !take_u64(c, &s->id))
-		return false;
+		return HEAD_BAD;
 	if ((t & PERF_SAMPLE_IP) && !take_u64(c, &s->ip))
-		return false;
+		return HEAD_BAD;
 	if (!take_id_fields(c, t, s, true))
-		return false;
+		return HEAD_BAD;
 	if ((t & PERF_SAMPLE_PERIOD) && !take_u64(c, &s->period))
-		return false;
-	if ((t & PERF_SAMPLE_READ) && !skip_read_format(c, a->read_format))
-		return false;
+		return HEAD_BAD;
+	if (t & PERF_SAMPLE_READ) {
+		if (a->read_format >= PERF_FORMAT_MAX) {
+			/* Where the rest lies is unknown (the reader notes it). */
+			s->chain_off = s->chain_end = s->user_off = s->user_end = at(c, rec);
+			return HEAD_ONLY;
+		}
+		if (!decode_read(c, a->read_format, s))
+			return HEAD_BAD;
+	}
 	s->chain_off = at(c, rec);
 	if (t & PERF_SAMPLE_CALLCHAIN) {
 		if (!take_u64(c, &s->nr_callchain) || !take_array(c, s->nr_callchain, 8, &p))
-			return false;
+			return HEAD_BAD;
 		s->callchain = (const u64 *)p;
 	}
 	s->chain_end = at(c, rec);
 	if ((t & PERF_SAMPLE_RAW) && !decode_raw(c, s))
-		return false;
-	if (t & PERF_SAMPLE_BRANCH_STACK) {
-		if (!take_u64(c, &s->nr_branches))
-			return false;
-		if ((a->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX) && !take_u64(c, &v))
-			return false;
-		if (!take_array(c, s->nr_branches, 24, NULL))
-			return false;
-	}
+		return HEAD_BAD;
+	if ((t & PERF_SAMPLE_BRANCH_STACK) && !decode_branches(c, a->branch_sample_type, s))
+		return HEAD_BAD;
 	s->user_off = at(c, rec);
 	if ((t & PERF_SAMPLE_REGS_USER) &&
 	    !decode_regs(c, pa->nr_user_regs, &s->user_abi, &s->user_regs))
-		return false;
+		return HEAD_BAD;
 	if ((t & PERF_SAMPLE_STACK_USER) && !decode_stack(c, s))
-		return false;
+		return HEAD_BAD;
 	s->user_end = at(c, rec);
-	return true;
+	return HEAD_OK;
 }
 
 /* Decodes the body of a SAMPLE record by its attr's sample_type. */
@@ -166,8 +206,9 @@ static bool decode_sample(const struct pd_attr *pa, const u8 *rec, size_t size,
 	u64 t = pa->attr.sample_type;
 	struct cursor c = { rec + 8, rec + size };
 
-	if (!decode_sample_head(pa, &c, rec, s))
-		return false;
+	enum head h = decode_sample_head(pa, &c, rec, s);
+	if (h != HEAD_OK)
+		return h == HEAD_ONLY;
 	if ((t & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) && !take_u64(&c, &s->weight))
 		return false;
 	if ((t & PERF_SAMPLE_DATA_SRC) && !take_u64(&c, &s->data_src))
@@ -181,6 +222,8 @@ static bool decode_sample(const struct pd_attr *pa, const u8 *rec, size_t size,
 			return false;
 	}
 	if ((t & PERF_SAMPLE_PHYS_ADDR) && !take_u64(&c, &s->phys_addr))
+		return false;
+	if ((t & PERF_SAMPLE_AUX) && (!take_u64(&c, &s->aux_size) || !take(&c, s->aux_size, NULL)))
 		return false;
 	if ((t & PERF_SAMPLE_CGROUP) && !take_u64(&c, &s->cgroup))
 		return false;
@@ -343,6 +386,24 @@ const char *pd_record_name(u32 type)
 	if (type >= PD_RECORD_HEADER_ATTR && type - PD_RECORD_HEADER_ATTR < ARRAY_SIZE(user))
 		return user[type - PD_RECORD_HEADER_ATTR];
 	return NULL;
+}
+
+/* ---- branch entries -------------------------------------------------------- */
+
+const char *pd_branch_type_name(u64 flags)
+{
+	static const char *const names[] = {
+		"", "COND", "UNCOND", "IND", "CALL", "IND_CALL", "RET", "SYSCALL",
+		"SYSRET", "COND_CALL", "COND_RET", "ERET", "IRQ", "SERROR", "NO_TX",
+	};
+	static const char *const extended[] = {
+		"FAULT_ALGN", "FAULT_DATA", "FAULT_INST", "ARCH_1", "ARCH_2", "ARCH_3",
+		"ARCH_4", "ARCH_5",
+	};
+	u64 type = PD_BRANCH_TYPE(flags), new_type = PD_BRANCH_NEW_TYPE(flags);
+	if (type < ARRAY_SIZE(names))
+		return names[type];
+	return new_type < ARRAY_SIZE(extended) ? extended[new_type] : "";
 }
 
 /* ---- one record ------------------------------------------------------------ */

@@ -43,6 +43,7 @@ enum pd_feature {
 	PD_FEAT_CLOCK_DATA = 29,
 	PD_FEAT_HYBRID_TOPOLOGY = 30,
 	PD_FEAT_PMU_CAPS = 31,
+	PD_FEAT_LAST_KNOWN = PD_FEAT_PMU_CAPS,  /* later ones are skipped */
 	PD_FEAT_MAX = 256,
 };
 
@@ -263,7 +264,18 @@ struct pd_sample {
 	const u64 *callchain;          /* PERF_CONTEXT_* markers included */
 	u32 raw_size;
 	const u8 *raw;
+	/* PERF_SAMPLE_READ: the counter values, as read_format lays them out
+	 * (pd_read_value gives each one's value and id). */
+	u64 nr_read;
+	const u64 *read;               /* the first value */
+	u8 read_stride, read_id_at;    /* u64s from one value to the next; where
+					  its id is after it (0: none) */
+	/* PERF_SAMPLE_BRANCH_STACK: nr_branches entries of three u64s (from,
+	 * to, flags: PD_BRANCH_* below), newest first. */
 	u64 nr_branches;
+	const u64 *branches;
+	bool has_hw_idx;               /* branch_sample_type asked for HW_INDEX */
+	u64 branch_hw_idx;
 	u64 user_abi;
 	const u64 *user_regs;          /* popcount(sample_regs_user) entries */
 	u64 stack_size;                /* bytes copied */
@@ -273,6 +285,7 @@ struct pd_sample {
 	u64 data_src;
 	u64 transaction;
 	u64 phys_addr;
+	u64 aux_size;                  /* PERF_SAMPLE_AUX's bytes, skipped */
 	u64 cgroup;
 	u64 data_page_size, code_page_size;
 	/* Where the parts pd_sample_rewrite replaces lie, as offsets from the
@@ -282,6 +295,38 @@ struct pd_sample {
 	 * not sample is empty, at the place it would have. */
 	u16 chain_off, chain_end, user_off, user_end;
 };
+
+/* A branch entry's flags word (perf_event.h's struct perf_branch_entry
+ * bit fields, which are laid out from the low bit on little-endian). */
+#define PD_BRANCH_MISPRED(f)   ((f) & 1)
+#define PD_BRANCH_PREDICTED(f) (((f) >> 1) & 1)
+#define PD_BRANCH_IN_TX(f)     (((f) >> 2) & 1)
+#define PD_BRANCH_ABORT(f)     (((f) >> 3) & 1)
+#define PD_BRANCH_CYCLES(f)    (((f) >> 4) & 0xffff)
+#define PD_BRANCH_TYPE(f)      (((f) >> 20) & 0xf)
+#define PD_BRANCH_NEW_TYPE(f)  (((f) >> 26) & 0xf)   /* behind type EXTEND_ABI */
+
+/* A branch's type as perf names it (perf_event.h's perf_branch_type, and
+ * perf_branch_type_new behind EXTEND_ABI); "" when unknown, as perf 6.1
+ * prints it. */
+const char *pd_branch_type_name(u64 flags);
+
+/* Newer kernels' branch_sample_type bit: a u64 of event counts follows
+ * the entries, one per entry (not in this machine's perf_event.h). */
+#define PD_SAMPLE_BRANCH_COUNTERS (1ULL << 19)
+
+/* The i-th counter value of a PERF_SAMPLE_READ sample (a group's values
+ * in the group's order); false past the last.  *id is 0 without
+ * PERF_FORMAT_ID. */
+static inline bool pd_read_value(const struct pd_sample *s, u64 i, u64 *value, u64 *id)
+{
+	if (i >= s->nr_read)
+		return false;
+	const u64 *v = s->read + i * s->read_stride;
+	*value = v[0];
+	*id = s->read_id_at ? v[s->read_id_at] : 0;
+	return true;
+}
 
 /* One record, decoded by type.  `s` holds the sample for SAMPLE records and
  * the sample_id fields (pid, tid, time, id, cpu) for the others. */
@@ -330,11 +375,24 @@ int pd_reader_next(struct pd_reader *r, struct pd_event *ev);
 
 size_t pd_reader_nattrs(const struct pd_reader *r);
 const struct pd_attr *pd_reader_attr(const struct pd_reader *r, size_t i);
+/* The event a kernel id belongs to (a PERF_SAMPLE_READ value's id), or
+ * NULL when no attr lists it. */
+const struct pd_attr *pd_reader_attr_of_id(const struct pd_reader *r, u64 id);
 
 /* Feature data as read, or NULL (features arrive late in pipe mode). */
 const char *pd_reader_string(const struct pd_reader *r, int feat);
 /* Raw body of a feature section; NULL when absent. */
 const void *pd_reader_feature(const struct pd_reader *r, int feat, size_t *len);
+
+/* An event group (GROUP_DESC): attrs leader .. leader + nr_members - 1
+ * in the file's order (as read: check them against pd_reader_nattrs);
+ * name NULL for perf's unnamed groups. */
+struct pd_group {
+	char *name;
+	u32 leader, nr_members;
+};
+size_t pd_reader_ngroups(const struct pd_reader *r);
+const struct pd_group *pd_reader_group(const struct pd_reader *r, size_t i);
 
 struct pd_reader_build_id {
 	s32 pid;
@@ -359,6 +417,13 @@ struct pd_reader_stats {
 	u64 nr_undecoded;
 	struct { u32 type; u64 count; } undecoded[8];
 	int nr_undecoded_types;
+	/* What a newer perf wrote that this reader skips: feature sections
+	 * past PD_FEAT_LAST_KNOWN (the first one's id), and events whose
+	 * read_format has bits past this ABI's (their samples decode up to
+	 * the counter values only: ip, pid, tid, time, period). */
+	u32 unknown_features;
+	int first_unknown_feature;
+	u32 unknown_read_formats;
 };
 const struct pd_reader_stats *pd_reader_stats(const struct pd_reader *r);
 bool pd_reader_is_pipe(const struct pd_reader *r);

@@ -85,6 +85,7 @@ struct pd_reader {
 	VEC(u8 *) owned;       /* feature bodies copied from a stream */
 	char *strings[PD_FEAT_MAX];
 	VEC(struct pd_reader_build_id) build_ids;
+	VEC(struct pd_group) groups;
 
 	/* time ordering */
 	VEC(struct queued) queue;
@@ -146,6 +147,24 @@ static char *default_name(const struct perf_event_attr *a)
 	return xasprintf("%u:%#llx", a->type, (unsigned long long)a->config);
 }
 
+/* Counts what a newer perf wrote that this reader skips, for the views'
+ * one-line note: a feature section it has no id for. */
+static void note_feature(struct pd_reader *r, int feat)
+{
+	if (feat <= PD_FEAT_LAST_KNOWN)
+		return;
+	if (!r->stats.unknown_features++)
+		r->stats.first_unknown_feature = feat;
+}
+
+/* ... and an event whose samples cannot be decoded past their counter
+ * values (read_format bits newer than this ABI). */
+static void note_attr(struct pd_reader *r, const struct perf_event_attr *a)
+{
+	if ((a->sample_type & PERF_SAMPLE_READ) && a->read_format >= PERF_FORMAT_MAX)
+		r->stats.unknown_read_formats++;
+}
+
 /* Copies an on-disk attr of `size` bytes into a zeroed struct, so fields
  * newer than the file read as 0 and fields newer than us are ignored. */
 static int add_attr(struct pd_reader *r, const u8 *p, size_t size, const u8 *ids,
@@ -166,6 +185,7 @@ static int add_attr(struct pd_reader *r, const u8 *p, size_t size, const u8 *ids
 	a.index = (int)r->attrs.n;
 	a.name = default_name(&a.attr);
 	VEC_PUSH(&r->attrs, a);
+	note_attr(r, &a.attr);
 	for (size_t i = 0; i < nids; i++)
 		*u64map_slot(&r->id_to_attr, a.ids[i], NULL) = r->attrs.n;
 	r->last_attr = 0;      /* an id may have moved to the new attr */
@@ -581,8 +601,11 @@ static int user_record(struct pd_reader *r, const u8 *rec, u64 offset)
 	case PD_RECORD_HEADER_TRACING_DATA:
 		return read_tracing_data(r, rec, size, offset) < 0 ? -1 : 1;
 	case PD_RECORD_HEADER_FEATURE:
-		if (size >= 16 && get_u64(rec + 8) < PD_FEAT_MAX) {
+		/* One with no body is perf's end-of-features mark (its id is
+		 * the writer's feature count), not a feature. */
+		if (size > 16 && get_u64(rec + 8) < PD_FEAT_MAX) {
 			int feat = (int)get_u64(rec + 8);
+			note_feature(r, feat);
 			keep_feature(r, feat, rec + 16, size - 16u);
 			parse_feature(r, feat);
 		}
@@ -881,6 +904,45 @@ static void parse_event_desc(struct pd_reader *r)
 	}
 }
 
+static void free_groups(struct pd_reader *r)
+{
+	for (size_t i = 0; i < r->groups.n; i++)
+		free(r->groups.v[i].name);
+	r->groups.n = 0;
+}
+
+/* GROUP_DESC: u32 nr, then per group a string (u32 length, the padded
+ * bytes), u32 leader index, u32 member count; "{anon_group}" is perf's
+ * no name.  (A stream's may come before its attrs: users check the
+ * indexes against pd_reader_nattrs.) */
+static void parse_groups(struct pd_reader *r)
+{
+	const struct feature *f = &r->feat[PD_FEAT_GROUP_DESC];
+	free_groups(r);
+	if (!f->data || f->len < 4)
+		return;
+	struct cursor c = { f->data, f->data + f->len };
+	const u8 *p;
+	take(&c, 4, &p);
+	u32 nr = get_u32(p);
+	for (u32 i = 0; i < nr; i++) {
+		u32 leader, members;
+		const u8 *name;
+		if (!take(&c, 4, &p))
+			return;
+		u32 len = get_u32(p);
+		if (!take(&c, len, &name) || !take_pair32(&c, &leader, &members))
+			return;
+		if (!members)
+			continue;
+		const char *str = pdd_string_in(name, name + len);
+		struct pd_group g = { NULL, leader, members };
+		if (str && strcmp(str, "{anon_group}"))
+			g.name = xstrdup(str);
+		VEC_PUSH(&r->groups, g);
+	}
+}
+
 static void parse_build_ids(struct pd_reader *r)
 {
 	const struct feature *f = &r->feat[PD_FEAT_BUILD_ID];
@@ -914,6 +976,9 @@ static void parse_feature(struct pd_reader *r, int feat)
 	case PD_FEAT_BUILD_ID:
 		parse_build_ids(r);
 		break;
+	case PD_FEAT_GROUP_DESC:
+		parse_groups(r);
+		break;
 	}
 }
 
@@ -923,6 +988,7 @@ static void find_features(struct pd_reader *r, const u8 *bitmap, u64 table)
 	for (int feat = 1; feat < PD_FEAT_MAX; feat++) {
 		if (!(bitmap[feat / 8] & (1u << (feat % 8))))
 			continue;
+		note_feature(r, feat);
 		if (table + 16 > r->map_len)
 			return;
 		u64 off = get_u64(r->map + table), len = get_u64(r->map + table + 8);
@@ -1103,6 +1169,8 @@ void pd_reader_close(struct pd_reader *r)
 	for (size_t i = 0; i < r->build_ids.n; i++)
 		free((char *)r->build_ids.v[i].filename);
 	VEC_FREE(&r->build_ids);
+	free_groups(r);
+	VEC_FREE(&r->groups);
 	VEC_FREE(&r->queue);
 	VEC_FREE(&r->merge_tmp);
 	VEC_FREE(&r->scratch);
@@ -1121,6 +1189,12 @@ size_t pd_reader_nattrs(const struct pd_reader *r)
 const struct pd_attr *pd_reader_attr(const struct pd_reader *r, size_t i)
 {
 	return i < r->attrs.n ? &r->attrs.v[i] : NULL;
+}
+
+const struct pd_attr *pd_reader_attr_of_id(const struct pd_reader *r, u64 id)
+{
+	const u64 *slot = u64map_get(&r->id_to_attr, id);
+	return slot ? &r->attrs.v[*slot - 1] : NULL;
 }
 
 const char *pd_reader_string(const struct pd_reader *r, int feat)
@@ -1145,6 +1219,16 @@ size_t pd_reader_nbuild_ids(const struct pd_reader *r)
 const struct pd_reader_build_id *pd_reader_build_id(const struct pd_reader *r, size_t i)
 {
 	return i < r->build_ids.n ? &r->build_ids.v[i] : NULL;
+}
+
+size_t pd_reader_ngroups(const struct pd_reader *r)
+{
+	return r->groups.n;
+}
+
+const struct pd_group *pd_reader_group(const struct pd_reader *r, size_t i)
+{
+	return i < r->groups.n ? &r->groups.v[i] : NULL;
 }
 
 const struct pd_reader_stats *pd_reader_stats(const struct pd_reader *r)

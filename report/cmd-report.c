@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/branches.h"
 #include "report/hist.h"
 #include "report/report.h"
 
@@ -27,6 +28,12 @@ static const char usage_text[] =
 	"  -g, --call-graph[=caller|callee|none]  print call trees under each entry\n"
 	"  -G                     -g caller\n"
 	"      --percent-limit P  hide entries under P percent\n"
+	"      --group            an event group in one table, a column per member\n"
+	"                         (the default, as in perf, for files with groups)\n"
+	"      --no-group         a section per event, group members too\n"
+	"  -b, --branch-stack     count the samples' branches by source and target\n"
+	"                         (the default, as in perf, for files with branch stacks)\n"
+	"      --no-branch-stack  the usual table of the samples, with call graphs\n"
 	"      --stdio            text output (the only kind; accepted for perf users)\n"
 	"      --comm LIST, --pid LIST, --tid LIST, --cpu LIST\n"
 	"                         only samples of these\n"
@@ -38,13 +45,15 @@ static const char usage_text[] =
 	"                         libdw (default) or libunwind\n"
 	"      --no-leaf-fix      keep -g chains as recorded (no frameless-leaf repair)\n";
 
-enum { OPT_CHILDREN = 0x2000, OPT_NO_CHILDREN, OPT_PERCENT_LIMIT, OPT_STDIO };
+enum { OPT_CHILDREN = 0x2000, OPT_NO_CHILDREN, OPT_PERCENT_LIMIT, OPT_STDIO, OPT_GROUP,
+       OPT_NO_GROUP, OPT_NO_BRANCH_STACK };
 
 struct report_args {
 	struct rp_opts rp;
 	struct hist_opts hist;
 	int children;              /* -1 unset, 0 no, 1 yes */
 	bool graph_set;            /* -g given */
+	int branches;              /* -1 unset, 0 no, 1 yes */
 };
 
 static int parse_graph(struct report_args *a, const char *arg)
@@ -81,12 +90,16 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 		{ "call-graph", optional_argument, NULL, 'g' },
 		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
 		{ "stdio", no_argument, NULL, OPT_STDIO },
+		{ "group", no_argument, NULL, OPT_GROUP },
+		{ "no-group", no_argument, NULL, OPT_NO_GROUP },
+		{ "branch-stack", no_argument, NULL, 'b' },
+		{ "no-branch-stack", no_argument, NULL, OPT_NO_BRANCH_STACK },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	int opt;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":i:s:g::Gh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":i:s:g::Gbh", longopts, NULL)) != -1) {
 		int shared = rp_parse_filter_opt(&a->rp, opt, optarg);
 		if (shared < 0)
 			goto bad;
@@ -120,6 +133,14 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 				goto bad;
 			break;
 		case OPT_STDIO:
+			break;
+		case 'b':
+		case OPT_NO_BRANCH_STACK:
+			a->branches = opt == 'b';
+			break;
+		case OPT_GROUP:
+		case OPT_NO_GROUP:
+			a->hist.no_group = opt == OPT_NO_GROUP;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -156,9 +177,54 @@ static void print_unwind_summary(const struct rp_opts *o, const struct rp_summar
 		       (unsigned long long)u->leaf_repaired, (unsigned long long)u->leaf_checked);
 }
 
+/* Whether any event samples branch stacks. */
+static bool samples_branches(struct replay *rp)
+{
+	struct pd_reader *r = rp_reader(rp);
+	for (size_t i = 0; i < pd_reader_nattrs(r); i++)
+		if (pd_reader_attr(r, i)->attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
+			return true;
+	return false;
+}
+
+/* 1 to report by branch, 0 not, -1 after saying -b cannot be.  By default
+ * as perf: when the header marks the samples as having branch stacks. */
+static int branch_mode(const struct report_args *a, struct replay *rp)
+{
+	if (a->branches == 0)
+		return 0;
+	bool have = samples_branches(rp);
+	if (a->branches < 0)
+		return have && pd_reader_feature(rp_reader(rp), PD_FEAT_BRANCH_STACK, NULL);
+	if (!have) {
+		cmd_error("report", "-b: %s has no branch stacks (record with -b, -j or "
+			  "--call-graph lbr)", a->rp.input);
+		return -1;
+	}
+	return 1;
+}
+
+/* The report by branch; the exit status. */
+static int report_branches(struct report_args *a, struct replay *rp)
+{
+	rp_set_callchains(rp, false);
+	rp_set_branches(rp, true);
+	struct brtable *b = br_new(rp);
+	struct rp_sink sink = br_sink(b);
+	int rc = rp_run(rp, &sink);
+	const struct rp_summary *sum = rp_summary(rp);
+	if (rc == 0)
+		br_print(b, stdout, sum);
+	else
+		cmd_error("report", "%s", err_msg());
+	rp_warn_summary("report", sum, a->rp.input);
+	br_free(b);
+	return rc < 0 || sum->input_error ? EXIT_RUNTIME : EXIT_OK;
+}
+
 int cmd_report(int argc, char **argv)
 {
-	struct report_args a = { .children = -1 };
+	struct report_args a = { .children = -1, .branches = -1 };
 	rp_opts_init(&a.rp);
 	hist_parse_sort(&a.hist, "comm,dso,sym");
 	int rc = parse_args(&a, argc, argv);
@@ -175,6 +241,13 @@ int cmd_report(int argc, char **argv)
 		cmd_error("report", "%s", err_msg());
 		rp_opts_free(&a.rp);
 		return EXIT_RUNTIME;
+	}
+	int by_branch = branch_mode(&a, rp);
+	if (by_branch != 0) {
+		rc = by_branch > 0 ? report_branches(&a, rp) : EXIT_USAGE;
+		rp_close(rp);
+		rp_opts_free(&a.rp);
+		return rc;
 	}
 	bool chains = rp_has_callchains(rp);
 	a.hist.children = a.children < 0 ? chains : a.children;

@@ -886,18 +886,7 @@ static void put_key(const struct hist *h, struct strbuf *sb, const struct entry 
 		sb_puts(sb, line_name(h, e));
 		break;
 	case HK_SYM:
-		sb_add(sb, e->k.kernel ? "[k] " : "[.] ", 4);
-		if (e->k.sym) {
-			sb_puts(sb, e->k.sym->name);
-		} else {
-			/* As printf's %#.16llx, which perf uses: no 0x on zero. */
-			if (e->k.addr)
-				sb_add(sb, "0x", 2);
-			size_t at = sb->len;
-			sb_add_hex(sb, e->k.addr, 16);
-			for (size_t i = at; i < sb->len && sb->s[i] == ' '; i++)
-				sb->s[i] = '0';
-		}
+		rp_put_sym_column(sb, e->k.sym, e->k.addr, e->k.kernel);
 		break;
 	default:
 		break;
@@ -949,6 +938,8 @@ static int cmp_u64(u64 a, u64 b)
  * comparison looks at the entry (a cache miss each). */
 struct row {
 	u64 value;
+	const u64 *more;           /* a group's other members' values, or NULL */
+	int nmore;
 	const char *comm, *dso_name, *sym_name;
 	u32 pid, tid, cpu;
 	bool kernel;
@@ -963,6 +954,9 @@ static bool row_before(const struct row *x, const struct row *y, const char *con
 {
 	if (x->value != y->value)
 		return x->value > y->value;
+	for (int i = 0; i < x->nmore; i++)
+		if (x->more[i] != y->more[i])
+			return x->more[i] > y->more[i];
 	/* Equal children: the larger self first, as perf orders them. */
 	if (x->e->self != y->e->self)
 		return x->e->self > y->e->self;
@@ -1095,50 +1089,114 @@ static void print_tree(const struct hist *h, FILE *out, int first, u64 parent,
 		fprintf(out, "%s\n", indent->s);
 }
 
-static void print_header(const struct hist *h, FILE *out, const struct table *t,
-			 const char *event, const struct rp_summary *sum)
+/* The entries of rows worth a line, sorted: pct of the first value at
+ * least --percent-limit, some value not zero.  vals holds nvals values
+ * per entry (a group's members; one otherwise); returns the count. */
+static size_t sort_entries(struct hist *h, const struct entry **rows, size_t n,
+			   const u64 *vals, int nvals, u64 total)
 {
-	fprintf(out, "#\n# Total Lost Samples: %llu\n#\n", (unsigned long long)sum->lost);
-	fprintf(out, "# Samples: %llu  of event '%s'\n", (unsigned long long)t->samples, event);
-	fprintf(out, "# Event count (approx.): %llu\n#\n", (unsigned long long)t->total);
-}
-
-static void print_table(struct hist *h, FILE *out, struct table *t, const char *event,
-			const struct rp_summary *sum)
-{
-	print_header(h, out, t, event, sum);
-	struct row *sorted = xmalloc((t->entries.n ? t->entries.n : 1) * sizeof(*sorted));
-	size_t n = 0;
-	for (size_t i = 0; i < t->entries.n; i++) {
-		const struct entry *e = &t->entries.v[i];
-		if (pct(sort_value(h, e), t->total) >= h->o.percent_limit && sort_value(h, e))
-			sorted[n++] = (struct row){ sort_value(h, e), e->k.comm, e->k.dso_name,
-						    e->k.sym_name, e->k.pid, e->k.tid, e->k.cpu,
-						    e->k.kernel, e->k.sym_start, e->k.addr, e };
+	struct row *sorted = xmalloc((n ? n : 1) * sizeof(*sorted));
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct entry *e = rows[i];
+		const u64 *v = vals + (size_t)nvals * i;
+		bool some = false;
+		for (int j = 0; j < nvals; j++)
+			some |= v[j] != 0;
+		if (!some || pct(v[0], total) < h->o.percent_limit)
+			continue;
+		sorted[m++] = (struct row){ v[0], nvals > 1 ? v + 1 : NULL, nvals - 1, e->k.comm,
+					    e->k.dso_name, e->k.sym_name, e->k.pid, e->k.tid,
+					    e->k.cpu, e->k.kernel, e->k.sym_start, e->k.addr, e };
 	}
-	sort_rows(sorted, n, h->line_names.v);
-	const struct entry **rows = xmalloc((n ? n : 1) * sizeof(*rows));
-	for (size_t i = 0; i < n; i++)
+	sort_rows(sorted, m, h->line_names.v);
+	for (size_t i = 0; i < m; i++)
 		rows[i] = sorted[i].e;
 	free(sorted);
+	return m;
+}
 
-	/* Column widths: the widest of title and values. */
-	size_t width[HK_MAX];
-	for (int k = 0; k < h->o.nkeys; k++) {
-		width[k] = strlen(key_titles[h->o.keys[k]]);
-		for (size_t i = 0; i < n; i++)
-			width[k] = MAX(width[k], key_len(h, rows[i], h->o.keys[k]));
-	}
-	fprintf(out, h->o.children ? "# Children      Self" : "# Overhead");
+/* The column titles over value columns of width (8 per group member)
+ * and the key columns. */
+static void print_titles(const struct hist *h, FILE *out, const size_t *width, int vwidth)
+{
+	if (h->o.children)
+		fprintf(out, "# %*s  %*s", vwidth, "Children", vwidth, "Self");
+	else
+		fprintf(out, "# %*s", vwidth, "Overhead");
 	for (int k = 0; k < h->o.nkeys; k++)
 		fprintf(out, "  %-*s", (int)width[k], key_titles[h->o.keys[k]]);
-	fprintf(out, "\n#%s", h->o.children ? " ........  ........" : " ........");
+	fprintf(out, "\n#");
+	for (int c = 0; c < (h->o.children ? 2 : 1); c++) {
+		fputs(c ? "  " : " ", out);
+		for (int i = 0; i < vwidth; i++)
+			fputc('.', out);
+	}
 	for (int k = 0; k < h->o.nkeys; k++) {
 		fprintf(out, "  ");
 		for (size_t i = 0; i < width[k]; i++)
 			fputc('.', out);
 	}
 	fprintf(out, "\n#\n");
+}
+
+/* Column widths: the widest of title and values. */
+static void key_widths(const struct hist *h, const struct entry *const *rows, size_t n,
+		       size_t *width)
+{
+	for (int k = 0; k < h->o.nkeys; k++) {
+		width[k] = strlen(key_titles[h->o.keys[k]]);
+		for (size_t i = 0; i < n; i++)
+			width[k] = MAX(width[k], key_len(h, rows[i], h->o.keys[k]));
+	}
+}
+
+/* One row's keys after its values, then its call tree. */
+static void print_row(const struct hist *h, FILE *out, struct strbuf *line, const struct entry *e,
+		      const size_t *width, const struct entry *tree_of, u64 tree_total,
+		      struct strbuf *indent)
+{
+	for (int k = 0; k < h->o.nkeys; k++) {
+		size_t at = line->len;
+		sb_add(line, "  ", 2);
+		put_key(h, line, e, h->o.keys[k]);
+		if (k + 1 < h->o.nkeys)  /* the last column is not padded */
+			for (size_t w = line->len - at - 2; w < width[k]; w++)
+				sb_add(line, " ", 1);
+	}
+	sb_add(line, "\n", 1);
+	fwrite(line->s, 1, line->len, out);
+	if (h->o.graph != HG_NONE && tree_of && tree_of->tree >= 0) {
+		sb_reset(indent);
+		sb_puts(indent, "            ");
+		print_tree(h, out, tree_of->tree,
+			   h->o.children ? tree_of->children : tree_of->self, tree_total, indent);
+	}
+}
+
+static void put_pct(struct strbuf *line, u64 part, u64 total)
+{
+	char num[32];
+	snprintf(num, sizeof(num), "%7.2f%%", pct(part, total));
+	sb_puts(line, num);
+}
+
+static void print_table(struct hist *h, FILE *out, struct table *t, const char *event,
+			bool events, const struct rp_summary *sum)
+{
+	rp_report_header(out, t->samples, t->total, event, events, sum->lost);
+	size_t n = t->entries.n;
+	const struct entry **rows = xmalloc((n ? n : 1) * sizeof(*rows));
+	u64 *vals = xmalloc((n ? n : 1) * sizeof(*vals));
+	for (size_t i = 0; i < n; i++) {
+		rows[i] = &t->entries.v[i];
+		vals[i] = sort_value(h, rows[i]);
+	}
+	n = sort_entries(h, rows, n, vals, 1, t->total);
+	free(vals);
+	size_t width[HK_MAX];
+	key_widths(h, rows, n, width);
+	print_titles(h, out, width, 8);
 	struct strbuf indent = {0}, line = {0};
 	for (size_t i = 0; i < n; i++) {
 		const struct entry *e = rows[i];
@@ -1147,30 +1205,14 @@ static void print_table(struct hist *h, FILE *out, struct table *t, const char *
 			__builtin_prefetch(rows[i + 8]);
 			__builtin_prefetch((const char *)rows[i + 8] + 64);
 		}
-		char num[32];
 		sb_reset(&line);
 		if (h->o.children) {
-			snprintf(num, sizeof(num), "  %7.2f%%", pct(e->children, t->total));
-			sb_puts(&line, num);
+			sb_puts(&line, "  ");
+			put_pct(&line, e->children, t->total);
 		}
-		snprintf(num, sizeof(num), "  %7.2f%%", pct(e->self, t->total));
-		sb_puts(&line, num);
-		for (int k = 0; k < h->o.nkeys; k++) {
-			size_t at = line.len;
-			sb_add(&line, "  ", 2);
-			put_key(h, &line, e, h->o.keys[k]);
-			if (k + 1 < h->o.nkeys)  /* the last column is not padded */
-				for (size_t w = line.len - at - 2; w < width[k]; w++)
-					sb_add(&line, " ", 1);
-		}
-		sb_add(&line, "\n", 1);
-		fwrite(line.s, 1, line.len, out);
-		if (h->o.graph != HG_NONE && e->tree >= 0) {
-			sb_reset(&indent);
-			sb_puts(&indent, "            ");
-			print_tree(h, out, e->tree, h->o.children ? e->children : e->self,
-				   t->total, &indent);
-		}
+		sb_puts(&line, "  ");
+		put_pct(&line, e->self, t->total);
+		print_row(h, out, &line, e, width, e, t->total, &indent);
 	}
 	sb_free(&line);
 	sb_free(&indent);
@@ -1178,14 +1220,171 @@ static void print_table(struct hist *h, FILE *out, struct table *t, const char *
 	fprintf(out, "\n");
 }
 
+/* ---- event groups, perf's default view of them ------------------------------ */
+
+/* A group's table: its members' tables (NULL for one without samples). */
+struct group_view {
+	const struct pd_group *g;
+	struct table **t;
+	VEC(const struct entry *) cells;  /* nr_members per row; NULL: none */
+	struct u64map index;              /* key hash -> row + 1 (probing) */
+	size_t nrows;
+};
+
+static struct table *used_table(struct hist *h, size_t i)
+{
+	return i < h->tables.n && h->tables.v[i].used ? &h->tables.v[i] : NULL;
+}
+
+/* The row of entry e's keys, made when no member had them yet. */
+static size_t group_row(struct group_view *v, const struct entry *e)
+{
+	int nm = (int)v->g->nr_members;
+	for (u64 hash = key_hash(&e->k);; hash++) {
+		bool created;
+		u64 *slot = u64map_slot(&v->index, hash, &created);
+		if (created) {
+			*slot = ++v->nrows;
+			VEC_GROW(&v->cells, v->nrows * (size_t)nm);
+			for (int m = 0; m < nm; m++)
+				v->cells.v[(v->nrows - 1) * (size_t)nm + (size_t)m] = NULL;
+			v->cells.n = v->nrows * (size_t)nm;
+			return v->nrows - 1;
+		}
+		/* A row's keys are those of any of its cells. */
+		const struct entry *const *cells = v->cells.v + (*slot - 1) * (size_t)nm;
+		int m = 0;
+		while (!cells[m])
+			m++;
+		if (key_equal(&cells[m]->k, &e->k))
+			return *slot - 1;
+	}
+}
+
+/* "anon group { a, b }" or "NAME { a, b }", as perf names a group. */
+static void group_name(const struct hist *h, const struct pd_group *g, struct strbuf *sb)
+{
+	sb_puts(sb, g->name ? g->name : "anon group");
+	sb_puts(sb, " { ");
+	for (u32 m = 0; m < g->nr_members; m++) {
+		const struct pd_attr *a = pd_reader_attr(h->reader, g->leader + m);
+		if (m)
+			sb_puts(sb, ", ");
+		sb_puts(sb, a && a->name ? a->name : "unknown");
+	}
+	sb_puts(sb, " }");
+}
+
+static void print_group_rows(struct hist *h, FILE *out, struct group_view *v,
+			     const struct entry **rows, size_t n, const u64 *totals)
+{
+	int nm = (int)v->g->nr_members;
+	size_t width[HK_MAX];
+	key_widths(h, rows, n, width);
+	print_titles(h, out, width, 8 * nm);
+	struct strbuf indent = {0}, line = {0};
+	for (size_t i = 0; i < n; i++) {
+		/* rows[] holds each row's first entry: find its cells. */
+		const struct entry *const *cells = v->cells.v + group_row(v, rows[i]) * (size_t)nm;
+		sb_reset(&line);
+		for (int c = 0; c < (h->o.children ? 2 : 1); c++) {
+			sb_puts(&line, "  ");
+			for (int m = 0; m < nm; m++) {
+				const struct entry *e = cells[m];
+				bool kids = h->o.children && c == 0;
+				put_pct(&line, !e ? 0 : kids ? e->children : e->self, totals[m]);
+			}
+		}
+		/* The leader's call tree, as perf shows it. */
+		print_row(h, out, &line, rows[i], width, cells[0], totals[0], &indent);
+	}
+	sb_free(&line);
+	sb_free(&indent);
+	fprintf(out, "\n");
+}
+
+/* One table for the group's events: a value column per member, rows
+ * matched by their keys, sorted by the leader's values then the others'. */
+static void print_group(struct hist *h, FILE *out, const struct pd_group *g,
+			const struct rp_summary *sum)
+{
+	int nm = (int)g->nr_members;
+	struct group_view v = { .g = g };
+	v.t = xcalloc((size_t)nm, sizeof(*v.t));
+	u64map_init(&v.index);
+	u64 samples = 0, *totals = xcalloc((size_t)nm, sizeof(u64)), total = 0;
+	for (int m = 0; m < nm; m++) {
+		v.t[m] = used_table(h, g->leader + (size_t)m);
+		if (!v.t[m])
+			continue;
+		samples += v.t[m]->samples;
+		totals[m] = v.t[m]->total;
+		total += totals[m];
+		for (size_t i = 0; i < v.t[m]->entries.n; i++) {
+			const struct entry *e = &v.t[m]->entries.v[i];
+			size_t row = group_row(&v, e);
+			v.cells.v[row * (size_t)nm + (size_t)m] = e;
+		}
+	}
+	struct strbuf name = {0};
+	group_name(h, g, &name);
+	rp_report_header(out, samples, total, name.s, true, sum->lost);
+	sb_free(&name);
+	const struct entry **rows = xmalloc((v.nrows ? v.nrows : 1) * sizeof(*rows));
+	u64 *vals = xcalloc((v.nrows ? v.nrows : 1) * (size_t)nm, sizeof(u64));
+	for (size_t r = 0; r < v.nrows; r++) {
+		const struct entry *const *cells = v.cells.v + r * (size_t)nm;
+		rows[r] = NULL;
+		for (int m = 0; m < nm; m++) {
+			if (!cells[m])
+				continue;
+			if (!rows[r])
+				rows[r] = cells[m];
+			vals[r * (size_t)nm + (size_t)m] = sort_value(h, cells[m]);
+		}
+	}
+	size_t n = sort_entries(h, rows, v.nrows, vals, nm, totals[0]);
+	free(vals);
+	print_group_rows(h, out, &v, rows, n, totals);
+	free(rows);
+	free(totals);
+	free(v.t);
+	VEC_FREE(&v.cells);
+	u64map_free(&v.index);
+}
+
+/* The group attr i leads, when groups show together and it has members
+ * the file holds. */
+static const struct pd_group *group_led_by(const struct hist *h, size_t i)
+{
+	size_t nattrs = pd_reader_nattrs(h->reader);
+	for (size_t k = 0; k < pd_reader_ngroups(h->reader); k++) {
+		const struct pd_group *g = pd_reader_group(h->reader, k);
+		if (g->leader == i && g->nr_members > 1 && g->nr_members <= nattrs - i)
+			return g;
+	}
+	return NULL;
+}
+
 void hist_print(struct hist *h, FILE *out, const struct rp_summary *sum)
 {
 	bool any = false;
 	for (size_t i = 0; i < h->tables.n; i++) {
+		const struct pd_group *g = group_led_by(h, i);
+		if (g && !h->o.no_group) {
+			bool used = false;
+			for (u32 m = 0; m < g->nr_members; m++)
+				used |= used_table(h, i + m) != NULL;
+			if (used)
+				print_group(h, out, g, sum);
+			any |= used;
+			i += g->nr_members - 1;
+			continue;
+		}
 		if (!h->tables.v[i].used)
 			continue;
 		const struct pd_attr *a = pd_reader_attr(h->reader, i);
-		print_table(h, out, &h->tables.v[i], a ? a->name : "?", sum);
+		print_table(h, out, &h->tables.v[i], a ? a->name : "?", g != NULL, sum);
 		any = true;
 	}
 	if (!any)

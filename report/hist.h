@@ -22,6 +22,7 @@ struct hist_opts {
 	bool children;
 	enum hist_graph graph;
 	double percent_limit;
+	bool no_group;             /* a section per event, groups too */
 };
 
 /* "comm,dso,sym" -> keys.  -1 with err_set() naming an unknown key and
@@ -35,7 +36,8 @@ struct hist *hist_new(const struct hist_opts *o, struct replay *rp);
 void hist_free(struct hist *h);
 /* The sink to hand to rp_run(). */
 struct rp_sink hist_sink(struct hist *h);
-/* Prints the tables (one per event) like perf report --stdio. */
+/* Prints the tables like perf report --stdio: one per event, or per
+ * event group with a column per member (unless no_group). */
 void hist_print(struct hist *h, FILE *out, const struct rp_summary *sum);
 
 #endif

@@ -175,11 +175,25 @@ static void warn_symbols(const char *cmd, const struct rp_summary *sum)
 			   "were deleted while they ran", sum->deleted, false);
 }
 
+/* One line each for what a newer perf wrote that this ember skipped. */
+static void note_newer(const char *cmd, const struct rp_summary *sum, const char *input)
+{
+	if (sum->newer_features)
+		cmd_warn(cmd, "%s has %u header feature%s newer than this ember "
+			 "(first: id %d), skipped; the rest reads as usual", input, sum->newer_features,
+			 sum->newer_features == 1 ? "" : "s", sum->first_newer_feature);
+	if (sum->newer_read_formats)
+		cmd_warn(cmd, "%s: %u event%s read counter values in a layout newer than this "
+			 "ember (read_format): their samples show without call chains",
+			 input, sum->newer_read_formats, sum->newer_read_formats == 1 ? "" : "s");
+}
+
 void rp_warn_view(const char *cmd, const struct rp_summary *sum, const char *input,
 		  const char *lost_effect)
 {
 	warn_incomplete(cmd, sum, input);
 	warn_symbols(cmd, sum);
+	note_newer(cmd, sum, input);
 	if (sum->lost)
 		cmd_warn(cmd, "%llu events were lost while recording: %s (use a larger -m)",
 			 (unsigned long long)sum->lost, lost_effect);
@@ -191,6 +205,29 @@ void rp_warn_summary(const char *cmd, const struct rp_summary *sum, const char *
 {
 	warn_incomplete(cmd, sum, input);
 	warn_symbols(cmd, sum);
+	note_newer(cmd, sum, input);
 	if (sum->input_error)
 		cmd_error(cmd, "%s: %s (the output covers what came before)", input, sum->error);
+}
+
+/* A count as perf prints it: "501 ", "1K", "2M" (the unit, or a space,
+ * right after the number). */
+static void sample_count(char *buf, size_t cap, u64 n)
+{
+	char unit = ' ';
+	for (const char *u = "KMG"; *u && n > 1000; u++) {
+		n /= 1000;
+		unit = *u;
+	}
+	snprintf(buf, cap, "%llu%c", (unsigned long long)n, unit);
+}
+
+void rp_report_header(FILE *out, u64 samples, u64 total, const char *event, bool events,
+		      u64 lost)
+{
+	char count[32];
+	sample_count(count, sizeof(count), samples);
+	fprintf(out, "#\n# Total Lost Samples: %llu\n#\n", (unsigned long long)lost);
+	fprintf(out, "# Samples: %s of event%s '%s'\n", count, events ? "s" : "", event);
+	fprintf(out, "# Event count (approx.): %llu\n#\n", (unsigned long long)total);
 }

@@ -33,7 +33,9 @@ struct replay {
 	struct unw_frame raw[RP_MAX_FRAMES];
 	struct rp_frame frames[RP_MAX_FRAMES];
 	struct rp_frame expanded[RP_MAX_FRAMES];   /* with inline frames */
+	struct rp_frame branches[RP_MAX_FRAMES];   /* branch from/to pairs */
 	struct rp_summary summary;
+	struct u64map read_last;   /* PERF_SAMPLE_READ: kernel id -> last value */
 };
 
 /* ---- threads ------------------------------------------------------------- */
@@ -299,6 +301,14 @@ static struct unw_dwarf *unwinder(struct replay *rp)
 	return rp->unw;
 }
 
+/* Whether an event's user stacks are in the LBR (perf record --call-graph
+ * lbr): perf then builds every chain from the branch stack. */
+static bool lbr_call_stack(const struct pd_attr *a)
+{
+	return a && (a->attr.sample_type & PERF_SAMPLE_BRANCH_STACK) &&
+	       (a->attr.branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK);
+}
+
 /* The frames of a sample with callchains: kernel ones from the kernel,
  * user ones unwound from the stack copy (--call-graph dwarf), or walked
  * by frame pointers with the leaf's caller restored from the snapshot. */
@@ -315,6 +325,8 @@ static int chain_frames(struct replay *rp, const struct pd_event *ev, struct rp_
 	 * unwinding shows it, inline frames and all, by every view that
 	 * repairs chains (perf shows no inline frames there). */
 	u64 copies = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	if (lbr_call_stack(ev->attr))
+		return unw_lbr_frames(s, ev->misc, rp->raw, RP_MAX_FRAMES, dropped);
 	if (!has_stack && rp->opts.leaf_fix && ev->attr &&
 	    (ev->attr->attr.sample_type & copies) == copies) {
 		*unwound = true;
@@ -377,6 +389,53 @@ static int expand_inlines(struct replay *rp, int n)
 	return out;
 }
 
+/* perf's way with PERF_SAMPLE_READ (perf record -e '{a,b}:S', or
+ * --sample-read): each counter value the sample read is a sample of its
+ * own event, with the same ip and stack, weighed by how much that counter
+ * grew since its last sample (its whole value the first time); a counter
+ * that did not grow gives none, nor one whose id no event lists. */
+static int deliver_read_values(struct replay *rp, const struct rp_sample *s, struct rp_sink *sink)
+{
+	struct pd_sample one = *s->s;
+	struct rp_sample each = *s;
+	each.s = &one;
+	u64 value, id;
+	for (u64 i = 0; pd_read_value(s->s, i, &value, &id); i++) {
+		const struct pd_attr *a = pd_reader_attr_of_id(rp->reader, id);
+		if (!a)
+			continue;
+		u64 *last = u64map_slot(&rp->read_last, id, NULL);
+		one.period = value - *last;
+		one.id = id;
+		*last = value;
+		each.attr = a;
+		if (one.period) {
+			int rc = sink->sample(sink->ctx, &each);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* Each branch entry's source and target as frames (at most
+ * RP_MAX_FRAMES / 2 entries: the LBR holds 32).  An address in the upper
+ * half is the kernel's, whatever mode the sample was taken in. */
+static int branch_frames(struct replay *rp, const struct pd_sample *s, struct rp_thread *t)
+{
+	int n = 0;
+	for (u64 i = 0; i < s->nr_branches && n + 2 <= RP_MAX_FRAMES; i++) {
+		for (int k = 0; k < 2; k++) {
+			struct rp_frame *f = &rp->branches[n++];
+			memset(f, 0, sizeof(*f));
+			f->ip = s->branches[3 * i + (u64)k];
+			f->kernel = (s64)f->ip < 0;
+			resolve_frame(rp, t, f);
+		}
+	}
+	return n / 2;
+}
+
 static int on_sample(struct replay *rp, const struct pd_event *ev, struct rp_sink *sink)
 {
 	struct rp_thread *t = thread_get(rp, ev->s.pid, ev->s.tid);
@@ -422,8 +481,14 @@ static int on_sample(struct replay *rp, const struct pd_event *ev, struct rp_sin
 	struct rp_sample s = {
 		.ev = ev, .s = &ev->s, .attr = ev->attr, .thread = t,
 		.frames = frames, .nframes = n, .chain_dropped = dropped,
+		.branches = rp->branches,
+		.nbranches = rp->opts.branches ? branch_frames(rp, &ev->s, t) : 0,
 	};
-	return sink->sample ? sink->sample(sink->ctx, &s) : 0;
+	if (!sink->sample)
+		return 0;
+	if (ev->s.nr_read && ev->s.read_id_at)
+		return deliver_read_values(rp, &s, sink);
+	return sink->sample(sink->ctx, &s);
 }
 
 /* Updates threads and maps, then lets the sink see the event. */
@@ -563,6 +628,15 @@ static void summarize_symbols(struct replay *rp)
 	sym_kernel_info(rp->syms, &sum->kernel);
 }
 
+/* What a newer perf's file holds that this reader skipped. */
+static void summarize_newer(struct replay *rp)
+{
+	const struct pd_reader_stats *st = pd_reader_stats(rp->reader);
+	rp->summary.newer_features = st->unknown_features;
+	rp->summary.first_newer_feature = st->first_unknown_feature;
+	rp->summary.newer_read_formats = st->unknown_read_formats;
+}
+
 int rp_run(struct replay *rp, struct rp_sink *sink)
 {
 	struct pd_event ev;
@@ -591,6 +665,7 @@ int rp_run(struct replay *rp, struct rp_sink *sink)
 	rp->summary.truncated = pd_reader_stats(rp->reader)->truncated;
 	rp->summary.input = *pd_reader_stats(rp->reader);
 	summarize_symbols(rp);
+	summarize_newer(rp);
 	if (rp->unw)
 		rp->summary.unwind = *unw_dwarf_stats(rp->unw);
 	if (sink->finish && sink->finish(sink->ctx) < 0)
@@ -613,6 +688,7 @@ struct replay *rp_open(const struct rp_opts *opts)
 	memset(rp->cache, 0, FRAME_CACHE_SIZE * sizeof(*rp->cache));
 	rp->next_generation = 1;
 	u64map_init(&rp->threads);
+	u64map_init(&rp->read_last);
 	return rp;
 }
 
@@ -630,6 +706,11 @@ bool rp_has_callchains(struct replay *rp)
 		if (pd_reader_attr(rp->reader, i)->attr.sample_type & PERF_SAMPLE_CALLCHAIN)
 			return true;
 	return false;
+}
+
+void rp_set_branches(struct replay *rp, bool on)
+{
+	rp->opts.branches = on;
 }
 
 void rp_set_callchains(struct replay *rp, bool on)
@@ -664,6 +745,7 @@ void rp_close(struct replay *rp)
 		free(rp->all_threads.v[i]);
 	VEC_FREE(&rp->all_threads);
 	u64map_free(&rp->threads);
+	u64map_free(&rp->read_last);
 	free(rp->cache);
 	unw_dwarf_free(rp->unw);
 	sym_ctx_free(rp->syms);
@@ -674,4 +756,20 @@ void rp_close(struct replay *rp)
 const char *rp_frame_dso(const struct rp_frame *f)
 {
 	return f->dso ? sym_dso_short(f->dso) : "[unknown]";
+}
+
+void rp_put_sym_column(struct strbuf *sb, const struct sym *sym, u64 addr, bool kernel)
+{
+	sb_add(sb, kernel ? "[k] " : "[.] ", 4);
+	if (sym) {
+		sb_puts(sb, sym->name);
+		return;
+	}
+	/* As printf's %#.16llx: no 0x on zero. */
+	if (addr)
+		sb_add(sb, "0x", 2);
+	size_t at = sb->len;
+	sb_add_hex(sb, addr, 16);
+	for (size_t i = at; i < sb->len && sb->s[i] == ' '; i++)
+		sb->s[i] = '0';
 }

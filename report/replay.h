@@ -5,6 +5,8 @@
 #ifndef EMBER_REPORT_REPLAY_H
 #define EMBER_REPORT_REPLAY_H
 
+#include <stdio.h>
+
 #include "common/common.h"
 #include "format/format.h"
 #include "symbols/symbols.h"
@@ -48,6 +50,10 @@ struct rp_sample {
 	const struct rp_frame *frames;  /* leaf first */
 	int nframes;
 	bool chain_dropped;        /* a damaged callchain: only the ip is left */
+	/* With rp_opts.branches: each branch entry's source and target
+	 * resolved (from, to, from, to ...), newest first. */
+	const struct rp_frame *branches;
+	int nbranches;
 };
 
 /* The analysis: callbacks the replay drives.  Any may be NULL.  A negative
@@ -74,6 +80,7 @@ struct rp_opts {
 	 * only); commands use rp_progress_stderr. */
 	void (*progress)(u64 done, u64 total);
 	bool callchains;            /* resolve whole chains, not only the ip */
+	bool branches;              /* resolve the branch stacks' addresses */
 	/* Leave kernel frames unresolved (pending) for the sink to resolve
 	 * later with rp_resolve(), while kallsyms loads on another thread:
 	 * for sinks that aggregate before they need names. */
@@ -104,6 +111,10 @@ struct rp_summary {
 	u64 nmissing, nmismatched, ndeleted;
 	char missing[512], mismatched[512], deleted[512];
 	struct sym_kernel_info kernel;   /* whose kallsyms named the kernel */
+	/* Written by a newer perf: feature sections skipped (the first's
+	 * id), events whose samples decode only up to their counter values. */
+	u32 newer_features, newer_read_formats;
+	int first_newer_feature;
 	struct unw_stats unwind;    /* DWARF unwinding and leaf repair */
 };
 
@@ -113,6 +124,8 @@ struct replay;
 struct replay *rp_open(const struct rp_opts *opts);
 /* Whether any event of the recording has callchains. */
 bool rp_has_callchains(struct replay *rp);
+/* Whether to resolve the samples' branch entries (rp_sample.branches). */
+void rp_set_branches(struct replay *rp, bool on);
 /* Whether to resolve whole callchains (known only once the attrs are). */
 void rp_set_callchains(struct replay *rp, bool on);
 /* The reader, for attrs and header facts. */
@@ -142,8 +155,17 @@ void rp_resolve(struct replay *rp, struct rp_frame *f);
 /* The name a frame marked cut (the stack copy ended) shows. */
 #define RP_CUT_NAME "[stack copy ended]"
 
+/* The lines over a report table, as perf report --stdio prints them:
+ * lost samples, "Samples: 1K of event 'NAME'" (events: "of events", as
+ * perf says for a group's leader), the event count. */
+void rp_report_header(FILE *out, u64 samples, u64 total, const char *event, bool events,
+		      u64 lost);
+
 /* Display helpers shared by the analyses. */
 const char *rp_frame_dso(const struct rp_frame *f);   /* "[unknown]" when none */
+/* A report's symbol column as perf prints it: "[.] name", "[k] name", or
+ * the address (perf's %#.16llx) when no symbol is known. */
+void rp_put_sym_column(struct strbuf *sb, const struct sym *sym, u64 addr, bool kernel);
 /* The symbol name, or NULL when unresolved. */
 static inline const char *rp_frame_sym(const struct rp_frame *f)
 {

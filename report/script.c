@@ -16,8 +16,9 @@ static const char usage_text[] =
 	"\n"
 	"  -i, --input FILE   data file (default ember.data; - for stdin)\n"
 	"  -F, --fields LIST  comm,pid,tid,cpu,time,period,event,trace,ip,sym,dso,symoff,\n"
-	"                     srcline (default: all that the recording has but\n"
-	"                     srcline); +LIST adds to the defaults, -LIST removes\n"
+	"                     srcline,weight,brstack (default: all that the recording\n"
+	"                     has but srcline, weight and brstack); +LIST adds to the\n"
+	"                     defaults, -LIST removes\n"
 	"      --blkparse     block I/O events in blkparse's default line layout, from\n"
 	"                     an ember recording or a blktrace capture (as ember bio)\n"
 	"      --comm LIST, --pid LIST, --tid LIST, --cpu LIST, --time START,END\n"
@@ -33,13 +34,15 @@ enum field {
 	F_IP = 1 << 8, F_SYM = 1 << 9, F_DSO = 1 << 10, F_SYMOFF = 1 << 11,
 	F_BLKPARSE = 1 << 12,      /* --blkparse: block events as blkparse */
 	F_SRCLINE = 1 << 13,       /* file:line under each frame */
+	F_WEIGHT = 1 << 14, F_BRSTACK = 1 << 15,
 };
 
 static const struct { const char *name; unsigned bit; } field_names[] = {
 	{ "comm", F_COMM }, { "pid", F_PID }, { "tid", F_TID }, { "cpu", F_CPU },
 	{ "time", F_TIME }, { "period", F_PERIOD }, { "event", F_EVENT },
 	{ "trace", F_TRACE }, { "ip", F_IP }, { "sym", F_SYM }, { "dso", F_DSO },
-	{ "symoff", F_SYMOFF }, { "srcline", F_SRCLINE },
+	{ "symoff", F_SYMOFF }, { "srcline", F_SRCLINE }, { "weight", F_WEIGHT },
+	{ "brstack", F_BRSTACK },
 };
 
 #define DEFAULT_FIELDS (F_COMM | F_TID | F_CPU | F_TIME | F_PERIOD | F_EVENT | \
@@ -47,6 +50,7 @@ static const struct { const char *name; unsigned bit; } field_names[] = {
 
 struct script {
 	unsigned fields;
+	unsigned tp_frame_fields;   /* what a tracepoint's frames show */
 	struct pd_reader *reader;
 	struct replay *rp;          /* for source lines */
 	struct pd_trace *trace;     /* NULL without tracepoints */
@@ -72,7 +76,7 @@ static int parse_fields(const char *spec, unsigned *fields)
 				bit = field_names[i].bit;
 		if (!bit) {
 			err_set("unknown field '%.*s' in -F (known: comm,pid,tid,cpu,time,"
-				"period,event,trace,ip,sym,dso,symoff,srcline)", (int)n, p);
+				"period,event,trace,ip,sym,dso,symoff,srcline,weight,brstack)", (int)n, p);
 			return -1;
 		}
 		if (remove)
@@ -103,15 +107,16 @@ static const char *event_name(struct script *sc, const struct pd_attr *a)
 	return a->name;
 }
 
-/* "sym+0xoff (dso)" for one frame, as perf prints it. */
-static void put_frame_text(struct script *sc, const struct rp_frame *f)
+/* "sym+0xoff (dso)" for one frame, as perf prints it (the fields the
+ * sample's event shows). */
+static void put_frame_text(struct script *sc, unsigned fields, const struct rp_frame *f)
 {
 	struct strbuf *l = &sc->line;
-	if (sc->fields & F_SYM) {
+	if (fields & F_SYM) {
 		if (f->sym) {
 			sb_puts(l, f->sym->name);
 			/* A symbol without a file is the cut marker: no offset. */
-			if ((sc->fields & F_SYMOFF) && f->dso) {
+			if ((fields & F_SYMOFF) && f->dso) {
 				sb_add(l, "+0x", 3);
 				sb_add_hex(l, f->addr - f->sym->start, 0);
 			}
@@ -119,7 +124,7 @@ static void put_frame_text(struct script *sc, const struct rp_frame *f)
 			sb_puts(l, "[unknown]");
 		}
 	}
-	if ((sc->fields & F_DSO) && !f->inlined) {   /* perf names no file for those */
+	if ((fields & F_DSO) && !f->inlined) {   /* perf names no file for those */
 		sb_add(l, " (", 2);
 		sb_puts(l, f->dso ? sym_dso_path(f->dso) : "[unknown]");
 		sb_add(l, ")", 1);
@@ -181,6 +186,29 @@ static void put_header(struct script *sc, const struct rp_sample *s, bool chain)
 	}
 }
 
+/* " 0xFROM/0xTO/P/-/-/CYCLES/TYPE " per branch, newest first, as perf
+ * script -F brstack prints them (M mispredicted, P predicted, X in a
+ * transaction, A an aborted one). */
+static void put_brstack(struct strbuf *l, const struct pd_sample *s)
+{
+	for (u64 i = 0; i < s->nr_branches; i++) {
+		const u64 *e = s->branches + 3 * i;
+		u64 f = e[2];
+		sb_add(l, " 0x", 3);
+		sb_add_hex(l, e[0], 0);
+		sb_add(l, "/0x", 3);
+		sb_add_hex(l, e[1], 0);
+		char flags[8] = { '/', PD_BRANCH_PREDICTED(f) ? 'P' : PD_BRANCH_MISPRED(f) ? 'M' : '-',
+				  '/', PD_BRANCH_IN_TX(f) ? 'X' : '-', '/', PD_BRANCH_ABORT(f) ? 'A' : '-',
+				  '/' };
+		sb_add(l, flags, 7);
+		sb_add_dec(l, (s64)PD_BRANCH_CYCLES(f), 0, ' ');
+		sb_add(l, "/", 1);
+		sb_puts(l, pd_branch_type_name(f));
+		sb_add(l, " ", 1);
+	}
+}
+
 /* A period to print: the sample's own, or the fixed one of its event
  * (perf prints that too when the recording used -c). */
 static bool has_period(const struct pd_attr *a)
@@ -205,6 +233,7 @@ static int script_sample(void *ctx, const struct rp_sample *s)
 	 * stack copy its user frames are unwound from. */
 	bool chain = (s->s->nr_callchain > 0 || s->s->stack_size > 0) && (sc->fields & F_IP);
 	struct strbuf *l = &sc->line;
+	unsigned frame_fields = tracepoint ? sc->tp_frame_fields : sc->fields;
 	put_header(sc, s, chain);
 	if ((sc->fields & F_PERIOD) && !tracepoint && has_period(s->attr)) {
 		sb_add_dec(l, (s64)sample_period(s), 10, ' ');
@@ -216,6 +245,10 @@ static int script_sample(void *ctx, const struct rp_sample *s)
 	}
 	if (tracepoint && (sc->fields & F_TRACE) && sc->trace)
 		pd_trace_format(sc->trace, s->attr->attr.config, s->s->raw, s->s->raw_size, l);
+	if ((sc->fields & F_WEIGHT) && (s->attr->attr.sample_type & PERF_SAMPLE_WEIGHT)) {
+		sb_add(l, " ", 1);
+		sb_add_dec(l, (s64)s->s->weight, 16, ' ');
+	}
 	if (chain) {
 		sb_puts(l, "\n");
 		/* perf prints no frames of a chain it could not trust. */
@@ -225,7 +258,7 @@ static int script_sample(void *ctx, const struct rp_sample *s)
 			sb_add(l, "\t", 1);
 			sb_add_hex(l, f->offset, 16);
 			sb_add(l, " ", 1);
-			put_frame_text(sc, f);
+			put_frame_text(sc, frame_fields, f);
 			if (sc->fields & F_SRCLINE)
 				put_srcline(sc, f);
 			sb_puts(l, "\n");
@@ -234,10 +267,12 @@ static int script_sample(void *ctx, const struct rp_sample *s)
 		sb_add(l, " ", 1);
 		sb_add_hex(l, s->frames[0].ip, 16);
 		sb_add(l, " ", 1);
-		put_frame_text(sc, &s->frames[0]);
+		put_frame_text(sc, frame_fields, &s->frames[0]);
 		if (sc->fields & F_SRCLINE)
 			put_srcline(sc, &s->frames[0]);
 	}
+	if ((sc->fields & F_BRSTACK) && s->s->nr_branches)
+		put_brstack(l, s->s);
 	sb_add(l, "\n", 1);
 	/* Lines gather in one buffer that goes out in big writes. */
 	if (l->len >= OUT_CHUNK)
@@ -251,8 +286,8 @@ static int script_finish(void *ctx)
 	return 0;
 }
 
-/* -1 to go on, or the exit status to stop with. */
-static int parse_args(struct rp_opts *o, unsigned *fields, int argc, char **argv)
+/* -1 to go on, or the exit status to stop with; *given says -F was. */
+static int parse_args(struct rp_opts *o, unsigned *fields, bool *given, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		RP_FILTER_LONGOPTS,
@@ -273,6 +308,7 @@ static int parse_args(struct rp_opts *o, unsigned *fields, int argc, char **argv
 		case 'F':
 			if (parse_fields(optarg, fields) < 0)
 				goto bad;
+			*given = true;
 			break;
 		case 'B':
 			*fields |= F_BLKPARSE;
@@ -308,7 +344,8 @@ int cmd_script(int argc, char **argv)
 	rp_opts_init(&o);
 	o.leaf_fix = false;        /* chains as recorded, as perf script prints */
 	struct script sc = { .fields = DEFAULT_FIELDS, .out = stdout };
-	int rc = parse_args(&o, &sc.fields, argc, argv);
+	bool fields_given = false;
+	int rc = parse_args(&o, &sc.fields, &fields_given, argc, argv);
 	if (rc >= 0) {
 		rp_opts_free(&o);
 		return rc;
@@ -333,6 +370,12 @@ int cmd_script(int argc, char **argv)
 	}
 	sc.reader = rp_reader(rp);
 	sc.rp = rp;
+	/* perf script's default layout names a tracepoint's frames without
+	 * offset and file when it reads a stream (it learns the events only
+	 * as their attrs arrive, after it set the tracepoint defaults). */
+	sc.tp_frame_fields = sc.fields;
+	if (!fields_given && pd_reader_is_pipe(sc.reader))
+		sc.tp_frame_fields &= ~(F_SYMOFF | F_DSO);
 	rp_set_callchains(rp, rp_has_callchains(rp));
 	load_trace(&sc);
 	struct rp_sink sink = { .ctx = &sc, .sample = script_sample, .finish = script_finish };

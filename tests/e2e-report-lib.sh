@@ -73,7 +73,7 @@ perf_stream_agrees() {
 # known-ratio workload against its design (within 3 points).
 design_agrees() {
 	local name=$1 file=$2 mode=$3 spec=$4 why
-	"$EMBER" report -i "$file" --stdio "$mode" --sort sym >"$TMP/$name.design" 2>&1
+	"$EMBER" report -i "$file" --stdio $mode --sort sym >"$TMP/$name.design" 2>&1
 	if why=$($CMP design "$TMP/$name.design" "$spec" 3); then
 		pass "$name: $mode matches the design ($why)"
 	else

@@ -1,6 +1,7 @@
 /* callchain.c - frames from the kernel-supplied callchain: the kernel part
  * (unwound in the kernel) and the user part (walked by frame pointers, or
- * unwound by ember while recording, with its cut marker). */
+ * unwound by ember while recording, with its cut marker, or kept by the
+ * hardware in the LBR call stack). */
 #include "unwind/unwind.h"
 
 /* The sampled ip alone, in the mode the record's misc gives. */
@@ -65,6 +66,39 @@ int unw_recorded_frames(const struct pd_sample *s, u16 misc, struct unw_frame *o
 		if (!leaf)
 			out[i].ip--;
 		leaf = false;
+	}
+	return n;
+}
+
+/* Where the user part of a callchain starts (its PERF_CONTEXT_USER), or
+ * -1 when there is none. */
+static long user_marker(const struct pd_sample *s)
+{
+	for (u64 i = 0; i < s->nr_callchain; i++)
+		if (s->callchain[i] == PERF_CONTEXT_USER)
+			return (long)i;
+	return -1;
+}
+
+int unw_lbr_frames(const struct pd_sample *s, u16 misc, struct unw_frame *out, int max,
+		   bool *dropped)
+{
+	long user = user_marker(s);
+	if (user < 0 || !s->nr_branches)
+		return unw_sample_frames(s, misc, out, max, dropped);
+	struct pd_sample kernel_part = *s;
+	kernel_part.nr_callchain = (u64)user;
+	int n = user ? unw_sample_frames(&kernel_part, misc, out, max, dropped) : 0;
+	if (dropped && *dropped)
+		return n;          /* the sampled ip alone */
+	if (dropped)
+		*dropped = false;
+	/* An entry is from, to, flags; the newest first. */
+	for (u64 i = 0; i <= s->nr_branches && n < max; i++) {
+		out[n].ip = i == 0 ? s->branches[1] : s->branches[3 * (i - 1)];
+		out[n].kernel = false;
+		out[n].cut = false;
+		n++;
 	}
 	return n;
 }

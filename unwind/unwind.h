@@ -25,6 +25,16 @@ struct unw_frame {
 int unw_sample_frames(const struct pd_sample *s, u16 misc, struct unw_frame *out, int max,
 		      bool *dropped);
 
+/* The frames of a sample whose event keeps the user call stack in the
+ * LBR (branch_sample_type CALL_STACK: perf record --call-graph lbr), as
+ * perf builds them: the callchain's kernel part (its entries before
+ * PERF_CONTEXT_USER), then the newest branch's target and each branch's
+ * source, newest first (calls: the call sites); the recorded user frames
+ * are not used.  A chain with no user part or an empty branch stack gives
+ * unw_sample_frames' frames. */
+int unw_lbr_frames(const struct pd_sample *s, u16 misc, struct unw_frame *out, int max,
+		   bool *dropped);
+
 /* The same for a chain ember unwound while recording (record -g, written
  * with return addresses as the kernel's frame-pointer walk gives them):
  * each user caller one before its return address, as unw_dwarf_user

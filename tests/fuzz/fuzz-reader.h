@@ -44,6 +44,15 @@ static void touch_sample(const struct pd_event *ev)
 	fuzz_touch(s->raw, s->raw_size);
 	inside(ev, s->stack, s->stack_size, "user stack");
 	fuzz_touch(s->stack, s->stack_size);
+	inside(ev, s->branches, s->nr_branches * 24, "branch stack");
+	fuzz_touch(s->branches, s->nr_branches * 24);
+	u64 value, id;
+	for (u64 i = 0; pd_read_value(s, i, &value, &id); i++)
+		fuzz_sink += value + id;
+	if (s->nr_read) {
+		size_t last = (size_t)((s->nr_read - 1) * s->read_stride + s->read_id_at + 1) * 8;
+		inside(ev, s->read, last, "read values");
+	}
 	if (ev->attr && s->user_regs) {
 		inside(ev, s->user_regs, (size_t)ev->attr->nr_user_regs * 8, "user regs");
 		fuzz_touch(s->user_regs, (size_t)ev->attr->nr_user_regs * 8);
@@ -86,6 +95,10 @@ static void touch_header(const struct pd_reader *r)
 	}
 	for (size_t i = 0; i < pd_reader_nbuild_ids(r); i++)
 		fuzz_touch_str(pd_reader_build_id(r, i)->filename);
+	for (size_t i = 0; i < pd_reader_ngroups(r); i++) {
+		fuzz_touch_str(pd_reader_group(r, i)->name);
+		fuzz_sink += pd_reader_group(r, i)->nr_members;
+	}
 }
 
 /* Reads the whole input once, in time order or in file order. */
