@@ -34,3 +34,21 @@ ensure_tracefs() {
 within() {
 	awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'
 }
+
+# busy_cpus SECONDS: SCHED_IDLE spinners on every CPU for at most SECONDS
+# (killed by idle_cpus or at exit), for tests that need every event:
+# an idle CPU loses some (DESIGN.md quirks).  Any normal task preempts a
+# SCHED_IDLE one at once, so to the scheduler the machine stays idle.
+# False, with nothing started, when chrt (util-linux) is missing.
+SPIN_PID=
+busy_cpus() {
+	command -v chrt >/dev/null || return 1
+	chrt -i 0 "$WORKLOADS/spin" "$(nproc)" "$1" >/dev/null 2>&1 &
+	SPIN_PID=$!
+	trap 'idle_cpus; rm -rf "$TMP"' EXIT
+	sleep 0.2
+}
+idle_cpus() {
+	[ -n "$SPIN_PID" ] && kill "$SPIN_PID" 2>/dev/null
+	SPIN_PID=
+}

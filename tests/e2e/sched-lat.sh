@@ -68,13 +68,9 @@ check "--per-comm and --per-pid: one histogram for cpuhog" \
 # pipe, its helper's exit).  Idle CPUs would lose those wakeups (DESIGN.md
 # quirks), so the CPUs are kept busy by SCHED_IDLE spinners, which any
 # normal task preempts at once: the machine stays idle to the scheduler.
-if ! command -v chrt >/dev/null; then
+if ! busy_cpus 8; then
 	skip "idle-ish" "chrt (util-linux) is missing"
 else
-	chrt -i 0 "$WORKLOADS/spin" 2 8 >/dev/null 2>&1 &
-	spinner=$!
-	trap 'kill $spinner 2>/dev/null; rm -rf "$TMP"' EXIT
-	sleep 0.2
 	# A VM's scheduler hiccups now and then: up to 3 recordings, each an
 	# honest measurement; systematically long waits still fail.
 	verdict="" why="no recording without lost events"
@@ -96,7 +92,7 @@ else
 	fail) fail "idle-ish" "$why" ;;
 	*) skip "idle-ish" "$why" ;;
 	esac
-	kill $spinner 2>/dev/null
+	idle_cpus
 fi
 
 "$EMBER" sched >/dev/null 2>&1; rc1=$?
