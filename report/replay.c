@@ -209,7 +209,7 @@ static void resolve_user(struct replay *rp, struct rp_thread *t, struct rp_frame
 {
 	struct sym_map *m = sym_maps_find(t->maps, f->ip);
 	if (m) {
-		f->offset = f->ip - m->start + m->pgoff;
+		f->offset = sym_path_is_memory(m->path) ? f->ip : f->ip - m->start + m->pgoff;
 		f->dso = map_dso(rp, m, t->pid);
 		if (f->dso)
 			f->addr = sym_map_to_file(f->dso, f->ip, m->start, m->pgoff);

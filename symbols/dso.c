@@ -109,6 +109,12 @@ static bool is_anon_memory(const char *path)
 	       !strncmp(path, "/anon_hugepage", 14);
 }
 
+bool sym_path_is_memory(const char *path)
+{
+	return is_anon_memory(path) || !strncmp(path, "[stack", 6) ||
+	       !strcmp(path, "[heap]") || !strncmp(path, "/SYSV", 5);
+}
+
 struct sym_dso *sym_dso_get(struct sym_ctx *c, const char *path, const u8 *build_id,
 			    size_t build_id_size, pid_t pid)
 {

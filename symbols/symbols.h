@@ -140,6 +140,12 @@ void sym_prefetch_wait(struct sym_ctx *c);
 /* The JIT map /tmp/perf-PID.map, or NULL when there is none. */
 struct sym_dso *sym_jit_dso(struct sym_ctx *c, pid_t pid);
 
+/* True for a mapping of memory without a file ([heap], [stack...],
+ * //anon, /dev/zero, SysV shm): perf maps its addresses one for one, so
+ * a frame there is shown at its address, not at an offset into the map
+ * (the map's recorded offset is 0 when it came from /proc/PID/maps). */
+bool sym_path_is_memory(const char *path);
+
 /* Translates an address in a mapping [map_start, ...) at file offset pgoff
  * to the file address that symbols use (through the program headers, so
  * PIE executables and shared libraries work).  JIT dsos take addresses
