@@ -84,6 +84,25 @@ static const struct opt *entry_of(const opt_vec *v, int val)
 	return NULL;
 }
 
+/* "--wide=1" for a --wide that takes no value: says so (1), rather than
+ * calling a known option unknown. */
+static int flag_given_value(const struct opt_cmd *c, const opt_vec *v, const char *text)
+{
+	const char *eq = strchr(text, '=');
+	if (strncmp(text, "--", 2) || !eq)
+		return 0;
+	for (size_t i = 0; i < v->n; i++) {
+		const char *l = v->v[i]->longname;
+		if (l && v->v[i]->arg == OPT_NO_ARG && strlen(l) == (size_t)(eq - text - 2) &&
+		    !strncmp(l, text + 2, strlen(l))) {
+			cmd_error(c->name, "option '--%s' takes no value: give it alone (see "
+				  "'ember %s --help')", l, c->name);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* What one getopt_long value means: -1 go on, else the exit status. */
 static int take(const struct opt_cmd *c, const opt_vec *v, int val, char **argv, void *ctx)
 {
@@ -98,7 +117,7 @@ static int take(const struct opt_cmd *c, const opt_vec *v, int val, char **argv,
 		return -1;
 	if (rc == -1)
 		cmd_error(c->name, "%s", err_msg());
-	else if (rc == 0)
+	else if (rc == 0 && !flag_given_value(c, v, argv[optind - 1]))
 		cmd_bad_option(c->name, val, argv[optind - 1]);
 	return EXIT_USAGE;
 }

@@ -82,6 +82,7 @@ static void test_bad_options(void)
 	CHECK(parse(3, bad) == EXIT_USAGE, "bad value");
 	char *value_on_flag[] = { "t", "--wide=1", NULL };
 	CHECK(parse(2, value_on_flag) == EXIT_USAGE, "value on a flag");
+	CHECK(!strcmp(seen, ""), "a refused option reached the parse function: %s", seen);
 }
 
 /* The text fn writes for cmd, NUL-terminated (caller frees). */
