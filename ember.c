@@ -8,25 +8,25 @@
 #include "record/record.h"
 #include "report/report.h"
 
+/* Each command's name and summary come from its option table. */
 struct command {
-	const char *name;
+	const struct opt_cmd *opts;
 	int (*run)(int argc, char **argv);
-	const char *summary;
 };
 
 static const struct command commands[] = {
-	{ "record", cmd_record, "sample and trace into a perf.data file" },
-	{ "report", cmd_report, "summarize a recording by comm, dso and symbol" },
-	{ "script", cmd_script, "print one line per sample, like perf script" },
-	{ "collapse", cmd_collapse, "fold stacks into lines, like stackcollapse-perf.pl" },
-	{ "flame", cmd_flame, "write an interactive SVG flame graph" },
-	{ "stat", cmd_stat, "count events with derived metrics, like perf stat" },
-	{ "list", cmd_list, "list the events and metric sets this machine offers" },
-	{ "offcpu", cmd_offcpu, "time blocked off-CPU, by stack, like offcputime" },
-	{ "sched", cmd_sched, "wakeup-to-run latency histograms, like runqlat" },
-	{ "bio", cmd_bio, "block I/O phases, latency histograms and per-I/O lines" },
-	{ "verify", cmd_verify, "check a data file or blktrace capture record by record" },
-	{ "archive", cmd_archive, "pack the symbols a recording needs, like perf archive" },
+	{ &record_cmd, cmd_record },
+	{ &report_cmd, cmd_report },
+	{ &script_cmd, cmd_script },
+	{ &collapse_cmd, cmd_collapse },
+	{ &flame_cmd, cmd_flame },
+	{ &stat_cmd, cmd_stat },
+	{ &list_cmd, cmd_list },
+	{ &offcpu_cmd, cmd_offcpu },
+	{ &sched_cmd, cmd_sched },
+	{ &bio_cmd, cmd_bio },
+	{ &verify_cmd, cmd_verify },
+	{ &archive_cmd, cmd_archive },
 };
 
 static void usage(FILE *out)
@@ -35,7 +35,7 @@ static void usage(FILE *out)
 		     "ember is a Linux profiler and event recorder on perf_event_open(2).\n\n"
 		     "Commands:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+		fprintf(out, "  %-10s %s\n", commands[i].opts->name, commands[i].opts->summary);
 	fprintf(out, "\n'ember COMMAND --help' describes one command.\n");
 }
 
@@ -54,8 +54,14 @@ int main(int argc, char **argv)
 		printf("ember %s\n", EMBER_VERSION);
 		return EXIT_OK;
 	}
+	/* The command names, one a line, for the completion script. */
+	if (!strcmp(name, "--list-commands")) {
+		for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+			printf("%s\n", commands[i].opts->name);
+		return EXIT_OK;
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		if (!strcmp(name, commands[i].name))
+		if (!strcmp(name, commands[i].opts->name))
 			return commands[i].run(argc - 1, argv + 1);
 	if (name[0] == '-')
 		fprintf(stderr, "ember: unknown option '%s' (see 'ember --help')\n", name);

@@ -4,7 +4,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,28 +111,6 @@ void cmd_die_of(int sig)
 	sigaddset(&set, sig);
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
 	raise(sig);
-}
-
-int cmd_options(const char *cmd, const char *usage, int argc, char **argv,
-		const char *shortopts, const struct option *longopts,
-		int (*one)(void *ctx, int opt, const char *arg), void *ctx)
-{
-	int opt;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		if (opt == 'h') {
-			fputs(usage, stdout);
-			return EXIT_OK;
-		}
-		int rc = opt == ':' || opt == '?' ? 0 : one(ctx, opt, optarg);
-		if (rc < 0) {
-			cmd_error(cmd, "%s", err_msg());
-			return EXIT_USAGE;
-		}
-		if (!rc)
-			return cmd_bad_option(cmd, opt, argv[optind - 1]);
-	}
-	return -1;
 }
 
 /* ---- Memory ------------------------------------------------------------ */

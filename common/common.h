@@ -42,26 +42,16 @@ enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 void cmd_error(const char *cmd, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void cmd_warn(const char *cmd, const char *fmt, ...) PRINTF_LIKE(2, 3);
 /* For getopt_long loops run with opterr = 0 and ':' leading the short
- * options: prints that option `text` needs a value (opt == ':') or is
+ * options (common/options.c's opt_parse): prints that option `text` needs a value (opt == ':') or is
  * unknown, pointing at 'ember CMD --help'.  Returns EXIT_USAGE. */
 int cmd_bad_option(const char *cmd, int opt, const char *text);
 /* For a word left over after the options: names it and points at
  * 'ember HELP --help' (HELP: the command, e.g. "sched lat").  EXIT_USAGE. */
 int cmd_extra_argument(const char *cmd, const char *help, const char *text);
-/* The option loop of a command: getopt_long over argv (opterr off);
- * -h prints usage (exit 0); every other option goes to one(ctx, opt, arg),
- * which returns 1 when it took the option, 0 when the command has no such
- * option (named by cmd_bad_option, exit 2) or -1 with err_set() on a bad
- * value (one line, exit 2).  Returns -1 to go on, the operands starting
- * at optind, or the exit status to stop with. */
 /* Ends the process by signal sig as if it had not been caught (output
  * flushed first), so a shell sees 128 + sig and a calling script stops
  * too, as perf does after Ctrl-C.  Returns only if sig is ignored. */
 void cmd_die_of(int sig);
-struct option;
-int cmd_options(const char *cmd, const char *usage, int argc, char **argv,
-		const char *shortopts, const struct option *longopts,
-		int (*one)(void *ctx, int opt, const char *arg), void *ctx);
 
 /* --- Memory: these abort on exhaustion, as nothing sane can follow. ---- */
 void *xmalloc(size_t n);

@@ -6,19 +6,34 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pmc/pmc-internal.h"
 #include "pmc/stat-internal.h"
 
 #define CMD "list"
 
-static const char usage_text[] =
-"usage: ember list [CLASS | GLOB]\n"
-"\n"
-"Lists the events -e accepts on this machine, with their encodings, the\n"
-"metric sets of 'ember stat --ipc/--tlb' and the precise sampling level.\n"
-"CLASS is one of sw, hw, cache, pmu, tracepoint, metric; a GLOB (e.g.\n"
-"'sched:*' or '*tlb*') shows only matching events.\n";
+static const struct opt options[] = { OPT_END };
+
+static int no_option(void *ctx, int opt, const char *arg)
+{
+	return 0;
+}
+
+const struct opt_cmd list_cmd = {
+	.name = CMD,
+	.summary = "list the events and metric sets this machine offers",
+	.synopsis =
+	"usage: ember list [CLASS | GLOB]\n"
+	"\n"
+	"Lists the events -e accepts on this machine, with their encodings, the\n"
+	"metric sets of 'ember stat --ipc/--tlb' and the precise sampling level.\n"
+	"CLASS is one of sw, hw, cache, pmu, tracepoint, metric; a GLOB (e.g.\n"
+	"'sched:*' or '*tlb*') shows only matching events.\n"
+	"\n",
+	.opts = options,
+	.one = no_option,
+};
 
 struct lister {
 	const char *filter;   /* a class or a glob, or NULL */
@@ -187,16 +202,15 @@ static void list_precise(struct lister *l)
 int cmd_list(int argc, char **argv)
 {
 	struct lister l = { .out = stdout };
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		fputs(usage_text, stdout);
-		return EXIT_OK;
-	}
-	if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
+	int rc = opt_parse(&list_cmd, argc, argv, NULL);
+	if (rc >= 0)
+		return rc;
+	if (argc - optind > 1) {
 		cmd_error(CMD, "unexpected '%s': see 'ember list --help'",
 			  argv[argc - 1]);
 		return EXIT_USAGE;
 	}
-	l.filter = argc == 2 ? argv[1] : NULL;
+	l.filter = optind < argc ? argv[optind] : NULL;
 	fprintf(l.out, "List of events (use with -e):\n\n");
 	pmc_each_symbolic(on_symbolic, &l);
 	if (class_on(&l, "pmu"))

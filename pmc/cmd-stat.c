@@ -23,62 +23,14 @@ static void on_stop_signal(int sig)
 	stop_requests++;
 }
 
-static const char usage_text[] =
-"usage: ember stat [options] [-- command [args]]\n"
-"\n"
-"Counts events while a command runs (or for -p/-t tasks, or system-wide\n"
-"with -a/-C) and prints the counts with derived metrics, like perf stat.\n"
-"\n"
-"  -e, --event EVENTS     events to count (repeatable; {a,b} groups are\n"
-"                         read together); default: task-clock,\n"
-"                         context-switches, cpu-migrations, page-faults,\n"
-"                         cycles, instructions, branches, branch-misses\n"
-"  -a, --all-cpus         system-wide, on every CPU\n"
-"  -C, --cpu LIST         system-wide on these CPUs (0-3,6)\n"
-"  -p, --pid PIDS         these processes (all their threads)\n"
-"  -t, --tid TIDS         these threads\n"
-"  -I, --interval-print MS  print the counts every MS milliseconds\n"
-"  -r, --repeat N         run the command N times: mean and +- stddev\n"
-"  -x, --field-separator SEP  CSV output\n"
-"      --json             JSON output, one object per line\n"
-"  -A, --per-cpu          a row per CPU (with -a or -C)\n"
-"      --per-node         a row per NUMA node (with -a or -C)\n"
-"      --per-thread       a row per thread (with -p or -t)\n"
-"      --duration SECS    stop after SECS seconds\n"
-"      --ipc              K_CYCLES, K_INSTR and IPC (needs a hardware PMU)\n"
-"      --tlb              tlbstat columns: walks, walk cycles, DTLB% ITLB%\n"
-"  -o, --output FILE      write the counts to FILE (default: stderr)\n"
-"  -h, --help             this help\n";
-
 enum { OPT_JSON = 256, OPT_PER_NODE, OPT_PER_THREAD, OPT_DURATION, OPT_IPC,
        OPT_TLB };
-
-static const struct option long_opts[] = {
-	{ "event", required_argument, NULL, 'e' },
-	{ "all-cpus", no_argument, NULL, 'a' },
-	{ "cpu", required_argument, NULL, 'C' },
-	{ "pid", required_argument, NULL, 'p' },
-	{ "tid", required_argument, NULL, 't' },
-	{ "interval-print", required_argument, NULL, 'I' },
-	{ "repeat", required_argument, NULL, 'r' },
-	{ "field-separator", required_argument, NULL, 'x' },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "per-cpu", no_argument, NULL, 'A' },
-	{ "per-node", no_argument, NULL, OPT_PER_NODE },
-	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
-	{ "duration", required_argument, NULL, OPT_DURATION },
-	{ "ipc", no_argument, NULL, OPT_IPC },
-	{ "tlb", no_argument, NULL, OPT_TLB },
-	{ "output", required_argument, NULL, 'o' },
-	{ "help", no_argument, NULL, 'h' },
-	{ 0 },
-};
 
 enum metric_set { SET_NONE, SET_IPC, SET_TLB };
 
 struct cli {
 	struct pmc_list events;
-	bool system_wide, help;
+	bool system_wide;
 	int *cpus, ncpus;
 	pid_t *pids, *tids;
 	int npids, ntids;
@@ -147,35 +99,72 @@ static int parse_event(struct cli *cl, const char *arg)
 	return 0;
 }
 
-/* The option error line; -1 so the caller stops with a usage error. */
-static int unknown_option(char **argv, int c)
-{
-	cmd_bad_option("stat", c, argv[optind - 1]);
-	return -1;
-}
-
-static int parse_one(struct cli *cl, int c, char **argv)
+/* 0, or -1 after printing why. */
+static int parse_option(struct cli *cl, int c, const char *arg)
 {
 	switch (c) {
-	case 'e': return parse_event(cl, optarg);
+	case 'e': return parse_event(cl, arg);
 	case 'a': cl->system_wide = true; return 0;
-	case 'C': case 'p': case 't': return parse_targets(cl, c, optarg);
-	case 'I': return parse_positive("-I", optarg, &cl->interval_ms);
-	case 'r': return parse_repeat(cl, optarg);
-	case 'x': cl->sep = optarg; return 0;
+	case 'C': case 'p': case 't': return parse_targets(cl, c, arg);
+	case 'I': return parse_positive("-I", arg, &cl->interval_ms);
+	case 'r': return parse_repeat(cl, arg);
+	case 'x': cl->sep = arg; return 0;
 	case OPT_JSON: cl->json = true; return 0;
 	case 'A': cl->agg = PMC_AGG_CPU; return 0;
 	case OPT_PER_NODE: cl->agg = PMC_AGG_NODE; return 0;
 	case OPT_PER_THREAD: cl->agg = PMC_AGG_THREAD; return 0;
 	case OPT_DURATION:
-		return parse_positive("--duration", optarg, &cl->duration);
+		return parse_positive("--duration", arg, &cl->duration);
 	case OPT_IPC: cl->set = SET_IPC; return 0;
 	case OPT_TLB: cl->set = SET_TLB; return 0;
-	case 'o': cl->output = optarg; return 0;
-	case 'h': cl->help = true; return 0;
-	default: return unknown_option(argv, c);
+	case 'o': cl->output = arg; return 0;
+	default: return 0;
 	}
 }
+
+static int parse_one(void *ctx, int c, const char *arg)
+{
+	return parse_option(ctx, c, arg) < 0 ? -2 : 1;
+}
+
+static const struct opt options[] = {
+	OPT('e', 'e', "event", OPT_ARG, "EVENTS",
+	  "events to count (repeatable; {a,b} groups are\n"
+	  "read together); default: task-clock,\n"
+	  "context-switches, cpu-migrations, page-faults,\n"
+	  "cycles, instructions, branches, branch-misses"),
+	OPT('a', 'a', "all-cpus", OPT_NO_ARG, NULL, "system-wide, on every CPU"),
+	OPT('C', 'C', "cpu", OPT_ARG, "LIST", "system-wide on these CPUs (0-3,6)"),
+	OPT('p', 'p', "pid", OPT_ARG, "PIDS", "these processes (all their threads)"),
+	OPT('t', 't', "tid", OPT_ARG, "TIDS", "these threads"),
+	OPT('I', 'I', "interval-print", OPT_ARG, "MS", "print the counts every MS milliseconds"),
+	OPT('r', 'r', "repeat", OPT_ARG, "N", "run the command N times: mean and +- stddev"),
+	OPT('x', 'x', "field-separator", OPT_ARG, "SEP", "CSV output"),
+	OPT(OPT_JSON, 0, "json", OPT_NO_ARG, NULL, "JSON output, one object per line"),
+	OPT('A', 'A', "per-cpu", OPT_NO_ARG, NULL, "a row per CPU (with -a or -C)"),
+	OPT(OPT_PER_NODE, 0, "per-node", OPT_NO_ARG, NULL, "a row per NUMA node (with -a or -C)"),
+	OPT(OPT_PER_THREAD, 0, "per-thread", OPT_NO_ARG, NULL, "a row per thread (with -p or -t)"),
+	OPT(OPT_DURATION, 0, "duration", OPT_ARG, "SECS", "stop after SECS seconds"),
+	OPT(OPT_IPC, 0, "ipc", OPT_NO_ARG, NULL, "K_CYCLES, K_INSTR and IPC (needs a hardware PMU)"),
+	OPT(OPT_TLB, 0, "tlb", OPT_NO_ARG, NULL, "tlbstat columns: walks, walk cycles, DTLB% ITLB%"),
+	OPT('o', 'o', "output", OPT_ARG, "FILE", "write the counts to FILE (default: stderr)"),
+	OPT_END,
+};
+
+const struct opt_cmd stat_cmd = {
+	.name = CMD,
+	.summary = "count events with derived metrics, like perf stat",
+	.synopsis =
+	"usage: ember stat [options] [-- command [args]]\n"
+	"\n"
+	"Counts events while a command runs (or for -p/-t tasks, or system-wide\n"
+	"with -a/-C) and prints the counts with derived metrics, like perf stat.\n"
+	"\n",
+	.opts = options,
+	.column = 25,
+	.stop_at_operand = true,
+	.one = parse_one,
+};
 
 /* Combinations perf refuses too, each with the way out. */
 static int check_cli(struct cli *cl)
@@ -218,19 +207,16 @@ static int check_cli(struct cli *cl)
 	return 0;
 }
 
+/* -1 to go on, or the exit status to stop with. */
 static int parse_cli(struct cli *cl, int argc, char **argv)
 {
 	cl->repeat = 1;
-	optind = 1;
-	opterr = 0;
-	int c;
-	while ((c = getopt_long(argc, argv, "+:e:aC:p:t:I:r:x:Ao:h", long_opts,
-				NULL)) != -1)
-		if (parse_one(cl, c, argv) < 0)
-			return -1;
+	int rc = opt_parse(&stat_cmd, argc, argv, cl);
+	if (rc >= 0)
+		return rc;
 	if (optind < argc)
 		cl->command = argv + optind;
-	return cl->help ? 0 : check_cli(cl);
+	return check_cli(cl) < 0 ? EXIT_USAGE : -1;
 }
 
 /* ---- events ------------------------------------------------------------ */
@@ -666,11 +652,9 @@ int cmd_stat(int argc, char **argv)
 {
 	struct cli cl = {0};
 	int rc = EXIT_USAGE, die_sig = 0;
-	if (parse_cli(&cl, argc, argv) < 0)
-		goto out;
-	if (cl.help) {
-		fputs(usage_text, stdout);
-		rc = EXIT_OK;
+	int parsed = parse_cli(&cl, argc, argv);
+	if (parsed >= 0) {
+		rc = parsed;
 		goto out;
 	}
 	/* A pid or tid that does not exist is bad input, as in record. */

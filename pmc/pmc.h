@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "common/common.h"
+#include "common/options.h"
 
 /* One parsed event.  attr carries type, config*, exclude_* and precise_ip;
  * the sampling fields (period/freq, sample_type, ...) are the caller's. */
@@ -86,6 +87,8 @@ void pmc_explain_open_error(const struct pmc_event *ev, int err);
 int cmd_stat(int argc, char **argv);
 /* `ember list`: the events and metric sets this machine offers. */
 int cmd_list(int argc, char **argv);
+/* Their option tables (common/options.h). */
+extern const struct opt_cmd stat_cmd, list_cmd;
 
 /* ---- tracefs ---------------------------------------------------------- */
 

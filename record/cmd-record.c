@@ -23,92 +23,15 @@ static void on_stop_signal(int sig)
 	stop_requests++;
 }
 
-static const char usage_text[] =
-"usage: ember record [options] [-- command [args]]\n"
-"\n"
-"Samples and traces into a perf.data file that ember and Linux perf read.\n"
-"Without a command, -p, -t or -C, the whole system is recorded until\n"
-"Ctrl-C or --duration.\n"
-"\n"
-"  -e, --event EVENT      event to record (repeatable; comma lists, groups,\n"
-"                         tracepoints sys:name with globs); default cycles,\n"
-"                         or cpu-clock on a CPU without a hardware PMU\n"
-"      --filter EXPR      tracepoint filter for the preceding -e\n"
-"  -F, --freq HZ          samples per second per CPU (default 4000, or max)\n"
-"  -c, --count PERIOD     a sample every PERIOD events instead of -F\n"
-"  -g                     call chains, user stacks unwound with CFI while\n"
-"                         recording (--call-graph auto)\n"
-"      --call-graph MODE  auto[,BYTES] (-g; BYTES of user stack copied for\n"
-"                         unwinding, default 16384), fp (frame pointers),\n"
-"                         or dwarf[,BYTES] (stack copies kept for the report,\n"
-"                         default 8192)\n"
-"  -a, --all-cpus         system-wide, on every CPU\n"
-"  -C, --cpu LIST         only these CPUs (0-3,6)\n"
-"  -p, --pid PIDS         these processes, all threads, new ones too\n"
-"  -t, --tid TIDS         only these threads\n"
-"  -o, --output FILE      output (default ember.data; an old one becomes\n"
-"                         FILE.old); - writes a stream to standard output\n"
-"  -m, --mmap-pages N     ring pages per CPU, a power of two (or 512K, 4M)\n"
-"  -z, --compression-level[=N]\n"
-"                         write records zstd-compressed, level N from 1\n"
-"                         (fastest, the default) to 22 (smallest), as\n"
-"                         perf record -z does; perf and ember read them\n"
-"      --duration SECS    stop after SECS seconds\n"
-"      --switch-events    record context switches\n"
-"      --off-cpu[=LEVEL]  record where threads block: sched_switch with call\n"
-"                         chains (-g unless --call-graph) and switch events;\n"
-"                         with -F or -c also CPU samples.  LEVEL adds:\n"
-"                         wakeups  sched_wakeup(_new), for 'ember sched lat'\n"
-"                         wakers   and their call chains, for 'offcpu --wakers'\n"
-"      --block            record block I/O: the block tracepoints this kernel\n"
-"                         has (queue, getrq, insert, issue, complete, merges,\n"
-"                         splits, remaps, requeues, errors), system-wide\n"
-"                         (completions run outside the task); see 'ember bio'\n"
-"  -d, --device DEV       with --block, only this block device (repeatable;\n"
-"                         /dev/sda, sda or MAJOR:MINOR)\n"
-"      --no-leaf-fix      with --call-graph fp, no user-stack snapshot for\n"
-"                         repairing the caller of a frameless leaf function\n"
-"  -N, --no-buildid-cache leave the build-id cache alone: by default this\n"
-"                         kernel's kallsyms and the mapped files go into\n"
-"                         ~/.debug, for reporting elsewhere or later\n"
-"  -q, --quiet            no summary line\n"
-"  -h, --help             this help\n";
-
 enum { OPT_FILTER = 256, OPT_CALL_GRAPH, OPT_DURATION, OPT_SWITCH, OPT_OFF_CPU, OPT_NO_LEAF_FIX, OPT_BLOCK };
 
 /* zstd's levels, perf record -z's default the fastest. */
 #define ZSTD_LEVEL_DEFAULT 1
 #define ZSTD_LEVEL_MAX 22
 
-static const struct option long_opts[] = {
-	{ "event", required_argument, NULL, 'e' },
-	{ "filter", required_argument, NULL, OPT_FILTER },
-	{ "freq", required_argument, NULL, 'F' },
-	{ "count", required_argument, NULL, 'c' },
-	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
-	{ "all-cpus", no_argument, NULL, 'a' },
-	{ "cpu", required_argument, NULL, 'C' },
-	{ "pid", required_argument, NULL, 'p' },
-	{ "tid", required_argument, NULL, 't' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "mmap-pages", required_argument, NULL, 'm' },
-	{ "compression-level", optional_argument, NULL, 'z' },
-	{ "duration", required_argument, NULL, OPT_DURATION },
-	{ "switch-events", no_argument, NULL, OPT_SWITCH },
-	{ "off-cpu", optional_argument, NULL, OPT_OFF_CPU },
-	{ "block", no_argument, NULL, OPT_BLOCK },
-	{ "device", required_argument, NULL, 'd' },
-	{ "no-leaf-fix", no_argument, NULL, OPT_NO_LEAF_FIX },
-	{ "no-buildid-cache", no_argument, NULL, 'N' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ 0 },
-};
-
 struct cli {
 	struct rec_opts o;
 	bool quiet;
-	bool help;
 	bool fell_back;            /* the default event became cpu-clock */
 	u32 devs[16];              /* -d: kernel dev_t values (MAJOR << 20 | MINOR) */
 	int ndevs;
@@ -263,13 +186,6 @@ static int parse_device(struct cli *cl, const char *arg)
 	return 0;
 }
 
-/* The option error line; -1 so the caller stops with a usage error. */
-static int unknown_option(char **argv, int c)
-{
-	cmd_bad_option("record", c, argv[optind - 1]);
-	return -1;
-}
-
 /* -z, -zN, --compression-level[=N] */
 static int parse_compression(struct rec_opts *o, const char *arg)
 {
@@ -281,33 +197,110 @@ static int parse_compression(struct rec_opts *o, const char *arg)
 	return 0;
 }
 
-static int parse_one(struct cli *cl, int c, char **argv)
+/* 0, or -1 after printing why. */
+static int parse_option(struct cli *cl, int c, const char *arg)
 {
 	struct rec_opts *o = &cl->o;
 	switch (c) {
-	case 'e': return parse_event(o, optarg);
-	case OPT_FILTER: return parse_filter(o, optarg);
-	case 'F': return parse_freq(o, optarg);
-	case 'c': return parse_period(o, optarg);
+	case 'e': return parse_event(o, arg);
+	case OPT_FILTER: return parse_filter(o, arg);
+	case 'F': return parse_freq(o, arg);
+	case 'c': return parse_period(o, arg);
 	case 'g': o->callgraph = REC_CG_ONLINE; return 0;
-	case OPT_CALL_GRAPH: return parse_call_graph(o, optarg);
+	case OPT_CALL_GRAPH: return parse_call_graph(o, arg);
 	case 'a': o->system_wide = true; return 0;
-	case 'C': case 'p': case 't': return parse_list(c, optarg, o);
-	case 'o': o->output = optarg; return 0;
-	case 'm': return parse_pages(o, optarg);
-	case 'z': return parse_compression(o, optarg);
-	case OPT_DURATION: return parse_duration(o, optarg);
+	case 'C': case 'p': case 't': return parse_list(c, arg, o);
+	case 'o': o->output = arg; return 0;
+	case 'm': return parse_pages(o, arg);
+	case 'z': return parse_compression(o, arg);
+	case OPT_DURATION: return parse_duration(o, arg);
 	case OPT_SWITCH: o->switch_events = true; return 0;
-	case OPT_OFF_CPU: return parse_off_cpu(o, optarg);
+	case OPT_OFF_CPU: return parse_off_cpu(o, arg);
 	case OPT_NO_LEAF_FIX: o->no_leaf_fix = true; return 0;
 	case OPT_BLOCK: o->block = true; return 0;
-	case 'd': return parse_device(cl, optarg);
+	case 'd': return parse_device(cl, arg);
 	case 'N': o->no_buildid_cache = true; return 0;
 	case 'q': cl->quiet = true; return 0;
-	case 'h': cl->help = true; return 0;
-	default: return unknown_option(argv, c);
+	default: return 0;
 	}
 }
+
+static int parse_one(void *ctx, int c, const char *arg)
+{
+	return parse_option(ctx, c, arg) < 0 ? -2 : 1;
+}
+
+static const struct opt options[] = {
+	OPT('e', 'e', "event", OPT_ARG, "EVENT",
+	  "event to record (repeatable; comma lists, groups,\n"
+	  "tracepoints sys:name with globs); default cycles,\n"
+	  "or cpu-clock on a CPU without a hardware PMU"),
+	OPT(OPT_FILTER, 0, "filter", OPT_ARG, "EXPR", "tracepoint filter for the preceding -e"),
+	OPT('F', 'F', "freq", OPT_ARG, "HZ", "samples per second per CPU (default 4000, or max)"),
+	OPT('c', 'c', "count", OPT_ARG, "PERIOD", "a sample every PERIOD events instead of -F"),
+	OPT('g', 'g', NULL, OPT_NO_ARG, NULL,
+	  "call chains, user stacks unwound with CFI while\n"
+	  "recording (--call-graph auto)"),
+	OPT(OPT_CALL_GRAPH, 0, "call-graph", OPT_ARG, "MODE",
+	  "auto[,BYTES] (-g; BYTES of user stack copied for\n"
+	  "unwinding, default 16384), fp (frame pointers),\n"
+	  "or dwarf[,BYTES] (stack copies kept for the report,\n"
+	  "default 8192)"),
+	OPT('a', 'a', "all-cpus", OPT_NO_ARG, NULL, "system-wide, on every CPU"),
+	OPT('C', 'C', "cpu", OPT_ARG, "LIST", "only these CPUs (0-3,6)"),
+	OPT('p', 'p', "pid", OPT_ARG, "PIDS", "these processes, all threads, new ones too"),
+	OPT('t', 't', "tid", OPT_ARG, "TIDS", "only these threads"),
+	OPT('o', 'o', "output", OPT_ARG, "FILE",
+	  "output (default ember.data; an old one becomes\n"
+	  "FILE.old); - writes a stream to standard output"),
+	OPT('m', 'm', "mmap-pages", OPT_ARG, "N",
+	  "ring pages per CPU, a power of two (or 512K, 4M)"),
+	OPT('z', 'z', "compression-level", OPT_OPT_ARG, "N",
+	  "write records zstd-compressed, level N from 1\n"
+	  "(fastest, the default) to 22 (smallest), as\n"
+	  "perf record -z does; perf and ember read them"),
+	OPT(OPT_DURATION, 0, "duration", OPT_ARG, "SECS", "stop after SECS seconds"),
+	OPT(OPT_SWITCH, 0, "switch-events", OPT_NO_ARG, NULL, "record context switches"),
+	OPT(OPT_OFF_CPU, 0, "off-cpu", OPT_OPT_ARG, "LEVEL",
+	  "record where threads block: sched_switch with call\n"
+	  "chains (-g unless --call-graph) and switch events;\n"
+	  "with -F or -c also CPU samples.  LEVEL adds:\n"
+	  "wakeups  sched_wakeup(_new), for 'ember sched lat'\n"
+	  "wakers   and their call chains, for 'offcpu --wakers'"),
+	OPT(OPT_BLOCK, 0, "block", OPT_NO_ARG, NULL,
+	  "record block I/O: the block tracepoints this kernel\n"
+	  "has (queue, getrq, insert, issue, complete, merges,\n"
+	  "splits, remaps, requeues, errors), system-wide\n"
+	  "(completions run outside the task); see 'ember bio'"),
+	OPT('d', 'd', "device", OPT_ARG, "DEV",
+	  "with --block, only this block device (repeatable;\n"
+	  "/dev/sda, sda or MAJOR:MINOR)"),
+	OPT(OPT_NO_LEAF_FIX, 0, "no-leaf-fix", OPT_NO_ARG, NULL,
+	  "with --call-graph fp, no user-stack snapshot for\n"
+	  "repairing the caller of a frameless leaf function"),
+	OPT('N', 'N', "no-buildid-cache", OPT_NO_ARG, NULL,
+	  "leave the build-id cache alone: by default this\n"
+	  "kernel's kallsyms and the mapped files go into\n"
+	  "~/.debug, for reporting elsewhere or later"),
+	OPT('q', 'q', "quiet", OPT_NO_ARG, NULL, "no summary line"),
+	OPT_END,
+};
+
+const struct opt_cmd record_cmd = {
+	.name = CMD,
+	.summary = "sample and trace into a perf.data file",
+	.synopsis =
+	"usage: ember record [options] [-- command [args]]\n"
+	"\n"
+	"Samples and traces into a perf.data file that ember and Linux perf read.\n"
+	"Without a command, -p, -t or -C, the whole system is recorded until\n"
+	"Ctrl-C or --duration.\n"
+	"\n",
+	.opts = options,
+	.column = 25,
+	.stop_at_operand = true,
+	.one = parse_one,
+};
 
 static int check_targets(struct rec_opts *o)
 {
@@ -348,24 +341,21 @@ static u32 default_pages(const struct rec_opts *o)
 	return pages;
 }
 
+/* -1 to go on, or the exit status to stop with. */
 static int parse_cli(struct cli *cl, int argc, char **argv)
 {
 	struct rec_opts *o = &cl->o;
 	o->output = "ember.data";
 	o->self_argc = argc;
 	o->self_argv = argv;
-	optind = 1;
-	opterr = 0;
-	int c;
-	while ((c = getopt_long(argc, argv, "+:e:F:c:gaC:p:t:o:m:z::d:Nqh", long_opts,
-				NULL)) != -1)
-		if (parse_one(cl, c, argv) < 0)
-			return -1;
+	int rc = opt_parse(&record_cmd, argc, argv, cl);
+	if (rc >= 0)
+		return rc;
 	if (optind < argc)
 		o->command = argv + optind;
 	if (!o->mmap_pages)
 		o->mmap_pages = default_pages(o);
-	return check_targets(o);
+	return check_targets(o) < 0 ? EXIT_USAGE : -1;
 }
 
 static int add_default_event(struct cli *cl)
@@ -636,11 +626,9 @@ int cmd_record(int argc, char **argv)
 {
 	struct cli cl = {0};
 	int rc = EXIT_USAGE;
-	if (parse_cli(&cl, argc, argv) < 0)
-		goto out;
-	if (cl.help) {
-		fputs(usage_text, stdout);
-		rc = EXIT_OK;
+	int parsed = parse_cli(&cl, argc, argv);
+	if (parsed >= 0) {
+		rc = parsed;
 		goto out;
 	}
 	if (cl.o.off_cpu && add_off_cpu_events(&cl) < 0)

@@ -4,6 +4,9 @@
 #ifndef EMBER_RECORD_H
 #define EMBER_RECORD_H
 
+#include "common/options.h"
+
 int cmd_record(int argc, char **argv);
+extern const struct opt_cmd record_cmd;   /* its option table */
 
 #endif

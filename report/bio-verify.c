@@ -14,7 +14,7 @@
 #define CMD "verify"
 #define MAX_SHOWN 50    /* problems printed; the rest only counted */
 
-static const char usage_text[] =
+static const char synopsis[] =
 	"usage: ember verify FILE\n"
 	"\n"
 	"Checks a data file record by record: an ember or perf.data file, or a\n"
@@ -22,7 +22,8 @@ static const char usage_text[] =
 	"tracer's binary output).  Lists each problem (a record cut short or\n"
 	"undecodable, an unknown blktrace action or version, a CPU's time going\n"
 	"back, a gap in a CPU's sequence numbers or lost events) with its byte\n"
-	"offset, and exits 1 when there is any.\n";
+	"offset, and exits 1 when there is any.\n"
+	"\n";
 
 struct cpu_state {
 	u64 last_time;
@@ -141,12 +142,23 @@ static int verify_perf(struct verify *v, const char *path)
 	return 0;
 }
 
+static const struct opt options[] = { OPT_END };
+
+static int no_option(void *ctx, int opt, const char *arg)
+{
+	return 0;
+}
+
+const struct opt_cmd verify_cmd = {
+	.name = CMD, .summary = "check a data file or blktrace capture record by record",
+	.synopsis = synopsis, .opts = options, .one = no_option,
+};
+
 int cmd_verify(int argc, char **argv)
 {
-	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		fputs(usage_text, stdout);
-		return EXIT_OK;
-	}
+	int rc = opt_parse(&verify_cmd, argc, argv, NULL);
+	if (rc >= 0)
+		return rc;
 	if (argc != 2 || argv[1][0] == '-') {
 		cmd_error(CMD, "%s: give one file: see 'ember verify --help'",
 			  argc < 2 ? "no file" : argv[1]);

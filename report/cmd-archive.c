@@ -19,19 +19,6 @@
 
 #define CMD "archive"
 
-static const char usage_text[] =
-	"usage: ember archive [-i FILE] [-o OUT.tar]\n"
-	"\n"
-	"Packs the build-id cache entries (~/.debug) of every file the samples of\n"
-	"FILE fell in, and the kernel's kallsyms, into one tar.  On the machine\n"
-	"that reports, unpack it with 'mkdir -p ~/.debug && tar xf OUT.tar -C\n"
-	"~/.debug': report, script and the other views then name the frames as\n"
-	"here.  Files missing from the cache are added to it first when the file\n"
-	"on disk is the one recorded (same build-id).\n"
-	"\n"
-	"  -i, --input FILE   data file (default ember.data)\n"
-	"  -o, --output OUT   the tar to write (default FILE.tar)\n";
-
 /* The files samples fell in, each once. */
 struct hits {
 	struct u64map seen;        /* dso pointer -> 1 */
@@ -272,16 +259,33 @@ out:
 	return rc;
 }
 
+static const struct opt options[] = {
+	OPT_INCLUDE(rp_input_opts),
+	OPT('o', 'o', "output", OPT_ARG, "OUT", "the tar to write (default FILE.tar)"),
+	OPT_END,
+};
+
+const struct opt_cmd archive_cmd = {
+	.name = CMD,
+	.summary = "pack the symbols a recording needs, like perf archive",
+	.synopsis =
+	"usage: ember archive [-i FILE] [-o OUT.tar]\n"
+	"\n"
+	"Packs the build-id cache entries (~/.debug) of every file the samples of\n"
+	"FILE fell in, and the kernel's kallsyms, into one tar.  On the machine\n"
+	"that reports, unpack it with 'mkdir -p ~/.debug && tar xf OUT.tar -C\n"
+	"~/.debug': report, script and the other views then name the frames as\n"
+	"here.  Files missing from the cache are added to it first when the file\n"
+	"on disk is the one recorded (same build-id).\n"
+	"\n",
+	.opts = options,
+	.one = parse_one,
+};
+
 int cmd_archive(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct args a = { "ember.data", NULL };
-	int rc = cmd_options(CMD, usage_text, argc, argv, ":i:o:h", longopts, parse_one, &a);
+	int rc = opt_parse(&archive_cmd, argc, argv, &a);
 	if (rc >= 0)
 		return rc;
 	if (optind < argc)

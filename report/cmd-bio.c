@@ -12,7 +12,7 @@
 
 #define CMD "bio"
 
-static const char usage_text[] =
+static const char synopsis[] =
 	"usage: ember bio [-i FILE] [--btt | --hist | --snoop | --size | --seek | --errors |\n"
 	"                 --heatmap OUT.svg | --blkparse | --stacks | --folded] [options]\n"
 	"\n"
@@ -21,36 +21,11 @@ static const char usage_text[] =
 	"file) or the kernel blk tracer's binary output (options/bin=1).  Each I/O is\n"
 	"followed from queue (Q) through request allocation (G), insert (I), issue\n"
 	"(D) to completion (C), by device and sector, through merges (a merged I/O\n"
-	"completes with its request), splits, remaps and requeues.\n"
-	"\n"
-	"  -i, --input FILE   data file (default ember.data; - for stdin)\n"
-	"      --btt          per device and in total: Q2Q, Q2G, G2I, I2D, D2C, Q2C\n"
-	"                     (seconds: MIN, AVG, MAX, N), shares of Q2C, merges,\n"
-	"                     IOPS and MB/s, reads and writes, sequential share (default)\n"
-	"      --hist         log2 latency histogram of D2C (per request)\n"
-	"  -Q, --queued       ... of Q2C (per I/O) instead\n"
-	"  -D, --disks        ... one per disk\n"
-	"  -F, --flags        ... one per rwbs flags (R, W, WS, RA, FWS, ...)\n"
-	"  -m, --millis       ... in milliseconds instead of microseconds\n"
-	"      --snoop        one line per completed I/O: TIME(s) (of completion, from\n"
-	"                     the first queue), COMM, PID, DISK, T, SECTOR, BYTES,\n"
-	"                     QUE(ms) (queue to issue), LAT(ms) (issue to completion)\n"
-	"      --csv          --snoop as CSV, with each stamp in ns (q,g,i,d,c)\n"
-	"      --blkparse     one line per event in blkparse's default layout\n"
-	"      --size         I/O size histograms (KiB, as queued) per command name\n"
-	"      --seek         per device: seek distances (sectors from the previous\n"
-	"                     queued I/O's end) and the sequential share\n"
-	"      --errors       failed requests with their error\n"
-	"      --heatmap FILE an SVG latency heat map: time across, log2 latency up,\n"
-	"                     colour the count (D2C; Q2C with -Q)\n"
-	"      --stacks       who caused the I/O: the stacks of the tasks that queued\n"
-	"                     it (user and kernel, from 'ember record --block -g'),\n"
-	"                     by I/O count and bytes, the top 20 (--top N)\n"
-	"      --folded       the same as folded lines for 'ember flame --folded':\n"
-	"                     COMM;ROOT;...;LEAF COUNT (with --bytes: bytes)\n"
-	"  -p, --pid LIST     only I/Os these processes queued\n"
-	"      --tid LIST, --comm LIST, --time START,END (of the queue event)\n"
-	"\n"
+	"completes with its request), splits, remaps and requeues.  The filters\n"
+	"pick I/Os by the task and time of their queue event.\n"
+	"\n";
+
+static const char notes[] =
 	"I/Os without a queue event (begun before the recording), issued but never\n"
 	"seen completing (perf_events can lose events of idle CPUs), or superseded\n"
 	"in flight are left out of the figures and counted on their own line.  An\n"
@@ -112,7 +87,6 @@ static int parse_one(void *ctx, int opt, const char *arg)
 	case 'D': a->v.per_disk = true; return 1;
 	case 'F': a->v.per_flags = true; return 1;
 	case 'm': a->v.millis = true; return 1;
-	case 'p': return rp_parse_filter_opt(&a->rp, RP_OPT_PID, arg);
 	default: return rp_parse_filter_opt(&a->rp, opt, arg);
 	}
 }
@@ -142,32 +116,60 @@ static int check_args(struct args *a, int argc, char **argv)
 	return -1;
 }
 
+static const struct opt options[] = {
+	OPT_INCLUDE(rp_input_opts),
+	OPT(OPT_BTT, 0, "btt", OPT_NO_ARG, NULL,
+	  "per device and in total: Q2Q, Q2G, G2I, I2D, D2C, Q2C\n"
+	  "(seconds: MIN, AVG, MAX, N), shares of Q2C, merges,\n"
+	  "IOPS and MB/s, reads and writes, sequential share (default)"),
+	OPT(OPT_HIST, 0, "hist", OPT_NO_ARG, NULL, "log2 latency histogram of D2C (per request)"),
+	OPT('Q', 'Q', "queued", OPT_NO_ARG, NULL, "... of Q2C (per I/O) instead"),
+	OPT('D', 'D', "disks", OPT_NO_ARG, NULL, "... one per disk"),
+	OPT('F', 'F', "flags", OPT_NO_ARG, NULL, "... one per rwbs flags (R, W, WS, RA, FWS, ...)"),
+	OPT('m', 'm', "millis", OPT_NO_ARG, NULL, "... in milliseconds instead of microseconds"),
+	OPT(OPT_SNOOP, 0, "snoop", OPT_NO_ARG, NULL,
+	  "one line per completed I/O: TIME(s) (of completion, from\n"
+	  "the first queue), COMM, PID, DISK, T, SECTOR, BYTES,\n"
+	  "QUE(ms) (queue to issue), LAT(ms) (issue to completion)"),
+	OPT(OPT_CSV, 0, "csv", OPT_NO_ARG, NULL, "--snoop as CSV, with each stamp in ns (q,g,i,d,c)"),
+	OPT(OPT_BLKPARSE, 0, "blkparse", OPT_NO_ARG, NULL,
+	  "one line per event in blkparse's default layout"),
+	OPT(OPT_SIZE, 0, "size", OPT_NO_ARG, NULL,
+	  "I/O size histograms (KiB, as queued) per command name"),
+	OPT(OPT_SEEK, 0, "seek", OPT_NO_ARG, NULL,
+	  "per device: seek distances (sectors from the previous\n"
+	  "queued I/O's end) and the sequential share"),
+	OPT(OPT_ERRORS, 0, "errors", OPT_NO_ARG, NULL, "failed requests with their error"),
+	OPT(OPT_HEATMAP, 0, "heatmap", OPT_ARG, "FILE",
+	  "an SVG latency heat map: time across, log2 latency up,\n"
+	  "colour the count (D2C; Q2C with -Q)"),
+	OPT(OPT_STACKS, 0, "stacks", OPT_NO_ARG, NULL,
+	  "who caused the I/O: the stacks of the tasks that queued\n"
+	  "it (user and kernel, from 'ember record --block -g'),\n"
+	  "by I/O count and bytes, the top 20"),
+	OPT(OPT_TOP, 0, "top", OPT_ARG, "N", "with --stacks: the top N instead"),
+	OPT(OPT_FOLDED, 0, "folded", OPT_NO_ARG, NULL,
+	  "the same as folded lines for 'ember flame --folded':\n"
+	  "COMM;ROOT;...;LEAF COUNT (with --bytes: bytes)"),
+	OPT(OPT_BYTES, 0, "bytes", OPT_NO_ARG, NULL, "with --folded: count bytes, not I/Os"),
+	OPT_INCLUDE(rp_short_pid_opts),
+	OPT_INCLUDE(rp_view_opts),
+	OPT_END,
+};
+
+const struct opt_cmd bio_cmd = {
+	.name = CMD,
+	.summary = "block I/O phases, latency histograms and per-I/O lines",
+	.synopsis = synopsis,
+	.opts = options,
+	.notes = notes,
+	.one = parse_one,
+};
+
 /* -1 to go on, or the exit status to stop with. */
 static int parse_args(struct args *a, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		RP_FILTER_LONGOPTS,
-		{ "btt", no_argument, NULL, OPT_BTT },
-		{ "hist", no_argument, NULL, OPT_HIST },
-		{ "snoop", no_argument, NULL, OPT_SNOOP },
-		{ "blkparse", no_argument, NULL, OPT_BLKPARSE },
-		{ "size", no_argument, NULL, OPT_SIZE },
-		{ "seek", no_argument, NULL, OPT_SEEK },
-		{ "errors", no_argument, NULL, OPT_ERRORS },
-		{ "heatmap", required_argument, NULL, OPT_HEATMAP },
-		{ "csv", no_argument, NULL, OPT_CSV },
-		{ "stacks", no_argument, NULL, OPT_STACKS },
-		{ "folded", no_argument, NULL, OPT_FOLDED },
-		{ "bytes", no_argument, NULL, OPT_BYTES },
-		{ "top", required_argument, NULL, OPT_TOP },
-		{ "queued", no_argument, NULL, 'Q' },
-		{ "disks", no_argument, NULL, 'D' },
-		{ "flags", no_argument, NULL, 'F' },
-		{ "millis", no_argument, NULL, 'm' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	int rc = cmd_options(CMD, usage_text, argc, argv, ":i:p:QDFmh", longopts, parse_one, a);
+	int rc = opt_parse(&bio_cmd, argc, argv, a);
 	return rc >= 0 ? rc : check_args(a, argc, argv);
 }
 

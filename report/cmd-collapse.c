@@ -7,64 +7,50 @@
 #include "report/collapse.h"
 #include "report/report.h"
 
-static const char usage_text[] =
+struct args {
+	struct collapse_opts *c;
+	struct rp_opts *rp;
+};
+
+static int parse_one(void *ctx, int opt, const char *arg)
+{
+	struct args *a = ctx;
+	return collapse_parse_opt(a->c, a->rp, opt, arg);
+}
+
+static const struct opt options[] = {
+	OPT_INCLUDE(rp_input_opts),
+	OPT_INCLUDE(collapse_options),
+	OPT_END,
+};
+
+const struct opt_cmd collapse_cmd = {
+	.name = "collapse",
+	.summary = "fold stacks into lines, like stackcollapse-perf.pl",
+	.synopsis =
 	"usage: ember collapse [-i FILE] [options] [filters]\n"
 	"\n"
 	"Prints one line per distinct stack, root first: comm;root;...;leaf COUNT,\n"
 	"sorted, as `perf script | stackcollapse-perf.pl` prints for the same file.\n"
 	"Only the first event's samples are folded (as stackcollapse-perf.pl does).\n"
-	"\n"
-	"  -i, --input FILE      data file (default ember.data; - for stdin)\n"
-	"      --weight WHAT     samples (default) or period: sum each sample's period\n"
-	"                        (what stackcollapse-perf.pl does since 2022 when\n"
-	"                        perf script shows the period)\n"
-	"      --annotate        mark kernel frames _[k] and JIT frames _[j]\n"
-	"      --pid             name the process frame comm-PID\n"
-	"      --tid             name the process frame comm-PID/TID\n"
-	"      --no-inline       one frame per machine frame; by default a DWARF-\n"
-	"                        unwound frame shows the functions inlined at its\n"
-	"                        address as their own frames, as perf script does\n"
-	"      --srcline         add \" file:line\" to each frame the DWARF has a line\n"
-	"                        for (an inline chain's outer frames: the call site)\n"
-	"      --comm LIST, --pid=LIST, --tid=LIST, --cpu LIST, --time START,END\n"
-	"                        only samples of these (note the '=' for --pid/--tid)\n"
-	"      --no-leaf-fix     -g chains as the frame-pointer walk found them (by\n"
-	"                        default a frameless leaf's caller is restored from\n"
-	"                        record -g's stack snapshot, which perf script does\n"
-	"                        not do: the one deliberate difference in the stacks)\n"
-	"      --no-demangle     show C++/Rust symbols as recorded\n"
-	"\n"
-	"Deliberate differences from stackcollapse-perf.pl: --pid shows the real pid\n"
+	"\n",
+	.opts = options,
+	.notes =
+	"By default a frameless leaf's caller is restored from record -g's stack\n"
+	"snapshot, which perf script does not do: the one deliberate difference in\n"
+	"the stacks (--no-leaf-fix turns it off).  Others: --pid shows the real pid\n"
 	"(perf script's default output has none, so the script prints '?'); [vdso]\n"
-	"frames are not marked _[k] by --annotate (they run in user space).\n";
+	"frames are not marked _[k] by --annotate (they run in user space).\n",
+	.one = parse_one,
+};
 
 /* -1 to go on, or the exit status to stop with. */
 static int parse_args(struct collapse_opts *c, struct rp_opts *rp, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		COLLAPSE_LONGOPTS,
-		RP_FILTER_LONGOPTS,
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	int opt;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":i:h", longopts, NULL)) != -1) {
-		int ours = collapse_parse_opt(c, rp, opt, optarg);
-		if (ours < 0) {
-			cmd_error("collapse", "%s", err_msg());
-			return EXIT_USAGE;
-		}
-		if (ours)
-			continue;
-		switch (opt) {
-		case 'h':
-			fputs(usage_text, stdout);
-			return EXIT_OK;
-		default:
-			return cmd_bad_option("collapse", opt, argv[optind - 1]);
-		}
-	}
+	struct args a = { c, rp };
+	int rc = opt_parse(&collapse_cmd, argc, argv, &a);
+	if (rc >= 0)
+		return rc;
 	if (optind < argc) {
 		cmd_error("collapse", "unexpected argument '%s' (to filter by pid or tid write "
 			  "--pid=LIST; see 'ember collapse --help')", argv[optind]);

@@ -11,51 +11,6 @@
 #include "report/offcpu.h"
 #include "report/report.h"
 
-static const char usage_text[] =
-	"usage: ember flame [-i FILE | --folded FILE|- | --diff BEFORE AFTER] [-o OUT] [options]\n"
-	"\n"
-	"Writes one self-contained SVG (no network, no external script): hover shows\n"
-	"a frame's count and share, a click zooms (Reset Zoom restores), Search or\n"
-	"Ctrl-F highlights frames by regular expression and shows their share.\n"
-	"Opening OUT?s=REGEX searches and OUT?zoom=NAME zooms on load.\n"
-	"\n"
-	"Input (one of):\n"
-	"  -i, --input FILE       data file (default ember.data; - for stdin)\n"
-	"      --folded FILE      folded stacks (\"a;b;c 42\" lines, from ember collapse or\n"
-	"                         any stackcollapse tool); - for stdin\n"
-	"      --wall             wall-clock time from an 'ember record --off-cpu -F HZ'\n"
-	"                         file: CPU samples (by period) and off-CPU intervals\n"
-	"                         in microseconds, off-CPU frames in aqua, so each\n"
-	"                         thread's total is its wall time (--tid: per thread)\n"
-	"      --diff BEFORE AFTER  differential graph: widths from AFTER, red where a\n"
-	"                         frame's share grew, blue where it shrank, deeper for\n"
-	"                         larger changes; each a data file or folded text\n"
-	"Output:\n"
-	"  -o, --output FILE      the SVG (default flame.svg; - for stdout)\n"
-	"      --title TEXT, --subtitle TEXT\n"
-	"      --width PX         image width (default 1200)\n"
-	"      --height PX        height of one frame (default 16)\n"
-	"      --minwidth W       drop frames narrower than W pixels, or W% of the\n"
-	"                         width with a % sign (default 0.1)\n"
-	"      --countname WORD   what counts are (default samples; weight with\n"
-	"                         --weight period)\n"
-	"      --colors PALETTE   hot (default), io or blue (off-CPU), mem or green,\n"
-	"                         annotate (kernel orange, JIT green, inlined aqua,\n"
-	"                         user hot)\n"
-	"      --hash             colour by name only: the same function gets the same\n"
-	"                         colour in every graph\n"
-	"      --inverted         icicle graph: roots at the top\n"
-	"      --reverse          merge stacks from the leaves (callers of each leaf)\n"
-	"      --negate           with --diff: widths from BEFORE, so frames that\n"
-	"                         vanished show (colours keep their meaning)\n"
-	"From a data file, as ember collapse: --weight samples|period, --pid, --tid,\n"
-	"--no-inline, --srcline, --no-leaf-fix,\n"
-	"--comm LIST, --pid=LIST, --tid=LIST, --cpu LIST, --time START,END, --no-demangle.\n"
-	"\n"
-	"Frames are sorted by name at each level, so the same input gives the same\n"
-	"bytes.  Frames dropped by --minwidth leave their share as a gap at the right\n"
-	"of their parent.\n";
-
 enum {
 	OPT_FOLDED = 0x2000, OPT_DIFF, OPT_TITLE, OPT_SUBTITLE, OPT_WIDTH, OPT_HEIGHT,
 	OPT_MINWIDTH, OPT_COUNTNAME, OPT_COLORS, OPT_HASH, OPT_INVERTED, OPT_REVERSE,
@@ -70,6 +25,8 @@ struct flame_args {
 	const char *folded, *before, *after, *output;
 	bool countname_set;
 	bool wall, colors_set;
+	int argc;                   /* for --diff's second value */
+	char **argv;
 };
 
 /* The graph's own options.  1 handled, 0 not, -1 err_set. */
@@ -105,19 +62,20 @@ static int parse_graph_opt(struct flame_args *a, int opt, const char *arg)
 }
 
 /* --diff takes two values: the second is the next argument. */
-static int take_diff(struct flame_args *a, int argc, char **argv)
+static int take_diff(struct flame_args *a)
 {
-	if (optind >= argc) {
+	if (optind >= a->argc) {
 		err_set("--diff needs two files: --diff BEFORE AFTER");
 		return -1;
 	}
 	a->before = optarg;
-	a->after = argv[optind++];
+	a->after = a->argv[optind++];
 	return 1;
 }
 
-static int parse_one(struct flame_args *a, int opt, int argc, char **argv)
+static int parse_one(void *ctx, int opt, const char *arg)
 {
+	struct flame_args *a = ctx;
 	int rc = collapse_parse_opt(&a->c, &a->rp, opt, optarg);
 	if (!rc)
 		rc = parse_graph_opt(a, opt, optarg);
@@ -125,53 +83,85 @@ static int parse_one(struct flame_args *a, int opt, int argc, char **argv)
 		return rc;
 	switch (opt) {
 	case OPT_FOLDED: a->folded = optarg; return 1;
-	case OPT_DIFF: return take_diff(a, argc, argv);
+	case OPT_DIFF: return take_diff(a);
 	case OPT_WALL: a->wall = true; return 1;
 	case 'o': a->output = optarg; return 1;
 	default: return 0;
 	}
 }
 
+static const struct opt options[] = {
+	OPT_TEXT("Input (one of):"),
+	OPT_INCLUDE(rp_input_opts),
+	OPT(OPT_FOLDED, 0, "folded", OPT_ARG, "FILE",
+	  "folded stacks (\"a;b;c 42\" lines, from ember collapse or\n"
+	  "any stackcollapse tool); - for stdin"),
+	OPT(OPT_WALL, 0, "wall", OPT_NO_ARG, NULL,
+	  "wall-clock time from an 'ember record --off-cpu -F HZ'\n"
+	  "file: CPU samples (by period) and off-CPU intervals\n"
+	  "in microseconds, off-CPU frames in aqua, so each\n"
+	  "thread's total is its wall time (--tid: per thread)"),
+	OPT(OPT_DIFF, 0, "diff", OPT_ARG, "BEFORE AFTER",
+	  "differential graph: widths from AFTER, red where a\n"
+	  "frame's share grew, blue where it shrank, deeper for\n"
+	  "larger changes; each a data file or folded text"),
+	OPT_TEXT("Output:"),
+	OPT('o', 'o', "output", OPT_ARG, "FILE", "the SVG (default flame.svg; - for stdout)"),
+	OPT(OPT_TITLE, 0, "title", OPT_ARG, "TEXT", "the title"),
+	OPT(OPT_SUBTITLE, 0, "subtitle", OPT_ARG, "TEXT", "a line under the title"),
+	OPT(OPT_WIDTH, 0, "width", OPT_ARG, "PX", "image width (default 1200)"),
+	OPT(OPT_HEIGHT, 0, "height", OPT_ARG, "PX", "height of one frame (default 16)"),
+	OPT(OPT_MINWIDTH, 0, "minwidth", OPT_ARG, "W",
+	  "drop frames narrower than W pixels, or W% of the\n"
+	  "width with a % sign (default 0.1)"),
+	OPT(OPT_COUNTNAME, 0, "countname", OPT_ARG, "WORD",
+	  "what counts are (default samples; weight with\n"
+	  "--weight period)"),
+	OPT(OPT_COLORS, 0, "colors", OPT_ARG, "PALETTE",
+	  "hot (default), io or blue (off-CPU), mem or green,\n"
+	  "annotate (kernel orange, JIT green, inlined aqua,\n"
+	  "user hot)"),
+	OPT(OPT_HASH, 0, "hash", OPT_NO_ARG, NULL,
+	  "colour by name only: the same function gets the same\n"
+	  "colour in every graph"),
+	OPT(OPT_INVERTED, 0, "inverted", OPT_NO_ARG, NULL, "icicle graph: roots at the top"),
+	OPT(OPT_REVERSE, 0, "reverse", OPT_NO_ARG, NULL,
+	  "merge stacks from the leaves (callers of each leaf)"),
+	OPT(OPT_NEGATE, 0, "negate", OPT_NO_ARG, NULL,
+	  "with --diff: widths from BEFORE, so frames that\n"
+	  "vanished show (colours keep their meaning)"),
+	OPT_TEXT("From a data file, as ember collapse:"),
+	OPT_INCLUDE(collapse_options),
+	OPT_END,
+};
+
+const struct opt_cmd flame_cmd = {
+	.name = "flame",
+	.summary = "write an interactive SVG flame graph",
+	.synopsis =
+	"usage: ember flame [-i FILE | --folded FILE|- | --diff BEFORE AFTER] [-o OUT] [options]\n"
+	"\n"
+	"Writes one self-contained SVG (no network, no external script): hover shows\n"
+	"a frame's count and share, a click zooms (Reset Zoom restores), Search or\n"
+	"Ctrl-F highlights frames by regular expression and shows their share.\n"
+	"Opening OUT?s=REGEX searches and OUT?zoom=NAME zooms on load.\n"
+	"\n",
+	.opts = options,
+	.notes =
+	"Frames are sorted by name at each level, so the same input gives the same\n"
+	"bytes.  Frames dropped by --minwidth leave their share as a gap at the right\n"
+	"of their parent.\n",
+	.one = parse_one,
+};
+
 /* -1 to go on, or the exit status to stop with. */
 static int parse_args(struct flame_args *a, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		COLLAPSE_LONGOPTS,
-		RP_FILTER_LONGOPTS,
-		{ "folded", required_argument, NULL, OPT_FOLDED },
-		{ "diff", required_argument, NULL, OPT_DIFF },
-		{ "output", required_argument, NULL, 'o' },
-		{ "title", required_argument, NULL, OPT_TITLE },
-		{ "subtitle", required_argument, NULL, OPT_SUBTITLE },
-		{ "width", required_argument, NULL, OPT_WIDTH },
-		{ "height", required_argument, NULL, OPT_HEIGHT },
-		{ "minwidth", required_argument, NULL, OPT_MINWIDTH },
-		{ "countname", required_argument, NULL, OPT_COUNTNAME },
-		{ "colors", required_argument, NULL, OPT_COLORS },
-		{ "hash", no_argument, NULL, OPT_HASH },
-		{ "inverted", no_argument, NULL, OPT_INVERTED },
-		{ "reverse", no_argument, NULL, OPT_REVERSE },
-		{ "negate", no_argument, NULL, OPT_NEGATE },
-		{ "wall", no_argument, NULL, OPT_WALL },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	int opt;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":i:o:h", longopts, NULL)) != -1) {
-		int rc = parse_one(a, opt, argc, argv);
-		if (rc < 0) {
-			cmd_error("flame", "%s", err_msg());
-			return EXIT_USAGE;
-		}
-		if (rc)
-			continue;
-		if (opt == 'h') {
-			fputs(usage_text, stdout);
-			return EXIT_OK;
-		}
-		return cmd_bad_option("flame", opt, argv[optind - 1]);
-	}
+	a->argc = argc;
+	a->argv = argv;
+	int rc = opt_parse(&flame_cmd, argc, argv, a);
+	if (rc >= 0)
+		return rc;
 	if (optind < argc) {
 		cmd_error("flame", "unexpected argument '%s' (to filter by pid or tid write "
 			  "--pid=LIST; see 'ember flame --help')", argv[optind]);

@@ -12,42 +12,6 @@
 
 #define CMD "offcpu"
 
-static const char usage_text[] =
-	"usage: ember offcpu [-i FILE] [--folded | --flame OUT.svg | --threads] [options]\n"
-	"\n"
-	"Off-CPU time from a recording made with 'ember record --off-cpu': each\n"
-	"interval runs from a thread's switch-out (the stack and state then) to its\n"
-	"next switch-in, summed per unique stack.  States: S sleeping, D\n"
-	"uninterruptible, R preempted (runnable), I idle, T stopped.\n"
-	"\n"
-	"  -i, --input FILE       data file (default ember.data; - for stdin)\n"
-	"      --folded           folded stacks, microseconds as counts\n"
-	"      --flame FILE       an off-CPU flame graph (SVG, blue palette)\n"
-	"      --title TEXT       its title (default \"Off-CPU Time Flame Graph\")\n"
-	"      --threads          per thread: wall, on-CPU, off-CPU time (ms)\n"
-	"      --wakers           join each stack with its waker's (sched_wakeup; record\n"
-	"                         with --off-cpu=wakers for the wakers' stacks)\n"
-	"      --min-us N         only intervals of at least N microseconds\n"
-	"      --max-us N         only intervals of at most N microseconds\n"
-	"      --state LETTERS    only these states, e.g. S or SD\n"
-	"  -p, --pid LIST         only these processes\n"
-	"      --tid LIST         only these threads\n"
-	"      --comm LIST        only these command names\n"
-	"      --time START,END   only intervals beginning in this time (s)\n"
-	"      --user-stacks-only, --kernel-stacks-only\n"
-	"      --no-leaf-fix      user stacks as the frame-pointer walk found them: by\n"
-	"                         default the caller of the libc wrapper a thread\n"
-	"                         blocked in (read, poll...) is restored from the\n"
-	"                         stack snapshot record --off-cpu takes\n"
-	"      --kallsyms FILE    the recording's kernel symbols\n"
-	"      --no-demangle\n"
-	"\n"
-	"Intervals still open at the end are counted to the end and marked open;\n"
-	"those begun before the recording are left out and counted.  A missing\n"
-	"switch-in (perf_events can lose events on idle CPUs) closes the interval\n"
-	"at the thread's next sign of running; such intervals are marked repaired\n"
-	"and counted.\n";
-
 enum {
 	OPT_FOLDED = 0x4000, OPT_FLAME, OPT_TITLE, OPT_THREADS, OPT_WAKERS, OPT_MIN_US,
 	OPT_MAX_US, OPT_STATE, OPT_USER_ONLY, OPT_KERNEL_ONLY,
@@ -108,7 +72,6 @@ static int parse_one(void *ctx, int opt, const char *arg)
 	case OPT_STATE: return parse_state(a, arg);
 	case OPT_USER_ONLY: a->oc.user_only = true; return 1;
 	case OPT_KERNEL_ONLY: a->oc.kernel_only = true; return 1;
-	case 'p': return rp_parse_filter_opt(&a->rp, RP_OPT_PID, arg);
 	default: return rp_parse_filter_opt(&a->rp, opt, arg);
 	}
 }
@@ -129,25 +92,57 @@ static int check_args(struct args *a, int argc, char **argv)
 	return -1;
 }
 
+static const struct opt options[] = {
+	OPT_INCLUDE(rp_input_opts),
+	OPT(OPT_FOLDED, 0, "folded", OPT_NO_ARG, NULL, "folded stacks, microseconds as counts"),
+	OPT(OPT_FLAME, 0, "flame", OPT_ARG, "FILE", "an off-CPU flame graph (SVG, blue palette)"),
+	OPT(OPT_TITLE, 0, "title", OPT_ARG, "TEXT",
+	  "its title (default \"Off-CPU Time Flame Graph\")"),
+	OPT(OPT_THREADS, 0, "threads", OPT_NO_ARG, NULL,
+	  "per thread: wall, on-CPU, off-CPU time (ms)"),
+	OPT(OPT_WAKERS, 0, "wakers", OPT_NO_ARG, NULL,
+	  "join each stack with its waker's (sched_wakeup; record\n"
+	  "with --off-cpu=wakers for the wakers' stacks)"),
+	OPT(OPT_MIN_US, 0, "min-us", OPT_ARG, "N", "only intervals of at least N microseconds"),
+	OPT(OPT_MAX_US, 0, "max-us", OPT_ARG, "N", "only intervals of at most N microseconds"),
+	OPT(OPT_STATE, 0, "state", OPT_ARG, "LETTERS", "only these states, e.g. S or SD"),
+	OPT(OPT_USER_ONLY, 0, "user-stacks-only", OPT_NO_ARG, NULL, "only the user part of each stack"),
+	OPT(OPT_KERNEL_ONLY, 0, "kernel-stacks-only", OPT_NO_ARG, NULL,
+	  "only the kernel part of each stack"),
+	OPT_INCLUDE(rp_short_pid_opts),
+	OPT_INCLUDE(rp_view_opts),
+	OPT_END,
+};
+
+const struct opt_cmd offcpu_cmd = {
+	.name = CMD,
+	.summary = "time blocked off-CPU, by stack, like offcputime",
+	.synopsis =
+	"usage: ember offcpu [-i FILE] [--folded | --flame OUT.svg | --threads] [options]\n"
+	"\n"
+	"Off-CPU time from a recording made with 'ember record --off-cpu': each\n"
+	"interval runs from a thread's switch-out (the stack and state then) to its\n"
+	"next switch-in, summed per unique stack.  States: S sleeping, D\n"
+	"uninterruptible, R preempted (runnable), I idle, T stopped.  The filters\n"
+	"pick intervals (--time: those beginning in the range); --no-leaf-fix keeps\n"
+	"user stacks as the frame-pointer walk found them: by default the caller of\n"
+	"the libc wrapper a thread blocked in (read, poll...) is restored from the\n"
+	"stack snapshot record --off-cpu takes.\n"
+	"\n",
+	.opts = options,
+	.notes =
+	"Intervals still open at the end are counted to the end and marked open;\n"
+	"those begun before the recording are left out and counted.  A missing\n"
+	"switch-in (perf_events can lose events on idle CPUs) closes the interval\n"
+	"at the thread's next sign of running; such intervals are marked repaired\n"
+	"and counted.\n",
+	.one = parse_one,
+};
+
 /* -1 to go on, or the exit status to stop with. */
 static int parse_args(struct args *a, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		RP_FILTER_LONGOPTS,
-		{ "folded", no_argument, NULL, OPT_FOLDED },
-		{ "flame", required_argument, NULL, OPT_FLAME },
-		{ "title", required_argument, NULL, OPT_TITLE },
-		{ "threads", no_argument, NULL, OPT_THREADS },
-		{ "wakers", no_argument, NULL, OPT_WAKERS },
-		{ "min-us", required_argument, NULL, OPT_MIN_US },
-		{ "max-us", required_argument, NULL, OPT_MAX_US },
-		{ "state", required_argument, NULL, OPT_STATE },
-		{ "user-stacks-only", no_argument, NULL, OPT_USER_ONLY },
-		{ "kernel-stacks-only", no_argument, NULL, OPT_KERNEL_ONLY },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	int rc = cmd_options(CMD, usage_text, argc, argv, ":i:p:h", longopts, parse_one, a);
+	int rc = opt_parse(&offcpu_cmd, argc, argv, a);
 	return rc >= 0 ? rc : check_args(a, argc, argv);
 }
 

@@ -9,42 +9,6 @@
 #include "report/hist.h"
 #include "report/report.h"
 
-static const char usage_text[] =
-	"usage: ember report [-i FILE] [options]\n"
-	"\n"
-	"Summarizes a recording (ember's or perf's perf.data) like perf report --stdio.\n"
-	"\n"
-	"  -i, --input FILE       data file (default ember.data; - for stdin)\n"
-	"  -s, --sort KEYS        comm,pid,tid,dso,sym,cpu,srcline (default comm,dso,sym)\n"
-	"                         srcline: file:line of the sampled address; with\n"
-	"                         --children a caller's row is the line of its call\n"
-	"                         (as script -F srcline shows it; perf 6.1 prints\n"
-	"                         SYM+garbage there).  No line known: SYM+OFFSET\n"
-	"                         (decimal), else DSO[ADDR], else ??:0, as perf prints\n"
-	"                         when its lookup fails (perf's addr2line says ??:0 for\n"
-	"                         some files without DWARF).  Long lines are not cut.\n"
-	"      --children         add callers' inclusive time (default with callchains)\n"
-	"      --no-children      self time only\n"
-	"  -g, --call-graph[=caller|callee|none]  print call trees under each entry\n"
-	"  -G                     -g caller\n"
-	"      --percent-limit P  hide entries under P percent\n"
-	"      --group            an event group in one table, a column per member\n"
-	"                         (the default, as in perf, for files with groups)\n"
-	"      --no-group         a section per event, group members too\n"
-	"  -b, --branch-stack     count the samples' branches by source and target\n"
-	"                         (the default, as in perf, for files with branch stacks)\n"
-	"      --no-branch-stack  the usual table of the samples, with call graphs\n"
-	"      --stdio            text output (the only kind; accepted for perf users)\n"
-	"      --comm LIST, --pid LIST, --tid LIST, --cpu LIST\n"
-	"                         only samples of these\n"
-	"      --time START,END   only samples in this time range (seconds)\n"
-	"      --no-demangle      show C++/Rust symbols as recorded\n"
-	"      --kallsyms FILE    the recording's kernel symbols (by default this\n"
-	"                         kernel's when the build-id is its, else ~/.debug's)\n"
-	"      --unwinder NAME    DWARF unwinder for --call-graph dwarf files:\n"
-	"                         libdw (default) or libunwind\n"
-	"      --no-leaf-fix      keep -g chains as recorded (no frameless-leaf repair)\n";
-
 enum { OPT_CHILDREN = 0x2000, OPT_NO_CHILDREN, OPT_PERCENT_LIMIT, OPT_STDIO, OPT_GROUP,
        OPT_NO_GROUP, OPT_NO_BRANCH_STACK };
 
@@ -54,6 +18,8 @@ struct report_args {
 	int children;              /* -1 unset, 0 no, 1 yes */
 	bool graph_set;            /* -g given */
 	int branches;              /* -1 unset, 0 no, 1 yes */
+	int argc;                  /* for "-g none": the next word */
+	char **argv;
 };
 
 static int parse_graph(struct report_args *a, const char *arg)
@@ -79,85 +45,102 @@ static bool graph_word(const char *arg)
 		       !strcmp(arg, "none") || !strncmp(arg, "graph", 5));
 }
 
+/* 1 taken, -1 err_set. */
+static int parse_one(void *ctx, int opt, const char *arg)
+{
+	struct report_args *a = ctx;
+	switch (opt) {
+	case 's':
+		return hist_parse_sort(&a->hist, arg) < 0 ? -1 : 1;
+	case OPT_CHILDREN:
+	case OPT_NO_CHILDREN:
+		a->children = opt == OPT_CHILDREN;
+		return 1;
+	case 'g':
+		/* "-g none" as perf takes it: getopt gives an optional
+		 * argument only when attached. */
+		if (!arg && optind < a->argc && graph_word(a->argv[optind]))
+			arg = a->argv[optind++];
+		return parse_graph(a, arg) < 0 ? -1 : 1;
+	case 'G':
+		a->graph_set = true;
+		a->hist.graph = HG_CALLER;
+		return 1;
+	case OPT_PERCENT_LIMIT:
+		return parse_double(arg, &a->hist.percent_limit) < 0 ? -1 : 1;
+	case OPT_STDIO:
+		return 1;
+	case 'b':
+	case OPT_NO_BRANCH_STACK:
+		a->branches = opt == 'b';
+		return 1;
+	case OPT_GROUP:
+	case OPT_NO_GROUP:
+		a->hist.no_group = opt == OPT_NO_GROUP;
+		return 1;
+	default:
+		return rp_parse_filter_opt(&a->rp, opt, arg);
+	}
+}
+
+static const struct opt options[] = {
+	OPT_INCLUDE(rp_input_opts),
+	OPT('s', 's', "sort", OPT_ARG, "KEYS",
+	  "comm,pid,tid,dso,sym,cpu,srcline (default comm,dso,sym)\n"
+	  "srcline: file:line of the sampled address; with\n"
+	  "--children a caller's row is the line of its call\n"
+	  "(as script -F srcline shows it; perf 6.1 prints\n"
+	  "SYM+garbage there).  No line known: SYM+OFFSET\n"
+	  "(decimal), else DSO[ADDR], else ??:0, as perf prints\n"
+	  "when its lookup fails (perf's addr2line says ??:0 for\n"
+	  "some files without DWARF).  Long lines are not cut."),
+	OPT(OPT_CHILDREN, 0, "children", OPT_NO_ARG, NULL,
+	  "add callers' inclusive time (default with callchains)"),
+	OPT(OPT_NO_CHILDREN, 0, "no-children", OPT_NO_ARG, NULL, "self time only"),
+	OPT('g', 'g', "call-graph", OPT_OPT_ARG, "caller|callee|none",
+	  "print call trees under each entry"),
+	OPT('G', 'G', NULL, OPT_NO_ARG, NULL, "-g caller"),
+	OPT(OPT_PERCENT_LIMIT, 0, "percent-limit", OPT_ARG, "P", "hide entries under P percent"),
+	OPT(OPT_GROUP, 0, "group", OPT_NO_ARG, NULL,
+	  "an event group in one table, a column per member\n"
+	  "(the default, as in perf, for files with groups)"),
+	OPT(OPT_NO_GROUP, 0, "no-group", OPT_NO_ARG, NULL, "a section per event, group members too"),
+	OPT('b', 'b', "branch-stack", OPT_NO_ARG, NULL,
+	  "count the samples' branches by source and target\n"
+	  "(the default, as in perf, for files with branch stacks)"),
+	OPT(OPT_NO_BRANCH_STACK, 0, "no-branch-stack", OPT_NO_ARG, NULL,
+	  "the usual table of the samples, with call graphs"),
+	OPT(OPT_STDIO, 0, "stdio", OPT_NO_ARG, NULL,
+	  "text output (the only kind; accepted for perf users)"),
+	OPT_INCLUDE(rp_view_opts),
+	OPT_END,
+};
+
+const struct opt_cmd report_cmd = {
+	.name = "report",
+	.summary = "summarize a recording by comm, dso and symbol",
+	.synopsis =
+	"usage: ember report [-i FILE] [options]\n"
+	"\n"
+	"Summarizes a recording (ember's or perf's perf.data) like perf report --stdio.\n"
+	"\n",
+	.opts = options,
+	.column = 25,
+	.one = parse_one,
+};
+
 /* -1 to go on, or the exit status to stop with. */
 static int parse_args(struct report_args *a, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		RP_FILTER_LONGOPTS,
-		{ "sort", required_argument, NULL, 's' },
-		{ "children", no_argument, NULL, OPT_CHILDREN },
-		{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
-		{ "call-graph", optional_argument, NULL, 'g' },
-		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
-		{ "stdio", no_argument, NULL, OPT_STDIO },
-		{ "group", no_argument, NULL, OPT_GROUP },
-		{ "no-group", no_argument, NULL, OPT_NO_GROUP },
-		{ "branch-stack", no_argument, NULL, 'b' },
-		{ "no-branch-stack", no_argument, NULL, OPT_NO_BRANCH_STACK },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	int opt;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":i:s:g::Gbh", longopts, NULL)) != -1) {
-		int shared = rp_parse_filter_opt(&a->rp, opt, optarg);
-		if (shared < 0)
-			goto bad;
-		if (shared)
-			continue;
-		switch (opt) {
-		case 's':
-			if (hist_parse_sort(&a->hist, optarg) < 0)
-				goto bad;
-			break;
-		case OPT_CHILDREN:
-			a->children = 1;
-			break;
-		case OPT_NO_CHILDREN:
-			a->children = 0;
-			break;
-		case 'g':
-			/* "-g none" as perf takes it: getopt gives an
-			 * optional argument only when attached. */
-			if (!optarg && optind < argc && graph_word(argv[optind]))
-				optarg = argv[optind++];
-			if (parse_graph(a, optarg) < 0)
-				goto bad;
-			break;
-		case 'G':
-			a->graph_set = true;
-			a->hist.graph = HG_CALLER;
-			break;
-		case OPT_PERCENT_LIMIT:
-			if (parse_double(optarg, &a->hist.percent_limit) < 0)
-				goto bad;
-			break;
-		case OPT_STDIO:
-			break;
-		case 'b':
-		case OPT_NO_BRANCH_STACK:
-			a->branches = opt == 'b';
-			break;
-		case OPT_GROUP:
-		case OPT_NO_GROUP:
-			a->hist.no_group = opt == OPT_NO_GROUP;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return EXIT_OK;
-		default:
-			return cmd_bad_option("report", opt, argv[optind - 1]);
-		}
-	}
-	if (optind < argc) {
+	a->argc = argc;
+	a->argv = argv;
+	int rc = opt_parse(&report_cmd, argc, argv, a);
+	if (rc >= 0)
+		return rc;
+	if (optind < argc)
 		return cmd_extra_argument("report", "report", argv[optind]);
-	}
 	return -1;
-bad:
-	cmd_error("report", "%s", err_msg());
-	return EXIT_USAGE;
 }
-
 
 /* How user stacks were recovered, as comment lines after the table. */
 static void print_unwind_summary(const struct rp_opts *o, const struct rp_summary *sum)

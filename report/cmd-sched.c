@@ -11,20 +11,6 @@
 
 #define CMD "sched"
 
-static const char usage_text[] =
-	"usage: ember sched lat [-i FILE] [--per-comm | --per-pid] [filters]\n"
-	"\n"
-	"Wakeup-to-run latency: from each sched_wakeup or sched_wakeup_new to the\n"
-	"woken thread's next switch-in, as a log2 histogram of microseconds, with\n"
-	"the longest wait and what ran on that CPU meanwhile.  Record with\n"
-	"'ember record --off-cpu=wakeups -a' to see every wakeup and switch.\n"
-	"\n"
-	"  -i, --input FILE   data file (default ember.data; - for stdin)\n"
-	"      --per-comm     a histogram per command name\n"
-	"      --per-pid      a histogram per process\n"
-	"  -p, --pid LIST, --tid LIST, --comm LIST   only wakeups of these\n"
-	"      --no-demangle\n";
-
 enum { OPT_PER_COMM = 0x5000, OPT_PER_PID };
 
 /* sched lat's own options and the shared filters (-p is --pid). */
@@ -40,23 +26,40 @@ static int parse_one(void *ctx, int opt, const char *arg)
 	switch (opt) {
 	case OPT_PER_COMM: a->o->per_comm = true; return 1;
 	case OPT_PER_PID: a->o->per_pid = true; return 1;
-	case 'p': return rp_parse_filter_opt(a->rp, RP_OPT_PID, arg);
 	default: return rp_parse_filter_opt(a->rp, opt, arg);
 	}
 }
 
+static const struct opt options[] = {
+	OPT_INCLUDE(rp_input_opts),
+	OPT(OPT_PER_COMM, 0, "per-comm", OPT_NO_ARG, NULL, "a histogram per command name"),
+	OPT(OPT_PER_PID, 0, "per-pid", OPT_NO_ARG, NULL, "a histogram per process"),
+	OPT_INCLUDE(rp_short_pid_opts),
+	OPT_INCLUDE(rp_view_opts),
+	OPT_END,
+};
+
+const struct opt_cmd sched_cmd = {
+	.name = CMD,
+	.summary = "wakeup-to-run latency histograms, like runqlat",
+	.synopsis =
+	"usage: ember sched lat [-i FILE] [--per-comm | --per-pid] [filters]\n"
+	"\n"
+	"Wakeup-to-run latency: from each sched_wakeup or sched_wakeup_new to the\n"
+	"woken thread's next switch-in, as a log2 histogram of microseconds, with\n"
+	"the longest wait and what ran on that CPU meanwhile.  Record with\n"
+	"'ember record --off-cpu=wakeups -a' to see every wakeup and switch.  The\n"
+	"filters pick the woken threads.\n"
+	"\n",
+	.opts = options,
+	.one = parse_one,
+};
+
 /* -1 to go on, or the exit status to stop with. */
 static int parse_args(struct rp_opts *rp, struct schedlat_opts *o, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		RP_FILTER_LONGOPTS,
-		{ "per-comm", no_argument, NULL, OPT_PER_COMM },
-		{ "per-pid", no_argument, NULL, OPT_PER_PID },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct args a = { rp, o };
-	int rc = cmd_options(CMD, usage_text, argc, argv, ":i:p:h", longopts, parse_one, &a);
+	int rc = opt_parse(&sched_cmd, argc, argv, &a);
 	if (rc >= 0)
 		return rc;
 	if (optind < argc) {
@@ -118,10 +121,16 @@ static int run(struct rp_opts *rp, struct schedlat_opts *o)
 
 int cmd_sched(int argc, char **argv)
 {
-	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		fputs(usage_text, argc < 2 ? stderr : stdout);
-		return argc < 2 ? EXIT_USAGE : EXIT_OK;
+	if (argc < 2) {
+		opt_help(&sched_cmd, stderr);
+		return EXIT_USAGE;
 	}
+	/* -h, --help and the hidden dumps may come before "lat": they take
+	 * no value and stop at once, so no context is needed. */
+	static const char *const before_lat[] = { "-h", "--help", "--list-options", "--man" };
+	for (size_t i = 0; i < ARRAY_SIZE(before_lat); i++)
+		if (!strcmp(argv[1], before_lat[i]))
+			return opt_parse(&sched_cmd, 2, argv, NULL);
 	if (strcmp(argv[1], "lat")) {
 		cmd_error(CMD, "unknown subcommand '%s': the one there is is 'lat'", argv[1]);
 		return EXIT_USAGE;

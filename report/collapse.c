@@ -357,6 +357,28 @@ static int collapse_sample(void *ctx, const struct rp_sample *s)
 
 /* ---- Options and the run ----------------------------------------------- */
 
+const struct opt collapse_options[] = {
+	OPT(COLLAPSE_OPT_WEIGHT, 0, "weight", OPT_ARG, "WHAT",
+	  "samples (default) or period: sum each sample's period\n"
+	  "(what stackcollapse-perf.pl does since 2022 when\n"
+	  "perf script shows the period)"),
+	OPT(COLLAPSE_OPT_ANNOTATE, 0, "annotate", OPT_NO_ARG, NULL,
+	  "mark kernel frames _[k] and JIT frames _[j]"),
+	OPT(COLLAPSE_OPT_PID, 0, "pid", OPT_OPT_ARG, "LIST",
+	  "name the process frame comm-PID; --pid=LIST: only\n"
+	  "these processes (note the '=')"),
+	OPT(COLLAPSE_OPT_TID, 0, "tid", OPT_OPT_ARG, "LIST",
+	  "name the process frame comm-PID/TID; --tid=LIST:\n"
+	  "only these threads"),
+	OPT(COLLAPSE_OPT_SRCLINE, 0, "srcline", OPT_NO_ARG, NULL,
+	  "add \" file:line\" to each frame the DWARF has a line\n"
+	  "for (an inline chain's outer frames: the call site)"),
+	OPT_INCLUDE(rp_sample_opts),
+	OPT_INCLUDE(rp_symbol_opts),
+	OPT_INCLUDE(rp_unwind_opts),
+	OPT_END,
+};
+
 int collapse_parse_opt(struct collapse_opts *c, struct rp_opts *rp, int opt, const char *arg)
 {
 	switch (opt) {

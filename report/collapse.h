@@ -19,16 +19,12 @@ enum {
 	COLLAPSE_OPT_WEIGHT, COLLAPSE_OPT_SRCLINE,
 };
 
-/* Listed before RP_FILTER_LONGOPTS so that bare --pid/--tid are ours
- * (getopt takes the first exact match); --pid=LIST still filters. */
-#define COLLAPSE_LONGOPTS                                                    \
-	{ "pid", optional_argument, NULL, COLLAPSE_OPT_PID },                \
-	{ "tid", optional_argument, NULL, COLLAPSE_OPT_TID },                \
-	{ "annotate", no_argument, NULL, COLLAPSE_OPT_ANNOTATE },            \
-	{ "weight", required_argument, NULL, COLLAPSE_OPT_WEIGHT },          \
-	{ "srcline", no_argument, NULL, COLLAPSE_OPT_SRCLINE }
+/* The options of collapse and of flame's data-file input: collapse's own
+ * and the shared view options, whose bare --pid/--tid name process
+ * frames here (--pid=LIST still filters). */
+extern const struct opt collapse_options[];
 
-/* 1 when opt was one of COLLAPSE_LONGOPTS or the shared filters, 0 when
+/* 1 when opt was one of collapse_options, 0 when
  * not, -1 with err_set() on a bad value. */
 int collapse_parse_opt(struct collapse_opts *c, struct rp_opts *rp, int opt, const char *arg);
 

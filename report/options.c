@@ -1,5 +1,6 @@
-/* options.c - the options every analysis shares: input and the sample
- * filters (--comm, --pid, --tid, --cpu, --time). */
+/* options.c - the options every analysis shares: input, the sample
+ * filters (--comm, --pid, --tid, --cpu, --time), symbols and unwinding,
+ * as option table groups (common/options.h) and their parser. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,66 @@ static int parse_time_range(const char *arg, u64 *start, u64 *end)
 	*end = comma[1] ? (u64)(b * 1e9 + 0.5) : 0;
 	return 0;
 }
+
+const struct opt rp_input_opts[] = {
+	OPT('i', 'i', "input", OPT_ARG, "FILE", "data file (default ember.data; - for stdin)"),
+	OPT_END,
+};
+
+const struct opt rp_pid_tid_opts[] = {
+	OPT(RP_OPT_PID, 0, "pid", OPT_ARG, "LIST", "only these processes (comma list)"),
+	OPT(RP_OPT_TID, 0, "tid", OPT_ARG, "LIST", "only these threads"),
+	OPT_END,
+};
+
+/* -p for --pid, in the views that take it as BCC's tools do. */
+const struct opt rp_short_pid_opts[] = {
+	OPT(RP_OPT_PID, 'p', NULL, OPT_ARG, "LIST", "the same as --pid"),
+	OPT_END,
+};
+
+const struct opt rp_sample_opts[] = {
+	OPT(RP_OPT_COMM, 0, "comm", OPT_ARG, "LIST", "only these command names"),
+	OPT(RP_OPT_CPU, 0, "cpu", OPT_ARG, "LIST", "only these CPUs (0-3,6)"),
+	OPT(RP_OPT_TIME, 0, "time", OPT_ARG, "START,END",
+	  "only this time range (seconds, as script's time\n"
+	  "column; either end may be left empty)"),
+	OPT_END,
+};
+
+const struct opt rp_symbol_opts[] = {
+	OPT(RP_OPT_NO_DEMANGLE, 0, "no-demangle", OPT_NO_ARG, NULL,
+	  "show C++/Rust symbols as recorded"),
+	OPT(RP_OPT_KALLSYMS, 0, "kallsyms", OPT_ARG, "FILE",
+	  "the recording's kernel symbols (by default this\n"
+	  "kernel's when the build-id is its, else ~/.debug's)"),
+	OPT_END,
+};
+
+const struct opt rp_unwind_opts[] = {
+	OPT(RP_OPT_UNWINDER, 0, "unwinder", OPT_ARG, "NAME",
+	  "DWARF unwinder for --call-graph dwarf files:\n"
+	  "libdw (default) or libunwind"),
+	OPT(RP_OPT_LEAF_FIX, 0, "leaf-fix", OPT_NO_ARG, NULL,
+	  "restore a frameless leaf's caller in -g chains from\n"
+	  "record's stack snapshot (the default, but in script)"),
+	OPT(RP_OPT_NO_LEAF_FIX, 0, "no-leaf-fix", OPT_NO_ARG, NULL,
+	  "-g chains as the frame-pointer walk found them\n"
+	  "(script's default, as perf script prints them)"),
+	OPT(RP_OPT_INLINE, 0, "inline", OPT_NO_ARG, NULL,
+	  "a DWARF-unwound frame shows the functions inlined at\n"
+	  "its address as their own frames (the default)"),
+	OPT(RP_OPT_NO_INLINE, 0, "no-inline", OPT_NO_ARG, NULL, "one frame per machine frame"),
+	OPT_END,
+};
+
+const struct opt rp_view_opts[] = {
+	OPT_INCLUDE(rp_pid_tid_opts),
+	OPT_INCLUDE(rp_sample_opts),
+	OPT_INCLUDE(rp_symbol_opts),
+	OPT_INCLUDE(rp_unwind_opts),
+	OPT_END,
+};
 
 int rp_parse_filter_opt(struct rp_opts *o, int opt, const char *arg)
 {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "common/common.h"
+#include "common/options.h"
 #include "format/format.h"
 #include "symbols/symbols.h"
 #include "unwind/unwind.h"
@@ -201,19 +202,15 @@ enum {
 	RP_OPT_NO_DEMANGLE, RP_OPT_UNWINDER, RP_OPT_LEAF_FIX, RP_OPT_NO_LEAF_FIX, RP_OPT_INLINE,
 	RP_OPT_NO_INLINE, RP_OPT_KALLSYMS,
 };
-#define RP_FILTER_LONGOPTS                                                   \
-	{ "input", required_argument, NULL, 'i' },                           \
-	{ "comm", required_argument, NULL, RP_OPT_COMM },                    \
-	{ "pid", required_argument, NULL, RP_OPT_PID },                      \
-	{ "tid", required_argument, NULL, RP_OPT_TID },                      \
-	{ "cpu", required_argument, NULL, RP_OPT_CPU },                      \
-	{ "time", required_argument, NULL, RP_OPT_TIME },                    \
-	{ "no-demangle", no_argument, NULL, RP_OPT_NO_DEMANGLE },             \
-	{ "unwinder", required_argument, NULL, RP_OPT_UNWINDER },            \
-	{ "leaf-fix", no_argument, NULL, RP_OPT_LEAF_FIX },                  \
-	{ "no-leaf-fix", no_argument, NULL, RP_OPT_NO_LEAF_FIX },            \
-	{ "inline", no_argument, NULL, RP_OPT_INLINE },                      \
-	{ "no-inline", no_argument, NULL, RP_OPT_NO_INLINE },                \
-	{ "kallsyms", required_argument, NULL, RP_OPT_KALLSYMS }
+/* The shared option groups (report/options.c), each defined once and
+ * included in the tables of the commands that take it; their ids go to
+ * rp_parse_filter_opt.  rp_view_opts is all of them but -i. */
+extern const struct opt rp_input_opts[];     /* -i, --input FILE */
+extern const struct opt rp_pid_tid_opts[];   /* --pid LIST, --tid LIST */
+extern const struct opt rp_short_pid_opts[]; /* -p LIST, as --pid */
+extern const struct opt rp_sample_opts[];    /* --comm, --cpu, --time */
+extern const struct opt rp_symbol_opts[];    /* --no-demangle, --kallsyms */
+extern const struct opt rp_unwind_opts[];    /* --unwinder, --[no-]leaf-fix, --[no-]inline */
+extern const struct opt rp_view_opts[];
 
 #endif

@@ -9,25 +9,6 @@
 #include "report/replay.h"
 #include "report/report.h"
 
-static const char usage_text[] =
-	"usage: ember script [-i FILE] [-F FIELDS] [filters]\n"
-	"\n"
-	"Prints one line per sample, as perf script does.\n"
-	"\n"
-	"  -i, --input FILE   data file (default ember.data; - for stdin)\n"
-	"  -F, --fields LIST  comm,pid,tid,cpu,time,period,event,trace,ip,sym,dso,symoff,\n"
-	"                     srcline,weight,brstack (default: all that the recording\n"
-	"                     has but srcline, weight and brstack); +LIST adds to the\n"
-	"                     defaults, -LIST removes\n"
-	"      --blkparse     block I/O events in blkparse's default line layout, from\n"
-	"                     an ember recording or a blktrace capture (as ember bio)\n"
-	"      --comm LIST, --pid LIST, --tid LIST, --cpu LIST, --time START,END\n"
-	"      --leaf-fix     restore a frameless leaf's caller in -g chains, as\n"
-	"                     report, collapse, flame and offcpu do by default\n"
-	"                     (script prints the chains as recorded, as perf does)\n"
-	"      --kallsyms FILE  the recording's kernel symbols\n"
-	"      --no-demangle\n";
-
 enum field {
 	F_COMM = 1 << 0, F_PID = 1 << 1, F_TID = 1 << 2, F_CPU = 1 << 3,
 	F_TIME = 1 << 4, F_PERIOD = 1 << 5, F_EVENT = 1 << 6, F_TRACE = 1 << 7,
@@ -286,49 +267,65 @@ static int script_finish(void *ctx)
 	return 0;
 }
 
+struct args {
+	struct rp_opts *o;
+	unsigned *fields;
+	bool *given;
+};
+
+/* 1 taken, 0 not ours, -1 err_set. */
+static int parse_one(void *ctx, int opt, const char *arg)
+{
+	struct args *a = ctx;
+	switch (opt) {
+	case 'F':
+		*a->given = true;
+		return parse_fields(arg, a->fields) < 0 ? -1 : 1;
+	case 'B':
+		*a->fields |= F_BLKPARSE;
+		return 1;
+	default:
+		return rp_parse_filter_opt(a->o, opt, arg);
+	}
+}
+
+static const struct opt options[] = {
+	OPT_INCLUDE(rp_input_opts),
+	OPT('F', 'F', "fields", OPT_ARG, "LIST",
+	  "comm,pid,tid,cpu,time,period,event,trace,ip,sym,dso,symoff,\n"
+	  "srcline,weight,brstack (default: all that the recording\n"
+	  "has but srcline, weight and brstack); +LIST adds to the\n"
+	  "defaults, -LIST removes"),
+	OPT('B', 0, "blkparse", OPT_NO_ARG, NULL,
+	  "block I/O events in blkparse's default line layout, from\n"
+	  "an ember recording or a blktrace capture (as ember bio)"),
+	OPT_INCLUDE(rp_view_opts),
+	OPT_END,
+};
+
+const struct opt_cmd script_cmd = {
+	.name = "script",
+	.summary = "print one line per sample, like perf script",
+	.synopsis =
+	"usage: ember script [-i FILE] [-F FIELDS] [filters]\n"
+	"\n"
+	"Prints one line per sample, as perf script does.\n"
+	"\n",
+	.opts = options,
+	.one = parse_one,
+};
+
 /* -1 to go on, or the exit status to stop with; *given says -F was. */
 static int parse_args(struct rp_opts *o, unsigned *fields, bool *given, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		RP_FILTER_LONGOPTS,
-		{ "fields", required_argument, NULL, 'F' },
-		{ "blkparse", no_argument, NULL, 'B' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	int opt;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":i:F:h", longopts, NULL)) != -1) {
-		int shared = rp_parse_filter_opt(o, opt, optarg);
-		if (shared < 0)
-			goto bad;
-		if (shared)
-			continue;
-		switch (opt) {
-		case 'F':
-			if (parse_fields(optarg, fields) < 0)
-				goto bad;
-			*given = true;
-			break;
-		case 'B':
-			*fields |= F_BLKPARSE;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return EXIT_OK;
-		default:
-			return cmd_bad_option("script", opt, argv[optind - 1]);
-		}
-	}
-	if (optind < argc) {
+	struct args a = { o, fields, given };
+	int rc = opt_parse(&script_cmd, argc, argv, &a);
+	if (rc >= 0)
+		return rc;
+	if (optind < argc)
 		return cmd_extra_argument("script", "script", argv[optind]);
-	}
 	return -1;
-bad:
-	cmd_error("script", "%s", err_msg());
-	return EXIT_USAGE;
 }
-
 
 static void load_trace(struct script *sc)
 {
