@@ -8,7 +8,7 @@
 
 BUILD   ?= build
 CC      ?= cc
-MODULES := common format pmc record symbols unwind report flamegraph
+MODULES := common format pmc record symbols unwind report report/bio flamegraph
 
 # pkg-config name -> Debian package that provides it.
 PKGS    := libelf:libelf-dev libdw:libdw-dev libunwind:libunwind-dev libunwind-generic:libunwind-dev \
@@ -153,16 +153,23 @@ FUZZ_CFLAGS  := -std=gnu11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra \
                 -Wno-unused-parameter -I. $(PKG_CFLAGS) -D_GNU_SOURCE \
                 $(DEMANGLE_CFLAGS) -MMD -MP $(FUZZ_SAN)
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz-*.c))
-# Only the modules that hold the parsers: a half-written file elsewhere
-# does not stop the fuzzers.
-FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(wildcard $(addsuffix /*.c,common format symbols flamegraph)))
+# Only the modules that hold the parsers, and the bio library with the
+# filter tests it shares with the replay: a half-written file elsewhere
+# does not stop the fuzzers.  Targets link them as an archive, so each
+# takes the files it calls (fuzz-blktrace none of bio's replay side).
+FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(wildcard $(addsuffix /*.c,common format symbols flamegraph report/bio)) report/filter.c)
+FUZZ_LIB     := $(FUZZ_DIR)/libfuzz.a
 
 $(FUZZ_OBJS): $(FUZZ_DIR)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-$(FUZZ_DIR)/fuzz-%: tests/fuzz/fuzz-%.c $(wildcard tests/fuzz/*.h) $(FUZZ_OBJS)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) $(LDLIBS_ALL)
+$(FUZZ_LIB): $(FUZZ_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(FUZZ_DIR)/fuzz-%: tests/fuzz/fuzz-%.c $(wildcard tests/fuzz/*.h) $(FUZZ_LIB)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB) $(LDLIBS_ALL)
 
 fuzz: $(addprefix $(FUZZ_DIR)/,$(FUZZ_TARGETS))
 	@set -e; for t in $(FUZZ_TARGETS); do \

@@ -1,13 +1,14 @@
 /* cmd-bio.c - `ember bio`: block I/O from 'ember record --block' or a
- * blktrace capture: a btt-like phase table (default), latency histograms,
- * per-I/O lines, size/seek/error views, a heat map, blkparse lines, or
- * the stacks that queued the I/O (recordings made with -g). */
+ * blktrace capture, read and shown by the bio library (report/bio/): a
+ * btt-like phase table (default), latency histograms, per-I/O lines,
+ * size/seek/error views, a heat map, blkparse lines, or the stacks that
+ * queued the I/O (recordings made with -g).  Here: options and messages. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/bio.h"
+#include "report/bio/bio.h"
 #include "report/report.h"
 
 #define CMD "bio"
@@ -175,99 +176,29 @@ static int parse_args(struct args *a, int argc, char **argv)
 
 /* ---- the run ------------------------------------------------------------- */
 
-static int check_recording(const char *input, const struct bio_tp *tp)
-{
-	if (!tp->have[BK_QUEUE] && !tp->have[BK_ISSUE] && !tp->have[BK_COMPLETE]) {
-		cmd_error(CMD, "%s has no block events: record with 'ember record --block'",
-			  input);
-		return EXIT_RUNTIME;
-	}
-	if (!tp->have[BK_COMPLETE])
-		cmd_warn(CMD, "%s has no block:block_rq_complete events: no latency can be "
-			 "measured", input);
-	return EXIT_OK;
-}
-
 static bool wants_stacks(const struct args *a)
 {
 	return a->view == VIEW_STACKS || a->view == VIEW_FOLDED;
 }
 
-/* A blktrace capture: no replay, no tracing data; the same tracker. */
-static int read_blktrace(struct args *a, struct bio_tracker **bt)
+/* The library reads the input; the warnings and errors are said here. */
+static int load(struct args *a, struct bio_data *d)
 {
-	if (wants_stacks(a)) {
-		cmd_error(CMD, "%s: blktrace captures hold no stacks: record with "
-			  "'ember record --block -g' for --stacks and --folded", a->rp.input);
-		return EXIT_RUNTIME;
-	}
 	a->v.filter = &a->rp.filter;
-	*bt = bio_tracker_new(NULL);
 	a->blkparse.out = stdout;
-	if (a->view == VIEW_BLKPARSE)
-		bio_set_hook(*bt, bio_blkparse_line, &a->blkparse);
-	if (bio_feed_blktrace(*bt, a->rp.input) < 0) {
+	struct bio_load_opts lo = { .rp = &a->rp, .stacks = wants_stacks(a),
+				    .blkparse = a->view == VIEW_BLKPARSE ? &a->blkparse : NULL };
+	int rc = bio_load(d, &lo);
+	if (d->warning[0])
+		cmd_warn(CMD, "%s", d->warning);
+	if (rc < 0) {
 		cmd_error(CMD, "%s", err_msg());
 		return EXIT_RUNTIME;
 	}
-	return EXIT_OK;
-}
-
-/* --stacks and --folded: whole callchains, interned as the I/Os begin. */
-static int want_callchains(struct args *a, struct replay *r, struct bio_stacks **st)
-{
-	if (!wants_stacks(a))
+	if (!d->replayed)
 		return EXIT_OK;
-	if (!rp_has_callchains(r)) {
-		cmd_error(CMD, "%s has no stacks: record with 'ember record --block -g' for "
-			  "--stacks and --folded", a->rp.input);
-		return EXIT_RUNTIME;
-	}
-	rp_set_callchains(r, true);
-	*st = bio_stacks_new();
-	return EXIT_OK;
-}
-
-static int replay(struct args *a, struct bio_tp *tp, struct bio_tracker **bt,
-		  struct bio_stacks **st)
-{
-	if (strcmp(a->rp.input, "-") && pd_blk_probe(a->rp.input))
-		return read_blktrace(a, bt);
-	/* Completions run in other tasks' time: the filters apply to I/Os. */
-	struct rp_opts all = a->rp;
-	memset(&all.filter, 0, sizeof(all.filter));
-	a->v.filter = &a->rp.filter;
-	struct replay *r = rp_open(&all);
-	if (!r) {
-		cmd_error(CMD, "%s", err_msg());
-		return EXIT_RUNTIME;
-	}
-	int rc = EXIT_RUNTIME;
-	if (bio_tp_init(tp, rp_reader(r)) < 0)
-		cmd_error(CMD, "%s: tracing data: %s", a->rp.input, err_msg());
-	else
-		rc = check_recording(a->rp.input, tp);
-	if (rc == EXIT_OK) {
-		rp_set_callchains(r, false);
-		rc = want_callchains(a, r, st);
-	}
-	if (rc == EXIT_OK) {
-		*bt = bio_tracker_new(tp);
-		bio_set_stacks(*bt, *st);
-		a->blkparse.out = stdout;
-		if (a->view == VIEW_BLKPARSE)
-			bio_set_hook(*bt, bio_blkparse_line, &a->blkparse);
-		struct rp_sink sink = bio_sink(*bt);
-		if (rp_run(r, &sink) < 0) {
-			cmd_error(CMD, "%s", err_msg());
-			rc = EXIT_RUNTIME;
-		} else {
-			rp_warn_view(CMD, rp_summary(r), a->rp.input, "some I/Os are left out");
-			rc = rp_summary(r)->input_error ? EXIT_RUNTIME : EXIT_OK;
-		}
-	}
-	rp_close(r);
-	return rc;
+	rp_warn_view(CMD, &d->summary, a->rp.input, "some I/Os are left out");
+	return d->summary.input_error ? EXIT_RUNTIME : EXIT_OK;
 }
 
 static int show(const struct args *a, const struct bio_tracker *bt)
@@ -303,19 +234,15 @@ int cmd_bio(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	rp_progress_if_tty(&a.rp);
-	struct bio_tp tp = { 0 };
-	struct bio_tracker *bt = NULL;
-	struct bio_stacks *st = NULL;
-	rc = replay(&a, &tp, &bt, &st);
-	if (bt && (rc == EXIT_OK || bio_nios(bt))) {
-		int src = show(&a, bt);
+	struct bio_data d = { 0 };
+	rc = load(&a, &d);
+	if (d.bt && (rc == EXIT_OK || bio_nios(d.bt))) {
+		int src = show(&a, d.bt);
 		if (rc == EXIT_OK)
 			rc = src;
 	}
 	fflush(stdout);
-	bio_tracker_free(bt);
-	bio_stacks_free(st);
-	bio_tp_free(&tp);
+	bio_data_free(&d);
 	rp_opts_free(&a.rp);
 	return rc;
 }

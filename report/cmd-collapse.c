@@ -59,6 +59,22 @@ static int parse_args(struct collapse_opts *c, struct rp_opts *rp, int argc, cha
 	return -1;
 }
 
+int collapse_say(const char *cmd, const char *input, int rc, const struct collapse_notes *n)
+{
+	if (n->no_callchains)
+		cmd_warn(cmd, "%s has no callchains (record with -g); stacks are one frame deep",
+			 input);
+	if (rc < 0)
+		cmd_error(cmd, "%s", err_msg());
+	if (!n->replayed)
+		return EXIT_RUNTIME;
+	if (n->skipped)
+		cmd_warn(cmd, "folded only %s samples; %llu samples of other events left out",
+			 n->event, (unsigned long long)n->skipped);
+	rp_warn_summary(cmd, &n->summary, input);
+	return rc < 0 || n->summary.input_error ? EXIT_RUNTIME : EXIT_OK;
+}
+
 int cmd_collapse(int argc, char **argv)
 {
 	struct collapse_opts c = { 0 };
@@ -70,7 +86,9 @@ int cmd_collapse(int argc, char **argv)
 		return rc;
 	}
 	struct flame_tree *tree = flame_tree_new(NULL);
-	rc = collapse_replay("collapse", &rp, &c, tree, FLAME_AFTER);
+	struct collapse_notes notes = { 0 };
+	rc = collapse_replay(&rp, &c, tree, FLAME_AFTER, &notes);
+	rc = collapse_say("collapse", rp.input, rc, &notes);
 	if (rc != EXIT_RUNTIME || flame_tree_total(tree, FLAME_AFTER)) {
 		if (flame_write_folded(tree, stdout) < 0) {
 			cmd_error("collapse", "%s", err_msg());

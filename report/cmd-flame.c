@@ -224,6 +224,31 @@ static int load_folded(struct flame_tree *t, const char *path, enum flame_side s
 	return EXIT_OK;
 }
 
+/* --wall: the library folds; what it found is said here. */
+static int load_wall(struct flame_args *a, struct flame_tree *t)
+{
+	struct offcpu_wall_notes wn = { 0 };
+	int rc = offcpu_wall_replay(&a->rp, a->c.tid ? "tid" : a->c.pid ? "pid" : NULL, t, &wn);
+	rc = offcpu_say_run("flame", a->rp.input, rc, &wn.run);
+	if (wn.no_cpu_samples)
+		cmd_warn("flame", "%s has no cpu-clock samples: the graph is off-CPU time only "
+			 "(record with --off-cpu -F 999)", a->rp.input);
+	if (wn.other_samples)
+		cmd_warn("flame", "%llu samples of events that do not measure time left out",
+			 (unsigned long long)wn.other_samples);
+	if (wn.fold_error[0]) {
+		cmd_error("flame", "%s", wn.fold_error);
+		rc = EXIT_RUNTIME;
+	}
+	const struct oc_stats *st = &wn.stats;
+	if (wn.have_stats && (st->repaired || st->open || st->begun_before))
+		cmd_warn("flame", "off-CPU: %llu intervals repaired (switch-in missing), %llu "
+			 "open at the end, %llu begun before the recording (left out)",
+			 (unsigned long long)st->repaired, (unsigned long long)st->open,
+			 (unsigned long long)st->begun_before);
+	return rc;
+}
+
 static int load(struct flame_args *a, struct flame_tree *t, const char *path, bool folded,
 		enum flame_side side)
 {
@@ -231,8 +256,10 @@ static int load(struct flame_args *a, struct flame_tree *t, const char *path, bo
 		return load_folded(t, path, side);
 	a->rp.input = path;
 	if (a->wall)
-		return offcpu_wall_replay("flame", &a->rp, a->c.tid ? "tid" : a->c.pid ? "pid" : NULL, t);
-	return collapse_replay("flame", &a->rp, &a->c, t, side);
+		return load_wall(a, t);
+	struct collapse_notes notes = { 0 };
+	int rc = collapse_replay(&a->rp, &a->c, t, side, &notes);
+	return collapse_say("flame", a->rp.input, rc, &notes);
 }
 
 static int load_all(struct flame_args *a, struct flame_tree *t)

@@ -148,78 +148,18 @@ static int parse_args(struct args *a, int argc, char **argv)
 
 /* ---- the run ------------------------------------------------------------- */
 
-static bool has_switch_records(struct pd_reader *r)
+/* Says what offcpu_run found (flame --wall too); an exit status. */
+int offcpu_say_run(const char *cmd, const char *input, int rc, const struct offcpu_notes *n)
 {
-	for (size_t i = 0; i < pd_reader_nattrs(r); i++)
-		if (pd_reader_attr(r, i)->attr.context_switch)
-			return true;
-	return false;
-}
-
-/* Whether the recording's sched_wakeup samples carry call chains (they do
- * only from 'record --off-cpu=wakers'). */
-static bool wakeups_have_chains(struct pd_reader *r, const struct sched_tp *tp)
-{
-	for (size_t i = 0; i < pd_reader_nattrs(r); i++) {
-		const struct perf_event_attr *a = &pd_reader_attr(r, i)->attr;
-		if (a->type == PERF_TYPE_TRACEPOINT && a->config == tp->id[SCHED_WAKEUP] &&
-		    (a->sample_type & PERF_SAMPLE_CALLCHAIN))
-			return true;
-	}
-	return false;
-}
-
-static int check_recording(const char *cmd, const char *input, const struct sched_tp *tp,
-			   struct pd_reader *r, const struct offcpu_opts *o)
-{
-	if (!tp->have[SCHED_SWITCH] && !has_switch_records(r)) {
-		cmd_error(cmd, "%s has no sched:sched_switch events: record with "
-			  "'ember record --off-cpu'", input);
-		return EXIT_RUNTIME;
-	}
-	if (!tp->have[SCHED_SWITCH])
-		cmd_warn(cmd, "%s has switch records but no sched:sched_switch: intervals "
-			 "have no stacks (record with --off-cpu)", input);
-	if (o->wakers && !tp->have[SCHED_WAKEUP])
-		cmd_warn(cmd, "%s has no sched:sched_wakeup events: no wakers to show "
-			 "(record with 'ember record --off-cpu=wakers')", input);
-	else if (o->wakers && !wakeups_have_chains(r, tp))
-		cmd_warn(cmd, "%s has sched:sched_wakeup without call chains: wakers are "
-			 "shown without their stacks (record with 'ember record "
-			 "--off-cpu=wakers')", input);
-	return EXIT_OK;
-}
-
-int offcpu_run(const char *cmd, const struct rp_opts *rp, struct offcpu_opts *o,
-	       struct sched_tp *tp, struct offcpu **oc, struct replay **r)
-{
-	/* One thread's switch-out is another's switch-in: the replay sees
-	 * everything and the filters apply to intervals. */
-	struct rp_opts all = *rp;
-	memset(&all.filter, 0, sizeof(all.filter));
-	o->filter = &rp->filter;
-	*r = rp_open(&all);
-	if (!*r) {
+	for (size_t i = 0; i < ARRAY_SIZE(n->warn); i++)
+		if (n->warn[i][0])
+			cmd_warn(cmd, "%s", n->warn[i]);
+	if (rc < 0) {
 		cmd_error(cmd, "%s", err_msg());
 		return EXIT_RUNTIME;
 	}
-	if (sched_tp_init(tp, rp_reader(*r)) < 0) {
-		cmd_error(cmd, "%s: tracing data: %s", rp->input, err_msg());
-		return EXIT_RUNTIME;
-	}
-	int rc = check_recording(cmd, rp->input, tp, rp_reader(*r), o);
-	if (rc != EXIT_OK)
-		return rc;
-	rp_set_callchains(*r, true);
-	*oc = offcpu_new(o, tp);
-	struct rp_sink sink = offcpu_sink(*oc);
-	if (rp_run(*r, &sink) < 0) {
-		cmd_error(cmd, "%s", err_msg());
-		return EXIT_RUNTIME;
-	}
-	const struct rp_summary *sum = rp_summary(*r);
-	rp_warn_view(cmd, sum, rp->input, "some intervals may be repaired or missing");
-	return sum->input_error ? EXIT_RUNTIME : EXIT_OK;
+	rp_warn_view(cmd, &n->summary, input, "some intervals may be repaired or missing");
+	return n->summary.input_error ? EXIT_RUNTIME : EXIT_OK;
 }
 
 static int write_flame(const struct args *a, struct flame_tree *t)
@@ -310,7 +250,9 @@ int cmd_offcpu(int argc, char **argv)
 	struct sched_tp tp = { 0 };
 	struct offcpu *oc = NULL;
 	struct replay *r = NULL;
-	rc = offcpu_run(CMD, &a.rp, &a.oc, &tp, &oc, &r);
+	struct offcpu_notes notes = { 0 };
+	rc = offcpu_run(&a.rp, &a.oc, &tp, &oc, &r, &notes);
+	rc = offcpu_say_run(CMD, a.rp.input, rc, &notes);
 	if (oc && (rc == EXIT_OK || offcpu_naggs(oc))) {
 		int src = show(&a, oc);
 		if (rc == EXIT_OK)

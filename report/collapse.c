@@ -410,36 +410,22 @@ int collapse_parse_opt(struct collapse_opts *c, struct rp_opts *rp, int opt, con
 	}
 }
 
-static void warn_summary(const char *cmd, const struct collapse *c,
-			 const struct rp_summary *sum, const char *input)
-{
-	if (c->skipped)
-		cmd_warn(cmd, "folded only %s samples; %llu samples of other events left out",
-			 c->event, (unsigned long long)c->skipped);
-	rp_warn_summary(cmd, sum, input);
-}
-
-int collapse_replay(const char *cmd, struct rp_opts *rp, const struct collapse_opts *o,
-		    struct flame_tree *tree, enum flame_side side)
+int collapse_replay(struct rp_opts *rp, const struct collapse_opts *o, struct flame_tree *tree,
+		    enum flame_side side, struct collapse_notes *n)
 {
 	struct replay *r = rp_open(rp);
-	if (!r) {
-		cmd_error(cmd, "%s", err_msg());
-		return EXIT_RUNTIME;
-	}
-	if (!rp_has_callchains(r))
-		cmd_warn(cmd, "%s has no callchains (record with -g); stacks are one frame deep",
-			 rp->input);
+	if (!r)
+		return -1;
+	n->no_callchains = !rp_has_callchains(r);
 	rp_set_callchains(r, true);
 	struct collapse c = { .o = o, .rp = r, .tree = tree, .side = side };
 	u64map_init(&c.cache);
 	struct rp_sink sink = { .ctx = &c, .sample = collapse_sample };
 	int rc = rp_run(r, &sink);
-	if (rc < 0)
-		cmd_error(cmd, "%s", err_msg());
-	const struct rp_summary *sum = rp_summary(r);
-	warn_summary(cmd, &c, sum, rp->input);
-	int status = rc < 0 || sum->input_error ? EXIT_RUNTIME : EXIT_OK;
+	n->replayed = true;
+	n->summary = *rp_summary(r);
+	n->skipped = c.skipped;
+	snprintf(n->event, sizeof(n->event), "%s", c.event ? c.event : "");
 	free(c.event);
 	sb_free(&c.names);
 	sb_free(&c.line);
@@ -450,6 +436,6 @@ int collapse_replay(const char *cmd, struct rp_opts *rp, const struct collapse_o
 	VEC_FREE(&c.refs);
 	VEC_FREE(&c.frames);
 	VEC_FREE(&c.named);
-	rp_close(r);
-	return status;
+	rp_close(r);   /* sets no error: the message stays */
+	return rc < 0 ? -1 : 0;
 }

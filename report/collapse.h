@@ -28,9 +28,23 @@ extern const struct opt collapse_options[];
  * not, -1 with err_set() on a bad value. */
 int collapse_parse_opt(struct collapse_opts *c, struct rp_opts *rp, int opt, const char *arg);
 
-/* Replays rp->input into tree on its AFTER side (or side).  Prints its own
- * warnings and errors as "ember CMD: ..."; returns an exit status. */
-int collapse_replay(const char *cmd, struct rp_opts *rp, const struct collapse_opts *o,
-		    struct flame_tree *tree, enum flame_side side);
+/* What collapse_replay found that the user should hear. */
+struct collapse_notes {
+	bool no_callchains;         /* stacks are one frame deep */
+	bool replayed;              /* the replay ran: summary is its own */
+	struct rp_summary summary;
+	u64 skipped;                /* samples of events other than ... */
+	char event[256];            /* ... the one folded (the first seen) */
+};
+
+/* Replays rp->input into tree on side.  0, or -1 with err_set(); what
+ * the user should hear is in n (after a failed replay too). */
+int collapse_replay(struct rp_opts *rp, const struct collapse_opts *o, struct flame_tree *tree,
+		    enum flame_side side, struct collapse_notes *n);
+
+/* cmd-collapse.c, for the commands that fold (collapse, flame): prints
+ * the notes and collapse_replay's error (rc -1) as "ember CMD: ..."; returns
+ * the exit status. */
+int collapse_say(const char *cmd, const char *input, int rc, const struct collapse_notes *n);
 
 #endif

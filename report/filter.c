@@ -1,7 +1,7 @@
 /* filter.c - the id and comm list tests behind --pid, --tid and --comm,
  * shared by the replay and by analyses that filter their own events (sched,
- * bio).  Kept apart from replay.c so the blktrace fuzz target can build
- * the bio views without the replay. */
+ * the bio library).  Kept apart from replay.c so the bio library's views
+ * link without the replay (the blktrace fuzz target's archive). */
 #include <string.h>
 
 #include "report/replay.h"

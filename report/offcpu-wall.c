@@ -1,6 +1,7 @@
 /* offcpu-wall.c - the wall-clock view behind `ember flame --wall`: CPU
  * samples weighted to time by their period plus off-CPU intervals, one
  * tree, so that on-CPU and off-CPU time of a thread add up to its life. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,39 +59,34 @@ static void wall_free(struct wall *w)
 	VEC_FREE(&w->frames);
 }
 
-int offcpu_wall_replay(const char *cmd, const struct rp_opts *rp, const char *thread_fmt,
-		       struct flame_tree *tree)
+int offcpu_wall_replay(const struct rp_opts *rp, const char *thread_fmt,
+		       struct flame_tree *tree, struct offcpu_wall_notes *wn)
 {
 	struct wall w = { .tree = tree, .thread_fmt = thread_fmt, .filter = &rp->filter };
 	struct offcpu_opts o = { .on_cpu = wall_on_cpu, .on_cpu_ctx = &w };
 	struct sched_tp tp = { 0 };
 	struct offcpu *oc = NULL;
 	struct replay *r = NULL;
-	int rc = offcpu_run(cmd, rp, &o, &tp, &oc, &r);
+	int rc = offcpu_run(rp, &o, &tp, &oc, &r, &wn->run);
+	char run_error[1024] = "";
+	if (rc < 0)
+		snprintf(run_error, sizeof(run_error), "%s", err_msg());
 	u64 on_cpu = flame_tree_total(tree, FLAME_AFTER);
-	if (oc && rc == EXIT_OK && !on_cpu)
-		cmd_warn(cmd, "%s has no cpu-clock samples: the graph is off-CPU time only "
-			 "(record with --off-cpu -F 999)", rp->input);
-	if (w.other_samples)
-		cmd_warn(cmd, "%llu samples of events that do not measure time left out",
-			 (unsigned long long)w.other_samples);
+	wn->no_cpu_samples = oc && rc == 0 && !wn->run.summary.input_error && !on_cpu;
+	wn->other_samples = w.other_samples;
 	/* Off-CPU stacks go in last, so frames shared with on-CPU stacks keep
 	 * the on-CPU colour and frames only ever off-CPU get the other. */
-	if (oc && offcpu_fold(oc, tree, FLAME_INLINED, thread_fmt) < 0) {
-		cmd_error(cmd, "%s", err_msg());
-		rc = EXIT_RUNTIME;
-	}
+	if (oc && offcpu_fold(oc, tree, FLAME_INLINED, thread_fmt) < 0)
+		snprintf(wn->fold_error, sizeof(wn->fold_error), "%s", err_msg());
 	if (oc) {
-		const struct oc_stats *st = offcpu_stats(oc);
-		if (st->repaired || st->open || st->begun_before)
-			cmd_warn(cmd, "off-CPU: %llu intervals repaired (switch-in missing), %llu "
-				 "open at the end, %llu begun before the recording (left out)",
-				 (unsigned long long)st->repaired, (unsigned long long)st->open,
-				 (unsigned long long)st->begun_before);
+		wn->stats = *offcpu_stats(oc);
+		wn->have_stats = true;
 	}
 	offcpu_free(oc);
 	rp_close(r);
 	sched_tp_free(&tp);
 	wall_free(&w);
+	if (rc < 0)
+		err_set("%s", run_error);
 	return rc;
 }

@@ -101,20 +101,42 @@ void offcpu_frame_name(const struct rp_frame *f, struct strbuf *sb);
 void offcpu_thread_frame(struct strbuf *sb, const char *comm, u32 pid, u32 tid,
 			 const char *thread_fmt);
 
-#endif
+/* What offcpu_run found that the user should hear. */
+struct offcpu_notes {
+	char warn[2][384];          /* "" when none */
+	bool ran;                   /* the replay ran: summary is its own */
+	struct rp_summary summary;
+};
 
-/* cmd-offcpu.c: replays rp->input through an offcpu sink (the shared
+/* offcpu-run.c: replays rp->input through an offcpu sink (the shared
  * filters in rp->filter are applied to intervals, not to the replay).
- * Prints its own errors and warnings as "ember CMD: ..."; returns an exit
- * status.  On EXIT_OK (or a partial input) *oc and *r are set: free both
- * (the frames' names live in the replay). */
-int offcpu_run(const char *cmd, const struct rp_opts *rp, struct offcpu_opts *o,
-	       struct sched_tp *tp, struct offcpu **oc, struct replay **r);
+ * 0, or -1 with err_set().  When *oc is set (after a failed replay too:
+ * a partial input) free it and *r (the frames' names live in the replay);
+ * *r alone may be set after an error. */
+int offcpu_run(const struct rp_opts *rp, struct offcpu_opts *o, struct sched_tp *tp,
+	       struct offcpu **oc, struct replay **r, struct offcpu_notes *n);
+
+/* cmd-offcpu.c, for the commands that run it (offcpu, flame --wall):
+ * prints the notes and offcpu_run's error (rc -1) or the replay's
+ * warnings as "ember CMD: ..."; returns the exit status. */
+int offcpu_say_run(const char *cmd, const char *input, int rc, const struct offcpu_notes *n);
+
+/* What the wall view found for the user (flame --wall prints it). */
+struct offcpu_wall_notes {
+	struct offcpu_notes run;
+	bool no_cpu_samples;        /* the replay ran but saw no clock samples */
+	u64 other_samples;          /* samples of events that are not time */
+	char fold_error[1024];      /* folding the off-CPU stacks failed, or "" */
+	bool have_stats;
+	struct oc_stats stats;
+};
 
 /* offcpu-wall.c: CPU samples (cpu-clock or task-clock, weighted by their
  * period) and off-CPU intervals folded into one tree, in microseconds, so
  * each thread's total is its wall time.  On-CPU frames are FLAME_USER,
  * off-CPU frames FLAME_INLINED (the annotate palette colours them apart).
- * Prints as "ember CMD: ..."; returns an exit status. */
-int offcpu_wall_replay(const char *cmd, const struct rp_opts *rp, const char *thread_fmt,
-		       struct flame_tree *tree);
+ * offcpu_run's result (0, or -1 with err_set()); the rest is in wn. */
+int offcpu_wall_replay(const struct rp_opts *rp, const char *thread_fmt,
+		       struct flame_tree *tree, struct offcpu_wall_notes *wn);
+
+#endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/bio/bio.h"
 #include "report/replay.h"
 #include "report/report.h"
 
@@ -335,6 +336,28 @@ static void load_trace(struct script *sc)
 		cmd_warn("script", "%s; tracepoint fields will not be shown", err_msg());
 }
 
+/* --blkparse: the bio library reads both ember files and blktrace
+ * captures and knows blkparse's layout; the filters pick the lines. */
+static int script_blkparse(struct rp_opts *o)
+{
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	rp_progress_if_tty(o);
+	struct bio_blkparse bp = { .out = stdout, .filter = &o->filter };
+	struct bio_load_opts lo = { .rp = o, .blkparse = &bp };
+	struct bio_data d = { 0 };
+	int rc = bio_load(&d, &lo);
+	if (d.warning[0])
+		cmd_warn("script", "%s", d.warning);
+	if (rc < 0)
+		cmd_error("script", "%s", err_msg());
+	else if (d.replayed)
+		rp_warn_view("script", &d.summary, o->input, "some I/Os are left out");
+	int status = rc < 0 || (d.replayed && d.summary.input_error) ? EXIT_RUNTIME : EXIT_OK;
+	fflush(stdout);
+	bio_data_free(&d);
+	return status;
+}
+
 int cmd_script(int argc, char **argv)
 {
 	struct rp_opts o;
@@ -348,11 +371,7 @@ int cmd_script(int argc, char **argv)
 		return rc;
 	}
 	if (sc.fields & F_BLKPARSE) {
-		/* The block analysis reads both ember files and blktrace
-		 * captures and knows blkparse's layout: script hands over. */
-		char *args[] = { "bio", "-i", (char *)o.input, "--blkparse", NULL };
-		optind = 0;   /* getopt starts afresh for the second parse */
-		rc = cmd_bio(4, args);
+		rc = script_blkparse(&o);
 		rp_opts_free(&o);
 		return rc;
 	}

@@ -55,9 +55,10 @@ done
 [ -n "$ok" ] || { fail "capture" "no capture with every completion seen by ember and records in the blk tracer's buffer in 3 tries ($(head -c 200 "$TMP/blk.bin" | tr -c '[:print:]' '.'))"; exit 0; }
 
 "$EMBER" bio -i "$TMP/blk.bin" --blkparse >"$TMP/parse.blk" 2>"$TMP/err.blk"
-"$EMBER" bio -i "$TMP/ember.data" --blkparse >"$TMP/parse.ember" 2>&1
-"$EMBER" script -i "$TMP/blk.bin" --blkparse >"$TMP/script.blk" 2>&1
-"$EMBER" script -i "$TMP/ember.data" --blkparse >"$TMP/script.ember" 2>&1
+"$EMBER" bio -i "$TMP/ember.data" --blkparse >"$TMP/parse.ember" 2>"$TMP/err.ember"
+# Their messages name each its own command: the lines are compared.
+"$EMBER" script -i "$TMP/blk.bin" --blkparse >"$TMP/script.blk" 2>"$TMP/err.script"
+"$EMBER" script -i "$TMP/ember.data" --blkparse >"$TMP/script.ember" 2>"$TMP/err.script"
 check "ember script --blkparse on the blk tracer's capture: ember bio's lines" \
 	cmp -s "$TMP/script.blk" "$TMP/parse.blk"
 check "ember script --blkparse on ember's file: ember bio's lines" \

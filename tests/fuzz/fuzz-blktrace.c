@@ -1,26 +1,19 @@
 /* fuzz-blktrace.c - libFuzzer target for the blktrace readers: classic
  * per-CPU blktrace files and the kernel blk tracer's ftrace-framed output
- * (format/blktrace.c), and what consumes their records in report/: the
- * I/O tracker, blkparse lines, every `ember bio` view and `ember verify`.
+ * (format/blktrace.c), and what consumes their records in the bio library
+ * (report/bio/, linked as make fuzz builds it): the I/O tracker, blkparse
+ * lines (with and without a filter), every `ember bio` view and the
+ * checks of `ember verify`.
  *
  * Input: byte 0 picks the layout (bit 0: two per-CPU files DEV.blktrace.0
  * and .1, split where bytes 1-2 say, so the merge by time runs; else one
- * file), the rest is the capture.  The report/ sources are compiled into
- * this target (make fuzz links common/, format/, symbols/ and flamegraph/
- * only), with the filter helpers of report/filter.c. */
+ * file) and the lines' filters (bits 1-3), the rest is the capture. */
 #include "tests/fuzz/fuzz.h"
 
+#include <errno.h>
 #include <sys/stat.h>
 
-#include "report/bio-blktrace.c"
-#include "report/bio-btt.c"
-#include "report/bio-dist.c"
-#include "report/bio-events.c"
-#include "report/bio-heatmap.c"
-#include "report/bio-track.c"
-#include "report/bio-verify.c"
-#include "report/bio-views.c"
-#include "report/filter.c"
+#include "report/bio/bio.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
 
@@ -120,21 +113,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	pd_blk_walk(path, walk_one, NULL);
 
 	struct bio_tracker *bt = bio_tracker_new(NULL);
-	struct bio_blkparse bp = { .out = null_out() };
+	/* Bits 1-3 of byte 0 filter the lines: by a pid (byte 1, & 7), CPU 0,
+	 * and comm "dd" or "?". */
+	pid_t pid = data[1] & 7;
+	int cpu = 0;
+	struct rp_filter f = { .pids = &pid, .npids = data[0] >> 1 & 1, .cpus = &cpu,
+			       .ncpus = data[0] >> 2 & 1, .comms = data[0] & 8 ? "dd,?" : NULL };
+	struct bio_blkparse bp = { .out = null_out(), .filter = data[0] & 0xe ? &f : NULL };
 	bio_set_hook(bt, bio_blkparse_line, &bp);
 	bio_feed_blktrace(bt, path);
 	views(bt);
 	bio_tracker_free(bt);
 
-	/* ember verify: its problems go to stdout, kept out of the log. */
-	fflush(stdout);
-	int saved = dup(1);
-	dup2(fileno(null_out()), 1);
-	char *argv[] = { (char *)"verify", (char *)path, NULL };
-	optind = 1;
-	cmd_verify(2, argv);
-	fflush(stdout);
-	dup2(saved, 1);
-	close(saved);
+	u64 problems;
+	bio_verify(path, null_out(), &problems);
 	return 0;
 }

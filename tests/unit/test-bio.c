@@ -2,11 +2,12 @@
  * sequences for merges, splits, requeues, partial completions, remaps and
  * lost completions, whose outcome is known by construction; and blktrace
  * files written in the other byte order (a big-endian machine's), read
- * back equal to the same records in this machine's order. */
+ * back equal to the same records in this machine's order; blkparse lines
+ * through the replay's filters. */
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "report/bio.h"
+#include "report/bio/bio.h"
 #include "tests/unit/test.h"
 
 #define DEV ((7u << 20) | 0)
@@ -273,6 +274,75 @@ static void test_blktrace_swapped(void)
 	rmdir(dir);
 }
 
+/* blkparse lines through a filter: the events of the tasks, CPUs and
+ * times it passes, each line as it is without the filter (the time column
+ * counts from the first event, shown or not). */
+static size_t blkparse_lines(const struct rp_filter *f, char *buf, size_t size)
+{
+	FILE *out = fmemopen(buf, size, "w");
+	struct bio_blkparse bp = { .out = out, .filter = f };
+	struct bio_ev e = { .kind = BK_QUEUE, .dev = DEV, .nr_sector = 8 };
+	strcpy(e.rwbs, "W");
+	static const struct bio_who who[] = {
+		{ .time = 1000, .pid = 42, .tid = 42, .cpu = 0, .seq = 1, .comm = "dd" },
+		{ .time = 2000, .pid = 43, .tid = 44, .cpu = 1, .seq = 2, .comm = "fio" },
+		{ .time = 3000, .pid = 42, .tid = 42, .cpu = 1, .seq = 3, .comm = "dd" },
+		{ .time = 4000, .pid = 0, .tid = 0, .cpu = 0, .seq = 4, .comm = NULL },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(who); i++) {
+		e.sector = i * 8;
+		bio_blkparse_line(&bp, &e, &who[i]);
+	}
+	fclose(out);
+	size_t n = 0;
+	for (const char *p = buf; *p; p++)
+		n += *p == '\n';
+	return n;
+}
+
+/* Whether every line of part is a line of all. */
+static bool lines_in(const char *part, const char *all)
+{
+	for (const char *p = part; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) + 1 : strlen(p);
+		bool found = false;
+		for (const char *a = all; *a && !found;) {
+			const char *anl = strchr(a, '\n');
+			size_t m = anl ? (size_t)(anl - a) + 1 : strlen(a);
+			found = m == n && !memcmp(a, p, n);
+			a += m;
+		}
+		if (!found)
+			return false;
+		p += n;
+	}
+	return true;
+}
+
+static void test_blkparse_filter(void)
+{
+	char all[1024], buf[1024];
+	CHECK(blkparse_lines(NULL, all, sizeof(all)) == 4, "unfiltered: 4 lines");
+	pid_t pid = 42, tid = 44;
+	int cpu = 1;
+	struct rp_filter by_pid = { .pids = &pid, .npids = 1 };
+	CHECK(blkparse_lines(&by_pid, buf, sizeof(buf)) == 2, "--pid 42: 2 lines");
+	CHECK(lines_in(buf, all) && strstr(buf, "0.000002000"),
+	      "--pid 42: the unfiltered lines (the third 2 us after the first)");
+	struct rp_filter by_tid = { .tids = &tid, .ntids = 1 };
+	CHECK(blkparse_lines(&by_tid, buf, sizeof(buf)) == 1 && strstr(buf, "[fio]"),
+	      "--tid 44: fio's line");
+	struct rp_filter by_cpu = { .cpus = &cpu, .ncpus = 1 };
+	CHECK(blkparse_lines(&by_cpu, buf, sizeof(buf)) == 2, "--cpu 1: 2 lines");
+	struct rp_filter by_comm = { .comms = "fio,dd" };
+	CHECK(blkparse_lines(&by_comm, buf, sizeof(buf)) == 3 && lines_in(buf, all),
+	      "--comm fio,dd: 3 lines (not the comm-less one)");
+	struct rp_filter by_time = { .time_start = 2000, .time_end = 3000 };
+	CHECK(blkparse_lines(&by_time, buf, sizeof(buf)) == 2 && strstr(buf, "0.000001000"),
+	      "--time: 2 lines, times from the first event");
+}
+
 int main(void)
 {
 	RUN(test_back_merge);
@@ -282,5 +352,6 @@ int main(void)
 	RUN(test_lost_and_before);
 	RUN(test_rq_merge_and_remap);
 	RUN(test_blktrace_swapped);
+	RUN(test_blkparse_filter);
 	return test_summary();
 }

@@ -1,11 +1,11 @@
-/* bio-dist.c - the distribution views of `ember bio`: I/O sizes per comm
+/* dist.c - the distribution views of `ember bio`: I/O sizes per comm
  * (like bitesize), seek distances and the sequential share per device
  * (like biopattern), and the failed requests with their errors. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/bio.h"
+#include "report/bio/bio.h"
 
 #define DIST_SLOTS 48
 #define MAX_KEYS 1024

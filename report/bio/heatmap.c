@@ -1,4 +1,4 @@
-/* bio-heatmap.c - `ember bio --heatmap OUT.svg`: a latency heat map of the
+/* heatmap.c - `ember bio --heatmap OUT.svg`: a latency heat map of the
  * completed I/Os: columns are time buckets, rows log2 latency buckets, and
  * a cell's colour says how many I/Os completed there with that latency. */
 #include <errno.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/bio.h"
+#include "report/bio/bio.h"
 
 #define COLS 100
 #define ROWS 32          /* log2 microseconds: 1 us .. ~1 hour */

@@ -1,11 +1,11 @@
-/* bio-btt.c - the btt-like table of `ember bio`: per device and in total,
+/* btt.c - the btt-like table of `ember bio`: per device and in total,
  * the phases Q2Q..Q2C (MIN, AVG, MAX, N) and their shares, merges, rates,
  * directions, the sequential share, and the I/Os left out and why. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/bio.h"
+#include "report/bio/bio.h"
 
 enum { PH_Q2Q, PH_Q2G, PH_G2I, PH_I2D, PH_D2C, PH_Q2C, PH_MAX };
 static const char *const ph_names[PH_MAX] = { "Q2Q", "Q2G", "G2I", "I2D", "D2C", "Q2C" };

@@ -1,6 +1,7 @@
-/* bio-verify.c - `ember verify FILE`: record-by-record checks of a
- * perf.data file or a blktrace capture, like blkrawverify (framing, actions,
- * versions, per-CPU times that never go back, sequence gaps, lost events). */
+/* verify.c - the checks behind `ember verify`: a perf.data file or a
+ * blktrace capture read record by record, like blkrawverify (framing,
+ * actions, versions, per-CPU times that never go back, sequence gaps, lost
+ * events), each problem a line of the report. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,22 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report/bio.h"
-#include "report/report.h"
+#include "report/bio/bio.h"
 
-#define CMD "verify"
 #define MAX_SHOWN 50    /* problems printed; the rest only counted */
-
-static const char synopsis[] =
-	"usage: ember verify FILE\n"
-	"\n"
-	"Checks a data file record by record: an ember or perf.data file, or a\n"
-	"blktrace capture (one file, DEV for DEV.blktrace.N, or the kernel blk\n"
-	"tracer's binary output).  Lists each problem (a record cut short or\n"
-	"undecodable, an unknown blktrace action or version, a CPU's time going\n"
-	"back, a gap in a CPU's sequence numbers or lost events) with its byte\n"
-	"offset, and exits 1 when there is any.\n"
-	"\n";
 
 struct cpu_state {
 	u64 last_time;
@@ -35,6 +23,7 @@ struct verify {
 	struct u64map cpu_index;     /* cpu -> index + 1 */
 	VEC(struct cpu_state) cpus;
 	u64 records, problems;
+	FILE *out;
 };
 
 static struct cpu_state *cpu_get(struct verify *v, u32 cpu)
@@ -58,9 +47,9 @@ static void problem(struct verify *v, const char *file, u64 offset, const char *
 		return;
 	va_list ap;
 	va_start(ap, fmt);
-	printf("%s: offset %llu: ", file, (unsigned long long)offset);
-	vprintf(fmt, ap);
-	putchar('\n');
+	fprintf(v->out, "%s: offset %llu: ", file, (unsigned long long)offset);
+	vfprintf(v->out, fmt, ap);
+	fputc('\n', v->out);
 	va_end(ap);
 }
 
@@ -142,46 +131,26 @@ static int verify_perf(struct verify *v, const char *path)
 	return 0;
 }
 
-static const struct opt options[] = { OPT_END };
-
-static int no_option(void *ctx, int opt, const char *arg)
+int bio_verify(const char *path, FILE *out, u64 *problems)
 {
-	return 0;
-}
-
-const struct opt_cmd verify_cmd = {
-	.name = CMD, .summary = "check a data file or blktrace capture record by record",
-	.synopsis = synopsis, .opts = options, .one = no_option,
-};
-
-int cmd_verify(int argc, char **argv)
-{
-	int rc = opt_parse(&verify_cmd, argc, argv, NULL);
-	if (rc >= 0)
-		return rc;
-	if (argc != 2 || argv[1][0] == '-') {
-		cmd_error(CMD, "%s: give one file: see 'ember verify --help'",
-			  argc < 2 ? "no file" : argv[1]);
-		return EXIT_USAGE;
-	}
-	struct verify v = { 0 };
-	u64map_init(&v.cpu_index);
-	const char *path = argv[1];
 	bool blk = pd_blk_probe(path);
 	if (!blk && access(path, R_OK) != 0) {
-		cmd_error(CMD, "%s: %s: give a data file or blktrace capture", path, strerror(errno));
-		u64map_free(&v.cpu_index);
-		return EXIT_RUNTIME;
+		err_set("%s: %s: give a data file or blktrace capture", path, strerror(errno));
+		return -1;
 	}
+	struct verify v = { .out = out };
+	u64map_init(&v.cpu_index);
 	if (blk)
 		verify_blktrace(&v, path);
 	else
 		verify_perf(&v, path);
 	if (v.problems > MAX_SHOWN)
-		printf("... and %llu more problems\n", (unsigned long long)(v.problems - MAX_SHOWN));
-	printf("%s: %s, %llu records, %llu problems\n", path, blk ? "blktrace" : "perf.data",
+		fprintf(out, "... and %llu more problems\n",
+			(unsigned long long)(v.problems - MAX_SHOWN));
+	fprintf(out, "%s: %s, %llu records, %llu problems\n", path, blk ? "blktrace" : "perf.data",
 		(unsigned long long)v.records, (unsigned long long)v.problems);
 	u64map_free(&v.cpu_index);
 	VEC_FREE(&v.cpus);
-	return v.problems ? EXIT_RUNTIME : EXIT_OK;
+	*problems = v.problems;
+	return 0;
 }

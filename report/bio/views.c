@@ -1,4 +1,4 @@
-/* bio-views.c - the per-I/O views of `ember bio`: log2 latency histograms
+/* views.c - the per-I/O views of `ember bio`: log2 latency histograms
  * (like biolatency) and one line per I/O (like biosnoop -Q), plus the
  * helpers the views share (direction, device names, filters). */
 #include <stdio.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report/bio.h"
+#include "report/bio/bio.h"
 
 char bio_dir(const char *rwbs)
 {
@@ -30,17 +30,34 @@ void bio_dev_name(u32 dev, char *buf, size_t size)
 	snprintf(buf, size, "%s", slash ? slash + 1 : target);
 }
 
+static bool task_passes(const struct rp_filter *f, u32 pid, u32 tid, const char *comm)
+{
+	return (!f->npids || rp_id_listed(f->pids, f->npids, pid)) &&
+	       (!f->ntids || rp_id_listed(f->tids, f->ntids, tid)) &&
+	       (!f->comms || rp_comm_listed(f->comms, comm));
+}
+
+static bool time_passes(const struct rp_filter *f, u64 t)
+{
+	return t >= f->time_start && (!f->time_end || t <= f->time_end);
+}
+
 /* I/Os belong to the task that queued them, at the time it did. */
 bool bio_io_shown(const struct bio_io *io, const struct rp_filter *f)
 {
 	if (!f)
 		return true;
 	u64 t = io->t[BT_Q] ? io->t[BT_Q] : io->t[BT_G];
-	if ((f->npids && !rp_id_listed(f->pids, f->npids, io->pid)) ||
-	    (f->ntids && !rp_id_listed(f->tids, f->ntids, io->tid)) ||
-	    (f->comms && !rp_comm_listed(f->comms, io->comm)))
-		return false;
-	return t >= f->time_start && (!f->time_end || t <= f->time_end);
+	return task_passes(f, io->pid, io->tid, io->comm) && time_passes(f, t);
+}
+
+/* Events belong to the task they ran in, as the replay's samples do. */
+bool bio_event_shown(const struct bio_who *w, const struct rp_filter *f)
+{
+	if (!f)
+		return true;
+	return task_passes(f, w->pid, w->tid, w->comm ? w->comm : "") &&
+	       (!f->ncpus || rp_id_listed(f->cpus, f->ncpus, w->cpu)) && time_passes(f, w->time);
 }
 
 /* ---- histograms ---------------------------------------------------------- */

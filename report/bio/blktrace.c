@@ -1,11 +1,11 @@
-/* bio-blktrace.c - blktrace captures as a source for `ember bio`: turns
+/* blktrace.c - blktrace captures as a source for `ember bio`: turns
  * blk_io_trace records (read by format/) into the same decoded events the
  * tracepoints give, and prints either source as blkparse's default lines. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/bio.h"
+#include "report/bio/bio.h"
 
 /* The rwbs letters from the category bits, in blkparse's order. */
 static void rwbs_of(u32 action, u32 bytes, char *out)
@@ -141,6 +141,8 @@ void bio_blkparse_line(void *ctx, const struct bio_ev *e, const struct bio_who *
 	const char *comm = w->comm && *w->comm ? w->comm : "?";
 	if (!bp->base)
 		bp->base = w->time;
+	if (!bio_event_shown(w, bp->filter))
+		return;
 	u64 t = w->time - bp->base;
 	fprintf(out, "%3u,%-3u %2u %8u %5llu.%09llu %5u %2s %3s ", BIO_MAJOR(e->dev),
 		BIO_MINOR(e->dev), w->cpu, w->seq, (unsigned long long)(t / 1000000000),

@@ -1,9 +1,9 @@
-/* bio-events.c - decodes the block tracepoints by field name, through the
+/* events.c - decodes the block tracepoints by field name, through the
  * format data the recording carries, so kernels that move fields around
  * still decode. */
 #include <string.h>
 
-#include "report/bio.h"
+#include "report/bio/bio.h"
 
 static const char *const tp_names[BK_MAX] = {
 	[BK_QUEUE] = "block:block_bio_queue",

@@ -1,4 +1,4 @@
-/* bio-stacks.c - who caused the I/O: the user and kernel stacks of the
+/* stacks.c - who caused the I/O: the user and kernel stacks of the
  * tasks that queued each I/O (recorded with 'ember record --block -g'),
  * interned once per process and stack, and the views that weigh them by
  * I/O count and bytes: a table of the top stacks and folded lines. */
@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "flamegraph/flamegraph.h"
-#include "report/bio.h"
+#include "report/bio/bio.h"
 #include "report/offcpu.h"
 #include "report/stackset.h"
 

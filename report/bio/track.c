@@ -1,10 +1,10 @@
-/* bio-track.c - the block I/O sink: follows each queued I/O by device and
+/* track.c - the block I/O sink: follows each queued I/O by device and
  * sector into its request and on to completion, through merges (the
  * merged I/O finishes with its request), splits, remaps and requeues. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/bio.h"
+#include "report/bio/bio.h"
 
 #define NONE 0u   /* index + 1 in the maps; 0 is "no I/O" */
 

@@ -1,8 +1,16 @@
-/* bio.h - (internal to report/) block I/O analysis: decodes block events,
+/* bio.h - the block I/O library (report/bio/), the one header its users
+ * include: reads block events from a recording or a blktrace capture,
  * follows each I/O from queue to completion through merges, splits, remaps
- * and requeues, and prints btt-, biolatency- and biosnoop-like views. */
-#ifndef EMBER_REPORT_BIO_H
-#define EMBER_REPORT_BIO_H
+ * and requeues, and writes btt-, biolatency-, biosnoop- and blkparse-like
+ * views and the checks of `ember verify`.  Errors are returned (err_set);
+ * the commands (report/cmd-bio.c, cmd-verify.c, script.c) print them.
+ *
+ * Files: events.c (block tracepoints decoded), track.c (the tracker),
+ * blktrace.c (blktrace captures in, blkparse lines out), load.c (a
+ * recording or capture through the tracker), stacks.c (who queued the
+ * I/O), views.c, btt.c, dist.c, heatmap.c (the views), verify.c. */
+#ifndef EMBER_REPORT_BIO_BIO_H
+#define EMBER_REPORT_BIO_BIO_H
 
 #include <stdio.h>
 
@@ -124,9 +132,12 @@ const struct bio_stacks *bio_get_stacks(const struct bio_tracker *bt);
 int bio_feed_blktrace(struct bio_tracker *bt, const char *path);
 
 /* One blkparse-style line per event (the default layout), times from the
- * first event; ctx is a struct bio_blkparse. */
+ * first event; ctx is a struct bio_blkparse.  With a filter, only the
+ * events it passes (by the task they ran in, CPU and time) are printed,
+ * each as it would be without the filter. */
 struct bio_blkparse {
 	FILE *out;
+	const struct rp_filter *filter;   /* or NULL */
 	u64 base;              /* the first event's time; 0 until seen */
 };
 void bio_blkparse_line(void *ctx, const struct bio_ev *e, const struct bio_who *w);
@@ -140,6 +151,42 @@ const struct bio_counts *bio_counts(const struct bio_tracker *bt);
 u64 bio_done_time(const struct bio_tracker *bt, const struct bio_io *io);
 /* The request an I/O was served by (itself unless merged). */
 const struct bio_io *bio_request(const struct bio_tracker *bt, const struct bio_io *io);
+
+/* ---- reading a recording or a capture ---------------------------------- */
+
+struct bio_load_opts {
+	/* The input and the replay's options.  Its filter is not applied to
+	 * the replay (completions run in other tasks' time): the views apply
+	 * it to I/Os, bio_blkparse to its lines. */
+	const struct rp_opts *rp;
+	bool stacks;                  /* intern the submitters' stacks (-g) */
+	struct bio_blkparse *blkparse;   /* a line per event, or NULL */
+};
+
+/* What was read.  Zero it before bio_load; free it with bio_data_free. */
+struct bio_data {
+	struct bio_tp tp;
+	struct bio_tracker *bt;       /* NULL when nothing could be read */
+	struct bio_stacks *st;        /* with bio_load_opts.stacks */
+	char warning[256];            /* for the user, "" when none */
+	bool replayed;                /* a recording: summary holds the replay's */
+	struct rp_summary summary;
+};
+
+/* Reads o->rp->input (a blktrace capture, or a recording made with
+ * 'ember record --block') through a tracker.  0, or -1 with err_set(); the
+ * tracker may hold the I/Os read before a failure (bio_nios).  An input
+ * error after some events is not a failure: see summary.input_error. */
+int bio_load(struct bio_data *d, const struct bio_load_opts *o);
+void bio_data_free(struct bio_data *d);
+
+/* ---- ember verify --------------------------------------------------------- */
+
+/* Writes the problems of a perf.data file or blktrace capture to out, a
+ * line each with its byte offset (the first 50, then how many more), and
+ * a last line with the record and problem counts; *problems says how
+ * many.  -1 with err_set() when path is neither. */
+int bio_verify(const char *path, FILE *out, u64 *problems);
 
 /* ---- views --------------------------------------------------------------- */
 
@@ -157,6 +204,8 @@ char bio_dir(const char *rwbs);
 /* "loop0" from sysfs when the device exists here, else "7,0". */
 void bio_dev_name(u32 dev, char *buf, size_t size);
 bool bio_io_shown(const struct bio_io *io, const struct rp_filter *f);
+/* Whether an event passes a replay filter (pid, tid, comm, CPU, time). */
+bool bio_event_shown(const struct bio_who *w, const struct rp_filter *f);
 
 int bio_print_btt(const struct bio_tracker *bt, const struct bio_view_opts *o, FILE *out);
 int bio_print_hist(const struct bio_tracker *bt, const struct bio_view_opts *o, FILE *out);
