@@ -101,7 +101,6 @@ void offcpu_frame_name(const struct rp_frame *f, struct strbuf *sb);
 void offcpu_thread_frame(struct strbuf *sb, const char *comm, u32 pid, u32 tid,
 			 const char *thread_fmt);
 
-#endif
 
 /* cmd-offcpu.c: replays rp->input through an offcpu sink (the shared
  * filters in rp->filter are applied to intervals, not to the replay).
@@ -118,3 +117,5 @@ int offcpu_run(const char *cmd, const struct rp_opts *rp, struct offcpu_opts *o,
  * Prints as "ember CMD: ..."; returns an exit status. */
 int offcpu_wall_replay(const char *cmd, const struct rp_opts *rp, const char *thread_fmt,
 		       struct flame_tree *tree);
+
+#endif
