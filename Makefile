@@ -86,7 +86,7 @@ WORKLOAD_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline \
                    -fno-optimize-sibling-calls -Wall -Wextra
 $(BUILD)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(dir $@)
-	cc $(WORKLOAD_CFLAGS) -o $@ $< -lpthread -lm
+	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -lpthread -lm
 
 workloads: $(WORKLOAD_BINS)
 unit: $(UNIT_BINS) $(TOOL_BINS)

@@ -236,12 +236,6 @@ int pd_blk_next(struct pd_blk_reader *br, struct pd_blk_rec *out)
 	return 1;
 }
 
-size_t pd_blk_nfiles(const struct pd_blk_reader *br) { return br->files.n; }
-const char *pd_blk_file_name(const struct pd_blk_reader *br, int file)
-{
-	return br->files.v[file].path;
-}
-
 void pd_blk_close(struct pd_blk_reader *br)
 {
 	if (!br)

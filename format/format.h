@@ -1,6 +1,7 @@
 /* format.h - the perf.data file format: the only module that knows the
  * byte layouts of the file header, attrs, records and feature sections.
- * This part writes files (PERFILE2) and streams (the pipe variant).
+ * Both directions: writing and reading files (PERFILE2) and streams (the
+ * pipe variant), and blktrace captures.
  * Layout facts: tools/perf/Documentation/perf.data-file-format.txt. */
 #ifndef EMBER_FORMAT_H
 #define EMBER_FORMAT_H
@@ -9,6 +10,10 @@
 #include <stdbool.h>
 
 #include "common/common.h"
+
+/* The magic that opens a perf.data file or stream: "PERFILE2" read as a
+ * little-endian u64. */
+#define PD_MAGIC 0x32454c4946524550ULL
 
 /* Feature section ids (bits of the header's feature bitmap). */
 enum pd_feature {
@@ -544,8 +549,6 @@ struct pd_blk_reader *pd_blk_open(const char *path);
 /* 1 with the next record, 0 at the end, -1 with err_set() naming the file
  * and offset of a damaged record (the records before it were delivered). */
 int pd_blk_next(struct pd_blk_reader *r, struct pd_blk_rec *out);
-size_t pd_blk_nfiles(const struct pd_blk_reader *r);
-const char *pd_blk_file_name(const struct pd_blk_reader *r, int file);
 void pd_blk_close(struct pd_blk_reader *r);
 /* Every record in file order (per-CPU files one after another), for
  * checking: fn returns 0 to go on.  -1 with err_set() naming the file and

@@ -26,7 +26,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define PERF_MAGIC2 0x32454c4946524550ULL /* "PERFILE2" little-endian */
 #define FILE_HEADER_SIZE 104
 #define PIPE_HEADER_SIZE 16
 #define MAX_RECORD 65535
@@ -1088,7 +1087,7 @@ static int open_stream(struct pd_reader *r, const char *path)
 		err_set("%s: offset 0: stream ends before its header", path);
 		return -1;
 	}
-	if (get_u64(win_at(r, 0)) != PERF_MAGIC2) {
+	if (get_u64(win_at(r, 0)) != PD_MAGIC) {
 		err_set("%s: offset 0: not a perf.data stream (bad magic)", path);
 		return -1;
 	}
@@ -1118,7 +1117,7 @@ struct pd_reader *pd_reader_open(const char *path, const struct pd_reader_opts *
 			err_set("%s: offset 0: file is too short for a perf.data header", path);
 			goto fail;
 		}
-		if (get_u64(magic) != PERF_MAGIC2) {
+		if (get_u64(magic) != PD_MAGIC) {
 			err_set("%s: offset 0: not a perf.data file (bad magic)", path);
 			goto fail;
 		}

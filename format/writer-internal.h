@@ -11,7 +11,6 @@
 #define PDW_NAME_ALIGN 64
 #define PDW_ALIGN(x, a) (((x) + (a) - 1) / (a) * (a))
 
-#define PDW_MAGIC 0x32454c4946524550ULL   /* "PERFILE2" read as a u64 */
 #define PDW_BUILD_ID_SIZE 20              /* SHA1, the longest build-id */
 
 /* A growable byte string for feature bodies (built once, off the hot path). */

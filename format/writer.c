@@ -262,7 +262,7 @@ int pd_writer_add_attr(struct pd_writer *w, const struct perf_event_attr *attr,
 static int write_file_header(struct pd_writer *w, u64 data_size, const u64 *features)
 {
 	struct file_header h = {
-		.magic = PDW_MAGIC,
+		.magic = PD_MAGIC,
 		.size = sizeof(h),
 		.attr_size = sizeof(struct file_attr),
 		.attrs = { w->attrs_offset, w->attrs.n * sizeof(struct file_attr) },
@@ -493,7 +493,7 @@ static bool build_ids_pending(const struct pd_writer *w)
  * between perf versions (newer perf rejects an unknown one): left out. */
 static int begin_pipe(struct pd_writer *w)
 {
-	struct pipe_header ph = { PDW_MAGIC, sizeof(ph) };
+	struct pipe_header ph = { PD_MAGIC, sizeof(ph) };
 	if (out_meta(w, 0, &ph, sizeof(ph), "write") ||
 	    pipe_pending_features(w, PD_FEAT_EVENT_DESC))
 		return -1;
