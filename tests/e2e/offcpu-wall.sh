@@ -58,11 +58,14 @@ for line in open(sys.argv[2]).read().splitlines()[1:]:
 print(("PASS" if seen == 2 else "FAIL") + f": --wall: both threads present ({seen})")
 def rgb(c): return tuple(int(c[i:i + 2], 16) for i in (1, 3, 5))
 on = [rgb(f) for name, _, f in frames if name == "burn"]
-# The sleeps' frames (800 ms in all); a CPU sample may also land in
-# do_nanosleep on its way in or out, a warm frame of a millisecond or so.
+# The sleeps' frames (100 ms and more).  A frame is its name under its
+# parent, whatever its kind, and takes the kind of the first stack that
+# made it: when a CPU sample in do_nanosleep came first, that frame is
+# warm though the sleep fills it (seen in CI rehearsals, with the other
+# sleep's frame aqua).  So: at least one of them aqua, none of burn's.
 off = [rgb(f) for name, n, f in frames if name == "do_nanosleep" and n >= 100000]
 warm = on and all(r > 180 and b < 120 for r, g, b in on)
-aqua = off and all(r < 120 and g > 150 and b > 150 for r, g, b in off)
+aqua = off and any(r < 120 and g > 150 and b > 150 for r, g, b in off)
 print(("PASS" if warm and aqua else "FAIL") + f": --wall: on-CPU frames warm {on}, off-CPU frames aqua {off}")
 PY
 }
