@@ -239,14 +239,15 @@ static void warn_symbols(const char *cmd, const struct rp_summary *sum)
 /* One line each for what a newer perf wrote that this ember skipped. */
 static void note_newer(const char *cmd, const struct rp_summary *sum, const char *input)
 {
-	if (sum->newer_features)
+	const struct pd_reader_stats *st = &sum->input;
+	if (st->unknown_features)
 		cmd_warn(cmd, "%s has %u header feature%s newer than this ember "
-			 "(first: id %d), skipped; the rest reads as usual", input, sum->newer_features,
-			 sum->newer_features == 1 ? "" : "s", sum->first_newer_feature);
-	if (sum->newer_read_formats)
+			 "(first: id %d), skipped; the rest reads as usual", input, st->unknown_features,
+			 st->unknown_features == 1 ? "" : "s", st->first_unknown_feature);
+	if (st->unknown_read_formats)
 		cmd_warn(cmd, "%s: %u event%s read counter values in a layout newer than this "
 			 "ember (read_format): their samples show without call chains",
-			 input, sum->newer_read_formats, sum->newer_read_formats == 1 ? "" : "s");
+			 input, st->unknown_read_formats, st->unknown_read_formats == 1 ? "" : "s");
 }
 
 void rp_warn_view(const char *cmd, const struct rp_summary *sum, const char *input,

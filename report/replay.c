@@ -628,15 +628,6 @@ static void summarize_symbols(struct replay *rp)
 	sym_kernel_info(rp->syms, &sum->kernel);
 }
 
-/* What a newer perf's file holds that this reader skipped. */
-static void summarize_newer(struct replay *rp)
-{
-	const struct pd_reader_stats *st = pd_reader_stats(rp->reader);
-	rp->summary.newer_features = st->unknown_features;
-	rp->summary.first_newer_feature = st->first_unknown_feature;
-	rp->summary.newer_read_formats = st->unknown_read_formats;
-}
-
 int rp_run(struct replay *rp, struct rp_sink *sink)
 {
 	struct pd_event ev;
@@ -665,7 +656,6 @@ int rp_run(struct replay *rp, struct rp_sink *sink)
 	rp->summary.truncated = pd_reader_stats(rp->reader)->truncated;
 	rp->summary.input = *pd_reader_stats(rp->reader);
 	summarize_symbols(rp);
-	summarize_newer(rp);
 	if (rp->unw)
 		rp->summary.unwind = *unw_dwarf_stats(rp->unw);
 	if (sink->finish && sink->finish(sink->ctx) < 0)

@@ -112,10 +112,6 @@ struct rp_summary {
 	u64 nmissing, nmismatched, ndeleted;
 	char missing[512], mismatched[512], deleted[512];
 	struct sym_kernel_info kernel;   /* whose kallsyms named the kernel */
-	/* Written by a newer perf: feature sections skipped (the first's
-	 * id), events whose samples decode only up to their counter values. */
-	u32 newer_features, newer_read_formats;
-	int first_newer_feature;
 	struct unw_stats unwind;    /* DWARF unwinding and leaf repair */
 };
 
