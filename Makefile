@@ -8,7 +8,7 @@
 
 BUILD   ?= build
 CC      ?= cc
-MODULES := common format pmc record symbols unwind report report/bio flamegraph
+MODULES := common format pmc pmc/stat record symbols unwind report report/replay report/hist report/collapse report/sched report/bio flamegraph
 
 # pkg-config name -> Debian package that provides it.
 PKGS    := libelf:libelf-dev libdw:libdw-dev libunwind:libunwind-dev libunwind-generic:libunwind-dev \
@@ -157,7 +157,7 @@ FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz-*.c))
 # filter tests it shares with the replay: a half-written file elsewhere
 # does not stop the fuzzers.  Targets link them as an archive, so each
 # takes the files it calls (fuzz-blktrace none of bio's replay side).
-FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(wildcard $(addsuffix /*.c,common format symbols flamegraph report/bio)) report/filter.c)
+FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(wildcard $(addsuffix /*.c,common format symbols flamegraph report/bio)) report/replay/filter.c)
 FUZZ_LIB     := $(FUZZ_DIR)/libfuzz.a
 
 $(FUZZ_OBJS): $(FUZZ_DIR)/%.o: %.c

@@ -81,15 +81,6 @@ bool pmc_have_hw_pmu(void);
  * Writes it with err_set(). */
 void pmc_explain_open_error(const struct pmc_event *ev, int err);
 
-/* ---- commands ---------------------------------------------------------- */
-
-/* `ember stat`: counting like perf stat, --ipc and --tlb breakdowns. */
-int cmd_stat(int argc, char **argv);
-/* `ember list`: the events and metric sets this machine offers. */
-int cmd_list(int argc, char **argv);
-/* Their option tables (common/options.h). */
-extern const struct opt_cmd stat_cmd, list_cmd;
-
 /* ---- tracefs ---------------------------------------------------------- */
 
 /* The tracefs mount point, mounting it at /sys/kernel/tracing when absent

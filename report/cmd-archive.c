@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "report/report.h"
-#include "report/replay.h"
+#include "report/replay/replay.h"
 
 #define CMD "archive"
 

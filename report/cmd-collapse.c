@@ -4,7 +4,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "report/collapse.h"
+#include "report/collapse/collapse.h"
 #include "report/report.h"
 
 struct args {

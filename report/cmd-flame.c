@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/collapse.h"
-#include "report/offcpu.h"
+#include "report/collapse/collapse.h"
+#include "report/sched/sched.h"
 #include "report/report.h"
 
 enum {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/offcpu.h"
+#include "report/sched/sched.h"
 #include "report/report.h"
 
 #define CMD "offcpu"

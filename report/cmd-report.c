@@ -5,8 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/branches.h"
-#include "report/hist.h"
+#include "report/hist/hist.h"
 #include "report/report.h"
 
 enum { OPT_CHILDREN = 0x2000, OPT_NO_CHILDREN, OPT_PERCENT_LIMIT, OPT_STDIO, OPT_GROUP,

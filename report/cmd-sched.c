@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "report/report.h"
-#include "report/sched.h"
+#include "report/sched/sched.h"
 
 #define CMD "sched"
 

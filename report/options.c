@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report/replay.h"
+#include "report/replay/replay.h"
 
 /* "START,END" in seconds (perf script's time column); either may be empty. */
 static int parse_time_range(const char *arg, u64 *start, u64 *end)

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "report/bio/bio.h"
-#include "report/replay.h"
+#include "report/replay/replay.h"
 #include "report/report.h"
 
 enum field {

@@ -14,7 +14,7 @@
 
 #include <stdio.h>
 
-#include "report/replay.h"
+#include "report/replay/replay.h"
 
 /* The block tracepoints ember bio understands. */
 enum bio_kind {

@@ -7,8 +7,8 @@
 
 #include "flamegraph/flamegraph.h"
 #include "report/bio/bio.h"
-#include "report/offcpu.h"
-#include "report/stackset.h"
+#include "report/sched/sched.h"
+#include "report/replay/replay.h"
 
 /* The stacks, and each stored frame's name (offsets into names, one per
  * frame of set.frames): the views print after the replay has closed, when

@@ -15,6 +15,7 @@
 
 #include "common/common.h"
 #include "pmc/pmc.h"
+#include "pmc/stat/stat.h"
 #include "record/record.h"
 #include "test.h"
 

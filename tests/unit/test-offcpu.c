@@ -1,7 +1,7 @@
 /* test-offcpu.c - the off-CPU interval rules on histories built by hand:
  * intervals, merging by stack, repairs of missing switch-ins, intervals
  * open at the end or begun before, dead threads, filters. */
-#include "report/offcpu.h"
+#include "report/sched/sched.h"
 #include "tests/unit/test.h"
 
 static const struct rp_frame stack_a[] = {

@@ -8,7 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "pmc/stat-internal.h"
+#include "pmc/stat/stat.h"
 #include "tests/unit/test.h"
 
 static bool near(double a, double b, double tol)

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pmc/stat-internal.h"
+#include "pmc/stat/stat.h"
 
 static const char *state_text(enum pmc_state s)
 {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/offcpu.h"
+#include "report/sched/sched.h"
 
 /* ---- names --------------------------------------------------------------- */
 

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report/offcpu.h"
+#include "report/sched/sched.h"
 
 static bool has_switch_records(struct pd_reader *r)
 {

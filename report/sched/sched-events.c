@@ -3,7 +3,7 @@
  * sched lat. */
 #include <string.h>
 
-#include "report/sched.h"
+#include "report/sched/sched.h"
 
 static const char *const tp_names[] = {
 	[SCHED_SWITCH] = "sched:sched_switch",

@@ -1,4 +1,4 @@
-/* hist.h - (internal to report/) the report analysis: samples summed by
+/* hist.h - the report analysis: samples summed by
  * sort keys (comm, pid, tid, dso, sym, cpu, srcline) into entries with self
  * and children periods and optional call trees, printed like perf report. */
 #ifndef EMBER_REPORT_HIST_H
@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "report/replay.h"
+#include "report/replay/replay.h"
 
 enum hist_key_kind {
 	HK_COMM, HK_PID, HK_TID, HK_DSO, HK_SYM, HK_CPU,
@@ -39,5 +39,19 @@ struct rp_sink hist_sink(struct hist *h);
 /* Prints the tables like perf report --stdio: one per event, or per
  * event group with a column per member (unless no_group). */
 void hist_print(struct hist *h, FILE *out, const struct rp_summary *sum);
+
+/* branches.h - the report by branch: every branch
+ * entry of the samples' branch stacks counted once, by command, source
+ * file and symbol, target symbol and cycles, printed as perf report
+ * prints a file with branch stacks (its default branch mode). */
+
+struct brtable;
+
+/* The replay must resolve branches (rp_set_branches). */
+struct brtable *br_new(struct replay *rp);
+void br_free(struct brtable *b);
+struct rp_sink br_sink(struct brtable *b);
+/* The table and perf's branch statistics after it. */
+void br_print(struct brtable *b, FILE *out, const struct rp_summary *sum);
 
 #endif

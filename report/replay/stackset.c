@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/stackset.h"
+#include "report/replay/replay.h"
 
 void stackset_init(struct stackset *s)
 {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/sched.h"
+#include "report/sched/sched.h"
 
 #define LAT_SLOTS 64
 #define CPU_LOG 256              /* recent switch-ins kept per CPU */

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pmc/stat-internal.h"
+#include "pmc/stat/stat.h"
 
 /* ---- repeat statistics ------------------------------------------------ */
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pmc/stat-internal.h"
+#include "pmc/stat/stat.h"
 
 u64 pmc_intel_raw(unsigned event, unsigned umask, unsigned cmask)
 {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pmc/stat-internal.h"
+#include "pmc/stat/stat.h"
 
 static size_t count_rows(const struct pmc_view *v)
 {

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "pmc/pmc-internal.h"
-#include "pmc/stat-internal.h"
+#include "pmc/stat/stat.h"
 
 #define CMD "list"
 

@@ -4,7 +4,7 @@
  * link without the replay (the blktrace fuzz target's archive). */
 #include <string.h>
 
-#include "report/replay.h"
+#include "report/replay/replay.h"
 
 bool rp_id_listed(const pid_t *v, int n, u32 x)
 {

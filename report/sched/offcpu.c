@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/offcpu.h"
-#include "report/stackset.h"
+#include "report/sched/sched.h"
+#include "report/replay/replay.h"
 
 enum { T_UNKNOWN, T_ON, T_OFF, T_DEAD };
 

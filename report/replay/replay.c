@@ -1,7 +1,7 @@
 /* replay.c - the offline replay: reads events in time order, keeps threads
  * and per-process maps up to date (COMM, FORK, EXIT, MMAP, MMAP2), resolves
  * each sample's frames to dsos and symbols, and drives one sink. */
-#include "report/replay.h"
+#include "report/replay/replay.h"
 
 #include <stdio.h>
 #include <stdlib.h>

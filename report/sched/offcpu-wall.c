@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/offcpu.h"
+#include "report/sched/sched.h"
 
 struct wall {
 	struct flame_tree *tree;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/collapse.h"
+#include "report/collapse/collapse.h"
 
 struct frame_ref {
 	size_t off, len;

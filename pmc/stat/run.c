@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "common/child.h"
-#include "pmc/stat-internal.h"
+#include "pmc/stat/stat.h"
 
 /* One run in progress. */
 struct run {

@@ -1,7 +1,7 @@
 /* hist.c - the report analysis: sums sample periods into entries keyed by
  * the chosen sort keys, with self and children periods and, with -g, a
  * call tree per entry; prints them as perf report --stdio does. */
-#include "report/hist.h"
+#include "report/hist/hist.h"
 
 #include <stdlib.h>
 #include <string.h>

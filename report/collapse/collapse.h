@@ -1,11 +1,11 @@
-/* collapse.h - (internal to report/) the folding sink behind `ember
+/* collapse.h - the folding sink behind `ember
  * collapse` and `ember flame -i`: each sample's frames named as
  * stackcollapse-perf.pl names them, merged into a flame tree. */
 #ifndef EMBER_REPORT_COLLAPSE_H
 #define EMBER_REPORT_COLLAPSE_H
 
 #include "flamegraph/flamegraph.h"
-#include "report/replay.h"
+#include "report/replay/replay.h"
 
 struct collapse_opts {
 	bool annotate;        /* kernel _[k] and JIT _[j] kinds kept */

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "common/child.h"
-#include "pmc/stat-internal.h"
+#include "pmc/stat/stat.h"
 
 #define CMD "stat"
 

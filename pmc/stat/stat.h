@@ -1,8 +1,9 @@
-/* stat-internal.h - shared inside pmc/ by the stat and list commands and
- * their unit tests: counters and their reads, multiplex scaling, repeat
- * statistics, derived metrics, the IPC/TLB event tables, output lines. */
-#ifndef EMBER_PMC_STAT_INTERNAL_H
-#define EMBER_PMC_STAT_INTERNAL_H
+/* stat.h - pmc/stat/, the counting application on top of pmc/: the stat
+ * and list commands, and for them and their unit tests: counters and their
+ * reads, multiplex scaling, repeat statistics, derived metrics, the IPC/TLB
+ * event tables, output lines. */
+#ifndef EMBER_PMC_STAT_H
+#define EMBER_PMC_STAT_H
 
 #include <signal.h>
 #include <stdio.h>
@@ -10,6 +11,13 @@
 #include <sys/types.h>
 
 #include "pmc/pmc.h"
+
+/* `ember stat`: counting like perf stat, --ipc and --tlb breakdowns. */
+int cmd_stat(int argc, char **argv);
+/* `ember list`: the events and metric sets this machine offers. */
+int cmd_list(int argc, char **argv);
+/* Their option tables (common/options.h). */
+extern const struct opt_cmd stat_cmd, list_cmd;
 
 /* ---- reads and scaling (count.c) -------------------------------------- */
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/branches.h"
+#include "report/hist/hist.h"
 
 struct br_key {
 	const char *comm;                  /* interned */

@@ -8,7 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "pmc/stat-internal.h"
+#include "pmc/stat/stat.h"
 
 /* ---- decoding and scaling ------------------------------------------- */
 
