@@ -36,6 +36,8 @@ struct replay {
 	struct rp_frame branches[RP_MAX_FRAMES];   /* branch from/to pairs */
 	struct rp_summary summary;
 	struct u64map read_last;   /* PERF_SAMPLE_READ: kernel id -> last value */
+	u64 next_tick;             /* end of the current interval; 0 = not begun */
+	u64 last_time;             /* the newest event time seen */
 };
 
 /* ---- threads ------------------------------------------------------------- */
@@ -628,6 +630,23 @@ static void summarize_symbols(struct replay *rp)
 	sym_kernel_info(rp->syms, &sum->kernel);
 }
 
+/* Ends every interval that an event at time t lies past (rp_opts.interval_ns). */
+static int tick_until(struct replay *rp, struct rp_sink *sink, u64 t)
+{
+	u64 step = rp->opts.interval_ns;
+	if (!rp->next_tick)
+		rp->next_tick = t + step;
+	for (; t >= rp->next_tick; rp->next_tick += step)
+		if (sink->tick && sink->tick(sink->ctx, rp->next_tick, false) < 0)
+			return -1;
+	return 0;
+}
+
+static u64 event_time(const struct pd_event *ev)
+{
+	return ev->has_time ? ev->s.time : 0;
+}
+
 int rp_run(struct replay *rp, struct rp_sink *sink)
 {
 	struct pd_event ev;
@@ -643,6 +662,11 @@ int rp_run(struct replay *rp, struct rp_sink *sink)
 		sym_prefetch_kernel(rp->syms);
 	prefetch_user_files(rp);
 	while ((rc = pd_reader_next(rp->reader, &ev)) == 1) {
+		u64 t = event_time(&ev);
+		if (t > rp->last_time)
+			rp->last_time = t;
+		if (rp->opts.interval_ns && t && tick_until(rp, sink, t) < 0)
+			return -1;
 		if (on_event(rp, &ev, sink) < 0)
 			return -1;
 		report_progress(rp, ++count);
@@ -658,6 +682,8 @@ int rp_run(struct replay *rp, struct rp_sink *sink)
 	summarize_symbols(rp);
 	if (rp->unw)
 		rp->summary.unwind = *unw_dwarf_stats(rp->unw);
+	if (rp->opts.interval_ns && sink->tick && sink->tick(sink->ctx, rp->last_time, true) < 0)
+		return -1;
 	if (sink->finish && sink->finish(sink->ctx) < 0)
 		return -1;
 	return 0;

@@ -63,6 +63,12 @@ struct rp_sink {
 	void *ctx;
 	int (*sample)(void *ctx, const struct rp_sample *s);
 	int (*event)(void *ctx, const struct pd_event *ev, const struct rp_thread *t);
+	/* With rp_opts.interval_ns: the end of an interval, at recording time
+	 * `end` (ns); a view prints what the interval gathered and resets.
+	 * Called for every interval an event passes the end of (empty ones
+	 * too), and once more with last set when the input ends, for what
+	 * came after the last boundary. */
+	int (*tick)(void *ctx, u64 end, bool last);
 	int (*finish)(void *ctx);
 };
 
@@ -97,6 +103,9 @@ struct rp_opts {
 	bool unwinder_set;
 	bool leaf_fix;
 	bool no_inline;              /* one frame per machine frame */
+	/* Intervals (--interval): sink.tick at each multiple of this many ns
+	 * of recording time after the first timed event; 0 = none. */
+	u64 interval_ns;
 };
 
 /* What the replay saw, for headers and warnings. */
