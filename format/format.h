@@ -95,6 +95,13 @@ struct pd_writer;
 /* path "-" writes the pipe variant to stdout; pipe forces the pipe variant
  * to a file.  NULL with err_set() on failure. */
 struct pd_writer *pd_writer_open(const char *path, bool pipe);
+/* The stream variant to fd (a pipe), which stays the caller's to close;
+ * name is for messages. */
+struct pd_writer *pd_writer_open_fd(int fd, const char *name);
+/* A stream writer's bytes also go to fd, as they are written (a live
+ * view reads the recording while it is kept in a file).  Call before
+ * anything is written; fd stays the caller's. */
+void pd_writer_tee(struct pd_writer *w, int fd);
 
 /* An event and the kernel ids of its file descriptors (PERF_EVENT_IOC_ID),
  * and its name for the event-description feature. */
@@ -368,6 +375,12 @@ struct pd_reader;
 
 struct pd_reader_opts {
 	bool unordered;                /* deliver in file order, no sorting */
+	int fd;                        /* > 0: read the stream from this fd
+					  (the reader closes it), not path */
+	/* Deliver each FINISHED_ROUND (ordered reading), once the events it
+	 * released are out, as an event of that type without a time: a live
+	 * reader's chance to act when nothing else comes. */
+	bool rounds;
 };
 
 /* path "-" reads the pipe variant from stdin.  NULL with err_set(). */

@@ -55,6 +55,8 @@ struct feature {
 
 struct pd_reader {
 	bool pipe, ordered;
+	bool rounds;           /* deliver FINISHED_ROUND (pd_reader_opts) */
+	bool round_seen;       /* ... one was read, not delivered yet */
 	int fd;
 	/* file mode */
 	const u8 *map;
@@ -759,6 +761,7 @@ static int queue_one(struct pd_reader *r)
 	if (type == PD_RECORD_FINISHED_ROUND) {
 		queue_release(r, r->round_limit);
 		r->round_limit = r->max_time;
+		r->round_seen = r->rounds;
 		return 1;
 	}
 	if (type >= PD_RECORD_HEADER_ATTR) {
@@ -787,7 +790,7 @@ static int queue_one(struct pd_reader *r)
  * a damaged record is still delivered, and the error comes after it. */
 static void fill_queue(struct pd_reader *r)
 {
-	while (r->out_next == r->out_end && !r->ended) {
+	while (r->out_next == r->out_end && !r->ended && !r->round_seen) {
 		if (queue_one(r) <= 0) {
 			r->ended = true;
 			queue_release(r, UINT64_MAX);
@@ -799,6 +802,12 @@ static int next_ordered(struct pd_reader *r, struct pd_event *ev)
 {
 	if (r->out_next == r->out_end)
 		fill_queue(r);
+	if (r->out_next == r->out_end && r->round_seen) {
+		r->round_seen = false;
+		memset(ev, 0, sizeof(*ev));
+		ev->type = PD_RECORD_FINISHED_ROUND;
+		return 1;
+	}
 	if (r->out_next == r->out_end) {
 		if (r->failed) {
 			err_set("%s", r->error);
@@ -1103,9 +1112,11 @@ struct pd_reader *pd_reader_open(const char *path, const struct pd_reader_opts *
 {
 	struct pd_reader *r = xcalloc(1, sizeof(*r));
 	r->ordered = !(opts && opts->unordered);
+	r->rounds = r->ordered && opts && opts->rounds;
 	u64map_init(&r->id_to_attr);
-	bool use_stdin = !strcmp(path, "-");
-	r->fd = use_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+	bool use_fd = opts && opts->fd > 0;
+	bool use_stdin = use_fd || !strcmp(path, "-");
+	r->fd = use_fd ? opts->fd : use_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC);
 	if (r->fd < 0) {
 		err_set_errno("%s", path);
 		goto fail;

@@ -36,6 +36,7 @@ struct pdw_attr {
 struct pd_writer {
 	int fd;
 	bool own_fd;           /* false for stdout */
+	int tee_fd;            /* pipe: every byte also goes here, or -1 */
 	bool pipe;             /* the stream variant */
 	bool begun;
 	bool failed;           /* a write failed: later writes fail at once */

@@ -53,6 +53,21 @@ _Static_assert(sizeof(struct tracing_record) == 12, "tracing record is 12 bytes"
 
 /* ---- Output ------------------------------------------------------------ */
 
+/* The live copy of a stream (pd_writer_tee): all of it or an error. */
+static size_t out_tee(int fd, const u8 *b, size_t n)
+{
+	size_t done = 0;
+	while (done < n) {
+		ssize_t r = write(fd, b + done, n - done);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		done += (size_t)r;
+	}
+	return done;
+}
+
 /* Writes at off (file) or appends (pipe); returns the bytes that made it,
  * with errno telling why when short. */
 static size_t out_raw(struct pd_writer *w, u64 off, const void *p, size_t n)
@@ -71,6 +86,8 @@ static size_t out_raw(struct pd_writer *w, u64 off, const void *p, size_t n)
 		}
 		done += (size_t)r;
 	}
+	if (w->tee_fd >= 0 && done && out_tee(w->tee_fd, b, done) < done)
+		return 0;
 	return done;
 }
 
@@ -225,12 +242,30 @@ struct pd_writer *pd_writer_open(const char *path, bool pipe)
 
 	struct pd_writer *w = xcalloc(1, sizeof(*w));
 	w->fd = fd;
+	w->tee_fd = -1;
 	w->own_fd = !to_stdout;
 	w->pipe = pipe || to_stdout;
 	w->path = xstrdup(to_stdout ? "<stdout>" : path);
 	w->buf_cap = PDW_BUF_SIZE;
 	w->buf = xmalloc(w->buf_cap);
 	return w;
+}
+
+struct pd_writer *pd_writer_open_fd(int fd, const char *name)
+{
+	struct pd_writer *w = xcalloc(1, sizeof(*w));
+	w->fd = fd;
+	w->tee_fd = -1;
+	w->pipe = true;
+	w->path = xstrdup(name);
+	w->buf_cap = PDW_BUF_SIZE;
+	w->buf = xmalloc(w->buf_cap);
+	return w;
+}
+
+void pd_writer_tee(struct pd_writer *w, int fd)
+{
+	w->tee_fd = fd;
 }
 
 bool pd_writer_is_pipe(const struct pd_writer *w)

@@ -16,6 +16,36 @@ int rec_add_default_event(struct pmc_list *l, bool *fell_back)
 	return pmc_parse(l, *fell_back ? "cpu-clock" : "cycles");
 }
 
+/* --off-cpu: the scheduler's view (who switched out, with what stack and
+ * state) plus switch records, which carry the switch-ins a per-task
+ * recording cannot see through sched_switch (from idle or an untraced
+ * task) and, system-wide, the switches whose sched_switch sample is lost.
+ * Wakeups only when the level asks: each costs the waking task time in
+ * the kernel, the most of it for its call chain.  CPU samples join only
+ * when -F or -c asks for them (the default event comes first). */
+int rec_add_off_cpu_events(struct rec_opts *o, bool *fell_back)
+{
+	if (o->events.n == 0 && (o->freq || o->period) &&
+	    rec_add_default_event(&o->events, fell_back) < 0)
+		return -1;
+	size_t wakeups = 0;
+	int rc = pmc_parse(&o->events, "sched:sched_switch");
+	if (rc == 0 && o->off_cpu >= REC_OFFCPU_WAKEUPS) {
+		wakeups = o->events.n;
+		rc = pmc_parse(&o->events, "sched:sched_wakeup,sched:sched_wakeup_new");
+	}
+	if (rc < 0)
+		return -1;
+	if (o->off_cpu == REC_OFFCPU_WAKEUPS) {
+		o->chainless_first = wakeups;
+		o->chainless_n = o->events.n - wakeups;
+	}
+	o->switch_events = true;
+	if (o->callgraph == REC_CG_NONE)
+		o->callgraph = REC_CG_FP;
+	return 0;
+}
+
 u64 rec_max_sample_rate(void)
 {
 	char *t = read_text_file("/proc/sys/kernel/perf_event_max_sample_rate", NULL);

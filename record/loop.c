@@ -18,6 +18,7 @@
 
 #define REC_SCRATCH_BYTES 65536     /* a record's size is a u16 */
 #define REC_IDLE_DRAIN_MS 1000      /* keep the file fresh when quiet */
+#define REC_LIVE_DRAIN_MS 100       /* a live view's keys and clock */
 
 static int node_of_cpu(int cpu)
 {
@@ -121,7 +122,8 @@ static int end_of_pass(struct rec_node *n, bool had)
 	for (int i = 0; i < s->nnodes; i++)
 		s->nodes[i].passed = false;
 	s->round_passes = 0;
-	bool write_round = s->round_had_data;
+	/* A live view takes its wall-clock ticks at rounds: one each pass. */
+	bool write_round = s->round_had_data || s->o->live;
 	s->round_had_data = false;
 	return write_round ? pd_writer_finished_round(s->w) : 0;
 }
@@ -182,7 +184,8 @@ static int ms_until(u64 t, int cap)
 static int wait_events(struct rec_session *s, struct pollfd *pfd, int n, u64 deadline,
 		       u64 wake_by)
 {
-	int ms = ms_until(wake_by, ms_until(deadline, REC_IDLE_DRAIN_MS));
+	int idle = s->o->live ? REC_LIVE_DRAIN_MS : REC_IDLE_DRAIN_MS;
+	int ms = ms_until(wake_by, ms_until(deadline, idle));
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
 	int r = ppoll(pfd, (nfds_t)n, &ts, &s->poll_mask);
 	if (r < 0 && errno != EINTR) {

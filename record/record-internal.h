@@ -78,6 +78,10 @@ struct rec_opts {
 	size_t chainless_n;        /* chain whatever -g says */
 	bool block;                /* --block: block tracepoints, every hit */
 	bool no_buildid_cache;     /* -N: leave ~/.debug alone */
+	bool live;                 /* a live view reads the stream (live.c): */
+	int live_fd;               /* written to this pipe, teed to output
+				      unless output is NULL; a round after
+				      every pass, and a pass every 100 ms */
 	char **command;            /* NULL-terminated, or NULL */
 	int self_argc;             /* ember's own command line, for the */
 	char **self_argv;          /* cmdline feature */
@@ -204,6 +208,10 @@ int rec_finish(struct rec_session *s);   /* last drain, features, close */
 void rec_cleanup_failed(struct rec_session *s);
 void rec_session_free(struct rec_session *s);
 int rec_add_default_event(struct pmc_list *l, bool *fell_back);
+/* --off-cpu's events at o->off_cpu's level (and CPU samples when -F or -c
+ * asks), switch records, and frame-pointer chains unless o says; -1 with
+ * err_set(). */
+int rec_add_off_cpu_events(struct rec_opts *o, bool *fell_back);
 void rec_note(struct rec_session *s, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
 /* events.c */

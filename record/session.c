@@ -99,7 +99,7 @@ static int targets_command(struct rec_session *s)
 		return usage_fail(s);
 	sigset_t child_mask = s->poll_mask;
 	if (child_fork(&s->child, s->o->command, &child_mask,
-			   !strcmp(s->o->output, "-")) < 0)
+			   s->o->output && !strcmp(s->o->output, "-")) < 0)
 		return -1;
 	add_thread(s, s->o->system_wide || s->o->cpus ? -1 : s->child.pid);
 	return 0;
@@ -136,11 +136,29 @@ int rec_prepare(struct rec_session *s)
 	return 0;
 }
 
+/* A live view's stream: to its pipe alone, or kept in the output file
+ * (the stream variant) with every byte also going to the pipe. */
+static int open_live_output(struct rec_session *s)
+{
+	if (!s->o->output) {
+		s->w = pd_writer_open_fd(s->o->live_fd, "the live view's pipe");
+		return 0;
+	}
+	s->w = pd_writer_open(s->o->output, true);
+	if (!s->w)
+		return -1;
+	s->output_created = true;
+	pd_writer_tee(s->w, s->o->live_fd);
+	return 0;
+}
+
 /* perf's habit: the previous recording survives as FILE.old. */
 static int open_output(struct rec_session *s)
 {
 	const char *path = s->o->output;
 	struct stat st;
+	if (s->o->live && !path)
+		return open_live_output(s);
 	if (strcmp(path, "-") && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
 	    st.st_size > 0) {
 		char *old = xasprintf("%s.old", path);
@@ -151,6 +169,8 @@ static int open_output(struct rec_session *s)
 		}
 		s->old_renamed = old;
 	}
+	if (s->o->live)
+		return open_live_output(s);
 	s->w = pd_writer_open(path, false);
 	if (!s->w)
 		return -1;
@@ -282,7 +302,7 @@ void rec_cleanup_failed(struct rec_session *s)
 		return;         /* what was captured stays, readable */
 	if (s->output_created)
 		unlink(s->o->output);
-	if (s->old_renamed)
+	if (s->old_renamed && s->o->output)
 		rename(s->old_renamed, s->o->output);
 	s->output_created = false;
 }

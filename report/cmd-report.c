@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report/hist/hist.h"
+#include "report/live/live.h"
 #include "report/report.h"
 
 enum { OPT_CHILDREN = 0x2000, OPT_NO_CHILDREN, OPT_PERCENT_LIMIT, OPT_STDIO, OPT_GROUP,
@@ -19,6 +20,7 @@ struct report_args {
 	int branches;              /* -1 unset, 0 no, 1 yes */
 	int argc;                  /* for "-g none": the next word */
 	char **argv;
+	struct live_opts live;     /* a target: report while recording */
 };
 
 static int parse_graph(struct report_args *a, const char *arg)
@@ -77,8 +79,10 @@ static int parse_one(void *ctx, int opt, const char *arg)
 	case OPT_NO_GROUP:
 		a->hist.no_group = opt == OPT_NO_GROUP;
 		return 1;
-	default:
-		return rp_parse_filter_opt(&a->rp, opt, arg);
+	default: {
+		int r = live_parse_opt(&a->live, opt, arg);
+		return r ? r : rp_parse_filter_opt(&a->rp, opt, arg);
+	}
 	}
 }
 
@@ -112,6 +116,9 @@ static const struct opt options[] = {
 	OPT(OPT_STDIO, 0, "stdio", OPT_NO_ARG, NULL,
 	  "text output (the only kind; accepted for perf users)"),
 	OPT_INCLUDE(rp_view_opts),
+	OPT_INCLUDE(live_target_opts),
+	OPT_INCLUDE(live_pid_opts),
+	OPT_INCLUDE(live_interval_opts),
 	OPT_END,
 };
 
@@ -120,8 +127,13 @@ const struct opt_cmd report_cmd = {
 	.summary = "summarize a recording by comm, dso and symbol",
 	.synopsis =
 	"usage: ember report [-i FILE] [options]\n"
+	"       ember report -a|-C CPUS|-p PIDS|-t TIDS [--interval SECS] [options]\n"
+	"       ember report [options] -- command [args]\n"
 	"\n"
 	"Summarizes a recording (ember's or perf's perf.data) like perf report --stdio.\n"
+	"Given a target it records while it reports, with no file (-o keeps one):\n"
+	"one table at the end (Ctrl-C, --duration, the command's end), or one per\n"
+	"--interval.  -g then records call chains as record -g does.\n"
 	"\n",
 	.opts = options,
 	.column = 25,
@@ -136,8 +148,13 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 	int rc = opt_parse(&report_cmd, argc, argv, a);
 	if (rc >= 0)
 		return rc;
-	if (optind < argc)
+	/* A command only after "--": a stray word is not run. */
+	if (optind < argc && strcmp(argv[optind - 1], "--"))
 		return cmd_extra_argument("report", "report", argv[optind]);
+	if (live_wanted(&a->live, argc, argv, optind) < 0) {
+		cmd_error("report", "%s", err_msg());
+		return EXIT_USAGE;
+	}
 	return -1;
 }
 
@@ -204,6 +221,109 @@ static int report_branches(struct report_args *a, struct replay *rp)
 	return rc < 0 || sum->input_error ? EXIT_RUNTIME : EXIT_OK;
 }
 
+/* What a live or interval report adds after each table: the live path's
+ * losses and backlog, and the end at --count. */
+struct report_run {
+	struct report_args *a;
+	struct replay *rp;
+	struct live *live;
+	u64 intervals;
+	bool done;                 /* --count reached: the rest is not shown */
+};
+
+static int after_interval(void *ctx, u64 end, bool last)
+{
+	struct report_run *r = ctx;
+	if (r->live && !(last && r->done))
+		live_print_counts(stdout, r->live, rp_summary(r->rp));
+	if (!last)
+		putchar('\n');
+	fflush(stdout);
+	if (r->a->live.count && ++r->intervals >= r->a->live.count && !r->done) {
+		r->done = true;
+		if (r->live)
+			live_stop(r->live);
+	}
+	return 0;
+}
+
+/* The interval tables; after --count's last one the rest of the input
+ * is read (a live recording winding down) and not shown. */
+struct report_gate {
+	struct report_run *run;
+	struct rp_sink inner;
+};
+
+static int gate_sample(void *ctx, const struct rp_sample *s)
+{
+	struct report_gate *g = ctx;
+	return g->run->done ? 0 : g->inner.sample(g->inner.ctx, s);
+}
+
+static int gate_tick(void *ctx, u64 end, bool last)
+{
+	struct report_gate *g = ctx;
+	return g->run->done ? 0 : g->inner.tick(g->inner.ctx, end, last);
+}
+
+static int report_table(struct report_args *a, struct replay *rp, struct live *live)
+{
+	struct report_run run = { .a = a, .rp = rp, .live = live };
+	struct hist *h = NULL;
+	struct hist_interval *iv = NULL;
+	struct report_gate gate = { .run = &run };
+	struct rp_sink sink;
+	if (a->rp.interval_ns) {
+		iv = hist_interval_new(&a->hist, rp, stdout, after_interval, &run);
+		gate.inner = hist_interval_sink(iv);
+		sink = (struct rp_sink){ .ctx = &gate, .sample = gate_sample, .tick = gate_tick };
+	} else {
+		h = hist_new(&a->hist, rp);
+		sink = hist_sink(h);
+	}
+	int rc = rp_run(rp, &sink);
+	const struct rp_summary *sum = rp_summary(rp);
+	if (rc == 0 && h) {
+		hist_print(h, stdout, sum);
+		print_unwind_summary(&a->rp, sum);
+		if (live)
+			live_print_counts(stdout, live, sum);
+	}
+	if (rc < 0)
+		cmd_error("report", "%s", err_msg());
+	rp_warn_summary("report", rp_summary(rp), a->rp.input);
+	hist_free(h);
+	hist_interval_free(iv);
+	return rc < 0 || sum->input_error ? EXIT_RUNTIME : EXIT_OK;
+}
+
+/* Starts the recording of a live report; NULL after saying why. */
+static struct live *report_live(struct report_args *a, int *status)
+{
+	a->live.callchains = a->children == 1 || (a->graph_set && a->hist.graph != HG_NONE);
+	bool usage;
+	struct live *l = live_start(&a->live, REC_LIVE_SAMPLES, &a->rp, &usage);
+	if (!l) {
+		cmd_error("report", "%s", err_msg());
+		*status = usage ? EXIT_USAGE : EXIT_RUNTIME;
+	}
+	return l;
+}
+
+/* The end of a live report: the recorder's warnings and its failure. */
+static int report_live_end(struct live *l, int status)
+{
+	const char *note;
+	while ((note = live_next_note(l)))
+		cmd_warn("report", "%s", note);
+	bool usage;
+	if (live_finish(l, &usage) < 0) {
+		cmd_error("report", "%s", err_msg());
+		return usage ? EXIT_USAGE : EXIT_RUNTIME;
+	}
+	return status;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_args a = { .children = -1, .branches = -1 };
@@ -212,46 +332,47 @@ int cmd_report(int argc, char **argv)
 	int rc = parse_args(&a, argc, argv);
 	if (rc >= 0) {
 		rp_opts_free(&a.rp);
+		live_opts_free(&a.live);
 		return rc;
 	}
 	/* Big writes: reports run to tens of thousands of lines. */
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
-	rp_progress_if_tty(&a.rp);
+	struct live *live = NULL;
+	if (a.live.command || a.live.all || a.live.cpus || a.live.pids || a.live.tids) {
+		if (!(live = report_live(&a, &rc)))
+			goto out;
+	} else {
+		rp_progress_if_tty(&a.rp);
+		if (a.live.interval > 0)
+			a.rp.interval_ns = (u64)(a.live.interval * 1e9 + 0.5);
+	}
 	a.rp.defer_kernel = true;
 	struct replay *rp = rp_open(&a.rp);
 	if (!rp) {
 		cmd_error("report", "%s", err_msg());
-		rp_opts_free(&a.rp);
-		return EXIT_RUNTIME;
+		rc = EXIT_RUNTIME;
+		goto out;
 	}
 	int by_branch = branch_mode(&a, rp);
 	if (by_branch != 0) {
 		rc = by_branch > 0 ? report_branches(&a, rp) : EXIT_USAGE;
-		rp_close(rp);
-		rp_opts_free(&a.rp);
-		return rc;
+	} else {
+		bool chains = rp_has_callchains(rp);
+		a.hist.children = a.children < 0 ? chains : a.children;
+		/* As perf: call trees shown when recorded, callers first with
+		 * children, callees first without. */
+		if (!a.graph_set && chains)
+			a.hist.graph = a.hist.children ? HG_CALLER : HG_CALLEE;
+		rp_set_callchains(rp, chains && (a.hist.children || a.hist.graph != HG_NONE));
+		rc = report_table(&a, rp, live);
 	}
-	bool chains = rp_has_callchains(rp);
-	a.hist.children = a.children < 0 ? chains : a.children;
-	/* As perf: call trees shown when recorded, callers first with
-	 * children, callees first without. */
-	if (!a.graph_set && chains)
-		a.hist.graph = a.hist.children ? HG_CALLER : HG_CALLEE;
-	rp_set_callchains(rp, chains && (a.hist.children || a.hist.graph != HG_NONE));
-	struct hist *h = hist_new(&a.hist, rp);
-	struct rp_sink sink = hist_sink(h);
-	rc = rp_run(rp, &sink);
-	const struct rp_summary *sum = rp_summary(rp);
-	if (rc == 0) {
-		hist_print(h, stdout, sum);
-		print_unwind_summary(&a.rp, sum);
-	}
-	else
-		cmd_error("report", "%s", err_msg());
-	rp_warn_summary("report", rp_summary(rp), a.rp.input);
-	int status = rc < 0 || sum->input_error ? EXIT_RUNTIME : EXIT_OK;
-	hist_free(h);
 	rp_close(rp);
+out:
+	if (live) {
+		live_stop(live);
+		rc = report_live_end(live, rc);
+	}
 	rp_opts_free(&a.rp);
-	return status;
+	live_opts_free(&a.live);
+	return rc;
 }

@@ -40,6 +40,18 @@ struct rp_sink hist_sink(struct hist *h);
  * event group with a column per member (unless no_group). */
 void hist_print(struct hist *h, FILE *out, const struct rp_summary *sum);
 
+/* interval.c: the table per interval (rp_opts.interval_ns): each
+ * interval's samples in a histogram of their own, printed at its end
+ * with its own lost count, then after(ctx, end, last) (for what a view
+ * adds: live counts, --count).  A last interval without samples is not
+ * printed (after is still called). */
+typedef int (*hist_interval_fn)(void *ctx, u64 end, bool last);
+struct hist_interval;
+struct hist_interval *hist_interval_new(const struct hist_opts *o, struct replay *rp, FILE *out,
+					hist_interval_fn after, void *ctx);
+struct rp_sink hist_interval_sink(struct hist_interval *v);
+void hist_interval_free(struct hist_interval *v);
+
 /* branches.h - the report by branch: every branch
  * entry of the samples' branch stacks counted once, by command, source
  * file and symbol, target symbol and cycles, printed as perf report

@@ -38,6 +38,12 @@ struct replay {
 	struct u64map read_last;   /* PERF_SAMPLE_READ: kernel id -> last value */
 	u64 next_tick;             /* end of the current interval; 0 = not begun */
 	u64 last_time;             /* the newest event time seen */
+	/* Live: recording time = CLOCK_MONOTONIC + clock_offset (the largest
+	 * last_time - now seen at a round: a lower bound that converges). */
+	s64 clock_offset;
+	bool clock_known;
+	u64 nexited;               /* threads marked exited since the last sweep */
+	u32 comm_serial;           /* comm_changes values, never reused */
 };
 
 /* ---- threads ------------------------------------------------------------- */
@@ -59,6 +65,7 @@ static struct rp_thread *thread_new(struct replay *rp, u32 pid, u32 tid)
 	struct rp_thread *t = xcalloc(1, sizeof(*t));
 	t->pid = pid;
 	t->tid = tid;
+	t->comm_changes = ++rp->comm_serial;
 	/* perf's names until a COMM says otherwise: the idle task is swapper. */
 	if (tid == 0)
 		snprintf(t->comm, sizeof(t->comm), "swapper");
@@ -110,7 +117,7 @@ static void on_comm(struct replay *rp, const struct pd_event *ev)
 {
 	struct rp_thread *t = thread_get(rp, ev->u.comm.pid, ev->u.comm.tid);
 	snprintf(t->comm, sizeof(t->comm), "%s", ev->u.comm.comm);
-	t->comm_changes++;
+	t->comm_changes = ++rp->comm_serial;
 	/* An exec keeps the old maps, as perf does: samples later in the
 	 * execve call still have the old image's user frames, and the new
 	 * image's mmaps replace what they overlap. */
@@ -125,7 +132,7 @@ static void on_fork(struct replay *rp, const struct pd_event *ev)
 	child->pid = ev->u.task.pid;
 	child->exited = false;
 	memcpy(child->comm, parent->comm, sizeof(child->comm));
-	child->comm_changes++;
+	child->comm_changes = ++rp->comm_serial;
 	if (child->pid == parent->pid) {
 		child->maps = parent->maps;        /* a new thread shares them */
 	} else {
@@ -171,8 +178,10 @@ static void on_mmap(struct replay *rp, const struct pd_event *ev)
 static void on_exit_event(struct replay *rp, const struct pd_event *ev)
 {
 	struct rp_thread *t = thread_find(rp, ev->u.task.tid);
-	if (t)
+	if (t && !t->exited) {
 		t->exited = true;
+		rp->nexited++;
+	}
 }
 
 /* ---- frames -------------------------------------------------------------- */
@@ -642,6 +651,70 @@ static int tick_until(struct replay *rp, struct rp_sink *sink, u64 t)
 	return 0;
 }
 
+/* ---- live ---------------------------------------------------------------- */
+
+/* Threads marked exited are freed, then the maps no thread uses: a long
+ * live session with many short-lived processes stays bounded.  A tid that
+ * came back (on_fork reuses its struct) is no longer exited. */
+static void sweep_exited(struct replay *rp)
+{
+	struct u64map used;
+	u64map_init(&used);
+	u64map_free(&rp->threads);
+	u64map_init(&rp->threads);
+	size_t kept = 0;
+	for (size_t i = 0; i < rp->all_threads.n; i++) {
+		struct rp_thread *t = rp->all_threads.v[i];
+		if (t->exited) {
+			free(t);
+			rp->summary.released_threads++;
+			continue;
+		}
+		rp->all_threads.v[kept++] = t;
+		*u64map_slot(&rp->threads, t->tid, NULL) = (u64)(uintptr_t)t;
+		if (t->maps)
+			*u64map_slot(&used, (u64)(uintptr_t)t->maps, NULL) = 1;
+	}
+	rp->all_threads.n = kept;
+	kept = 0;
+	for (size_t i = 0; i < rp->all_maps.n; i++) {
+		struct sym_maps *m = rp->all_maps.v[i];
+		if (u64map_get(&used, (u64)(uintptr_t)m)) {
+			rp->all_maps.v[kept++] = m;
+			continue;
+		}
+		sym_maps_free(m);
+		rp->summary.released_maps++;
+	}
+	rp->all_maps.n = kept;
+	u64map_free(&used);
+	rp->last_thread = NULL;
+	rp->nexited = 0;
+}
+
+/* Sweeps once enough threads exited that the walk pays for itself. */
+#define SWEEP_EXITED_MIN 64
+
+/* A round of a live stream: everything recorded before the one before it
+ * has been delivered, so the recording's clock has passed the interval
+ * ends up to now (less the drain's lag), events or none. */
+static int on_round(struct replay *rp, struct rp_sink *sink)
+{
+	u64 now = now_ns();
+	s64 off = (s64)(rp->last_time - now);
+	if (rp->last_time && (!rp->clock_known || off > rp->clock_offset)) {
+		rp->clock_offset = off;
+		rp->clock_known = true;
+	}
+	if (rp->opts.interval_ns && rp->next_tick && rp->clock_known &&
+	    tick_until(rp, sink, (u64)((s64)now + rp->clock_offset)) < 0)
+		return -1;
+	if (rp->nexited >= SWEEP_EXITED_MIN || (rp->nexited && rp->all_threads.n > 4096))
+		sweep_exited(rp);
+	rp->summary.threads_now = rp->all_threads.n;
+	return sink->round ? sink->round(sink->ctx) : 0;
+}
+
 static u64 event_time(const struct pd_event *ev)
 {
 	return ev->has_time ? ev->s.time : 0;
@@ -662,6 +735,11 @@ int rp_run(struct replay *rp, struct rp_sink *sink)
 		sym_prefetch_kernel(rp->syms);
 	prefetch_user_files(rp);
 	while ((rc = pd_reader_next(rp->reader, &ev)) == 1) {
+		if (ev.type == PD_RECORD_FINISHED_ROUND) {
+			if (on_round(rp, sink) < 0)
+				return -1;
+			continue;
+		}
 		u64 t = event_time(&ev);
 		if (t > rp->last_time)
 			rp->last_time = t;
@@ -691,7 +769,8 @@ int rp_run(struct replay *rp, struct rp_sink *sink)
 
 struct replay *rp_open(const struct rp_opts *opts)
 {
-	struct pd_reader *reader = pd_reader_open(opts->input, NULL);
+	struct pd_reader_opts ro = { .fd = opts->live ? opts->input_fd : 0, .rounds = opts->live };
+	struct pd_reader *reader = pd_reader_open(opts->input, &ro);
 	if (!reader)
 		return NULL;
 	struct replay *rp = xcalloc(1, sizeof(*rp));

@@ -18,7 +18,8 @@
 struct rp_thread {
 	u32 pid, tid;
 	char comm[64];              /* /proc names kworkers past 16 bytes */
-	u32 comm_changes;          /* bumped on every COMM: lets sinks cache */
+	u32 comm_changes;          /* changed on every COMM, and unique to the
+				      thread: lets sinks cache by (thread, it) */
 	struct sym_maps *maps;     /* the process's, shared by its threads */
 	bool exited;
 };
@@ -70,6 +71,10 @@ struct rp_sink {
 	 * came after the last boundary. */
 	int (*tick)(void *ctx, u64 end, bool last);
 	int (*finish)(void *ctx);
+	/* With rp_opts.live: called at each round of the stream (a live
+	 * recording writes one every 100 ms, events or not), after any tick
+	 * it brought: for keys, screens and stopping. */
+	int (*round)(void *ctx);
 };
 
 /* Which samples reach the sink. */
@@ -106,6 +111,13 @@ struct rp_opts {
 	/* Intervals (--interval): sink.tick at each multiple of this many ns
 	 * of recording time after the first timed event; 0 = none. */
 	u64 interval_ns;
+	/* A live recording (record.h's rec_live_*): its stream read from
+	 * input_fd (> 0; the replay closes it).  Intervals then also end by
+	 * the clock at each round, when no event comes to end them, and the
+	 * threads and maps of exited processes are released as the replay
+	 * goes (sinks then must not keep rp_thread pointers past a round). */
+	bool live;
+	int input_fd;
 };
 
 /* What the replay saw, for headers and warnings. */
@@ -121,6 +133,8 @@ struct rp_summary {
 	u64 nmissing, nmismatched, ndeleted;
 	char missing[512], mismatched[512], deleted[512];
 	struct sym_kernel_info kernel;   /* whose kallsyms named the kernel */
+	u64 released_threads, released_maps;  /* live: of exited processes */
+	u64 threads_now;            /* live: threads kept at the last round */
 	struct unw_stats unwind;    /* DWARF unwinding and leaf repair */
 };
 

@@ -1,0 +1,175 @@
+/* live.c - a recording for a live view: the session of session.c run on a
+ * thread of its own, its stream written into a pipe that the view's replay
+ * reads in the same process (and kept in a file too with an output). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "record/record-internal.h"
+#include "record/record.h"
+
+struct rec_live {
+	struct rec_opts o;
+	struct rec_session *s;
+	int fd;                    /* the pipe's write end, ours to close */
+	pthread_t thread;
+	bool thread_started;
+	int result;                /* the thread's: 0 or -1 */
+	bool usage;
+	char err[512];             /* its message (err_msg is per thread) */
+};
+
+/* The events of the kind, and the ring size record would choose. */
+static int live_events(struct rec_live *l, const struct rec_live_opts *lo)
+{
+	struct rec_opts *o = &l->o;
+	bool fell_back;
+	o->freq = lo->freq ? lo->freq : REC_DEFAULT_FREQ;
+	o->callgraph = lo->callchains ? REC_CG_ONLINE : REC_CG_NONE;
+	o->mmap_pages = REC_DEFAULT_PAGES;
+	switch (lo->kind) {
+	case REC_LIVE_SAMPLES:
+		if (lo->callchains)
+			o->mmap_pages = REC_STACK_PAGES / 4;   /* 1 MiB: stack copies */
+		return rec_add_default_event(&o->events, &fell_back);
+	case REC_LIVE_SCHED:
+		o->freq = 0;          /* switches and wakeups, no CPU samples */
+		o->off_cpu = REC_OFFCPU_WAKEUPS;
+		o->mmap_pages = 512;  /* 2 MiB: switches come by the thousand */
+		if (rec_add_off_cpu_events(o, &fell_back) < 0)
+			return -1;
+		o->callgraph = REC_CG_NONE;   /* latency needs no stacks */
+		return 0;
+	case REC_LIVE_OFFCPU:
+		o->freq = 0;
+		o->off_cpu = REC_OFFCPU_SWITCHES;
+		o->mmap_pages = 512;
+		return rec_add_off_cpu_events(o, &fell_back);
+	}
+	return 0;
+}
+
+static void copy_targets(struct rec_opts *o, const struct rec_live_opts *lo)
+{
+	o->system_wide = lo->system_wide;
+	if (lo->ncpus) {
+		o->cpus = xmalloc((size_t)lo->ncpus * sizeof(int));
+		memcpy(o->cpus, lo->cpus, (size_t)lo->ncpus * sizeof(int));
+		o->ncpus = lo->ncpus;
+	}
+	if (lo->npids) {
+		o->pids = xmalloc((size_t)lo->npids * sizeof(pid_t));
+		memcpy(o->pids, lo->pids, (size_t)lo->npids * sizeof(pid_t));
+		o->npids = lo->npids;
+	}
+	if (lo->ntids) {
+		o->tids = xmalloc((size_t)lo->ntids * sizeof(pid_t));
+		memcpy(o->tids, lo->tids, (size_t)lo->ntids * sizeof(pid_t));
+		o->ntids = lo->ntids;
+	}
+	o->command = lo->command;
+	if (!o->pids && !o->tids && !o->command && !o->cpus)
+		o->system_wide = true;
+}
+
+static void *live_thread(void *arg)
+{
+	struct rec_live *l = arg;
+	struct rec_session *s = l->s;
+	if (rec_start(s) < 0 || rec_run(s) < 0 || rec_finish(s) < 0) {
+		snprintf(l->err, sizeof(l->err), "%s", err_msg());
+		l->usage = s->fail == REC_FAIL_USAGE;
+		l->result = -1;
+		rec_cleanup_failed(s);
+	}
+	close(l->fd);              /* the view reads to the end */
+	l->fd = -1;
+	return NULL;
+}
+
+static void live_free_opts(struct rec_live *l)
+{
+	pmc_list_free(&l->o.events);
+	free(l->o.cpus);
+	free(l->o.pids);
+	free(l->o.tids);
+}
+
+struct rec_live *rec_live_start(const struct rec_live_opts *lo, bool *usage)
+{
+	struct rec_live *l = xcalloc(1, sizeof(*l));
+	l->fd = lo->fd;
+	*usage = false;
+	copy_targets(&l->o, lo);
+	l->o.live = true;
+	l->o.live_fd = lo->fd;
+	l->o.output = lo->output;
+	l->o.duration = lo->duration;
+	/* Without a file there is nothing for the build-id cache to serve. */
+	l->o.no_buildid_cache = !lo->output;
+	if (live_events(l, lo) < 0) {
+		*usage = true;
+		goto fail;
+	}
+	l->s = rec_session_new(&l->o, lo->stop, lo->poll_mask);
+	if (rec_prepare(l->s) < 0) {
+		*usage = l->s->fail == REC_FAIL_USAGE;
+		rec_cleanup_failed(l->s);
+		goto fail;
+	}
+	if (pthread_create(&l->thread, NULL, live_thread, l) != 0) {
+		err_set("cannot start the recording thread");
+		rec_cleanup_failed(l->s);
+		goto fail;
+	}
+	l->thread_started = true;
+	return l;
+fail:
+	rec_live_free(l);
+	return NULL;
+}
+
+int rec_live_finish(struct rec_live *l, bool *usage)
+{
+	if (l->thread_started) {
+		pthread_join(l->thread, NULL);
+		l->thread_started = false;
+	}
+	*usage = l->usage;
+	if (l->result < 0) {
+		err_set("%s", l->err);
+		return -1;
+	}
+	return 0;
+}
+
+const char *rec_live_note(struct rec_live *l, size_t i)
+{
+	return l->s && i < l->s->notes.n ? l->s->notes.v[i] : NULL;
+}
+
+int rec_live_command_status(const struct rec_live *l)
+{
+	const struct held_child *c = &l->s->child;
+	if (!c->pid || !c->exited)
+		return 0;
+	if (WIFEXITED(c->status))
+		return WEXITSTATUS(c->status);
+	return WIFSIGNALED(c->status) ? 128 + WTERMSIG(c->status) : 0;
+}
+
+void rec_live_free(struct rec_live *l)
+{
+	if (!l)
+		return;
+	if (l->thread_started)
+		pthread_join(l->thread, NULL);
+	if (l->fd >= 0)
+		close(l->fd);
+	rec_session_free(l->s);
+	live_free_opts(l);
+	free(l);
+}

@@ -1,0 +1,78 @@
+/* interval.c - report's table per interval (report --interval, top
+ * --stdio): a fresh histogram gathers each interval, is printed at the
+ * interval's end with that interval's lost samples, and is dropped. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/hist/hist.h"
+
+struct hist_interval {
+	struct hist_opts o;
+	struct replay *rp;
+	FILE *out;
+	struct hist *h;
+	struct rp_sink hs;         /* h's sink */
+	u64 lost_before;           /* lost samples before this interval */
+	u64 samples;               /* this interval's, to skip empty last ones */
+	hist_interval_fn after;
+	void *ctx;
+};
+
+static void renew(struct hist_interval *v)
+{
+	hist_free(v->h);
+	v->h = hist_new(&v->o, v->rp);
+	v->hs = hist_sink(v->h);
+	v->samples = 0;
+}
+
+static int iv_sample(void *ctx, const struct rp_sample *s)
+{
+	struct hist_interval *v = ctx;
+	v->samples++;
+	return v->hs.sample(v->hs.ctx, s);
+}
+
+/* The interval's table; after a --count's last one nothing is printed. */
+static int iv_tick(void *ctx, u64 end, bool last)
+{
+	struct hist_interval *v = ctx;
+	if (last && !v->samples)
+		return v->after ? v->after(v->ctx, end, last) : 0;
+	if (v->hs.finish && v->hs.finish(v->hs.ctx) < 0)
+		return -1;
+	struct rp_summary sum = *rp_summary(v->rp);
+	u64 all_lost = sum.lost;
+	sum.lost -= MIN(sum.lost, v->lost_before);
+	v->lost_before = all_lost;
+	hist_print(v->h, v->out, &sum);
+	int rc = v->after ? v->after(v->ctx, end, last) : 0;
+	renew(v);
+	return rc;
+}
+
+struct hist_interval *hist_interval_new(const struct hist_opts *o, struct replay *rp, FILE *out,
+					hist_interval_fn after, void *ctx)
+{
+	struct hist_interval *v = xcalloc(1, sizeof(*v));
+	v->o = *o;
+	v->rp = rp;
+	v->out = out;
+	v->after = after;
+	v->ctx = ctx;
+	renew(v);
+	return v;
+}
+
+struct rp_sink hist_interval_sink(struct hist_interval *v)
+{
+	return (struct rp_sink){ .ctx = v, .sample = iv_sample, .tick = iv_tick };
+}
+
+void hist_interval_free(struct hist_interval *v)
+{
+	if (!v)
+		return;
+	hist_free(v->h);
+	free(v);
+}

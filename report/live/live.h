@@ -1,0 +1,70 @@
+/* live.h - what every live view shares: the target options (record's
+ * -a, -C, -p, -t, -- command) and the interval ones, a recording started
+ * on its own thread (record.h's rec_live_*) whose stream the view's
+ * replay reads through a pipe, Ctrl-C, and the live path's own counts. */
+#ifndef EMBER_REPORT_LIVE_H
+#define EMBER_REPORT_LIVE_H
+
+#include "record/record.h"
+#include "report/replay/replay.h"
+
+/* getopt codes of the live options (below the views' own). */
+enum {
+	LV_OPT_INTERVAL = 0x7000, LV_OPT_COUNT, LV_OPT_DURATION, LV_OPT_FREQ,
+	LV_OPT_ALL = 'a', LV_OPT_CPUS = 'C', LV_OPT_PIDS = 'p', LV_OPT_TIDS = 't',
+	LV_OPT_OUTPUT = 'o',
+};
+
+struct live_opts {
+	bool all;                  /* -a */
+	int *cpus; int ncpus;      /* -C */
+	pid_t *pids; int npids;    /* -p */
+	pid_t *tids; int ntids;    /* -t */
+	char **command;            /* -- command */
+	double interval;           /* --interval SECS, 0: none */
+	u64 count;                 /* --count N intervals, 0: no limit */
+	double duration;           /* --duration SECS */
+	const char *output;        /* -o FILE: keep the recording */
+	u64 freq;                  /* -F HZ */
+	bool callchains;           /* set by the view (-g) */
+};
+
+/* The option groups, for the views' tables: targets (-a, -C, -t, -o, -F,
+ * --duration), -p as a target, and --interval/--count. */
+extern const struct opt live_target_opts[];
+extern const struct opt live_pid_opts[];
+extern const struct opt live_interval_opts[];
+
+/* 1 taken, 0 not a live option, -1 with err_set(). */
+int live_parse_opt(struct live_opts *o, int opt, const char *arg);
+/* Whether a target was given (or the view's operands name a command):
+ * the view runs live.  Options that need a target without one: -1 with
+ * err_set(). */
+int live_wanted(struct live_opts *o, int argc, char **argv, int first_operand);
+void live_opts_free(struct live_opts *o);
+
+struct live;
+/* Starts the recording (errors about the targets come now: *usage set
+ * for the user's) and points rp at its stream (live, input_fd, and
+ * interval_ns from --interval unless set).  SIGINT and SIGTERM then stop
+ * it.  NULL with err_set(). */
+struct live *live_start(const struct live_opts *o, enum rec_live_kind kind,
+			struct rp_opts *rp, bool *usage);
+/* Asks the recording to stop (it ends within 100 ms; the replay then
+ * reads to the end of what was recorded). */
+void live_stop(struct live *l);
+/* Whether a stop was asked for (a signal or live_stop). */
+bool live_stopping(const struct live *l);
+/* Bytes recorded but not read yet: the live path's backlog. */
+u64 live_backlog(const struct live *l);
+/* The recorder's warnings not handed out yet, one per call, or NULL. */
+const char *live_next_note(struct live *l);
+/* Waits for the recording thread.  0, or -1 with err_set() (*usage as
+ * above).  Frees l. */
+int live_finish(struct live *l, bool *usage);
+
+/* "# live: 12 samples lost since the last table (30 in all), 4 KB waiting to
+ * be read" (the lost since the previous call); nothing said is hidden. */
+void live_print_counts(FILE *out, struct live *l, const struct rp_summary *sum);
+
+#endif
