@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/live/live.h"
 #include "report/report.h"
 #include "report/sched/sched.h"
 
@@ -17,6 +18,7 @@ enum { OPT_PER_COMM = 0x5000, OPT_PER_PID };
 struct args {
 	struct rp_opts *rp;
 	struct schedlat_opts *o;
+	struct live_opts *live;
 };
 
 /* 1 handled, 0 not ours, -1 err_set. */
@@ -26,7 +28,10 @@ static int parse_one(void *ctx, int opt, const char *arg)
 	switch (opt) {
 	case OPT_PER_COMM: a->o->per_comm = true; return 1;
 	case OPT_PER_PID: a->o->per_pid = true; return 1;
-	default: return rp_parse_filter_opt(a->rp, opt, arg);
+	default: {
+		int r = live_parse_opt(a->live, opt, arg);
+		return r ? r : rp_parse_filter_opt(a->rp, opt, arg);
+	}
 	}
 }
 
@@ -36,6 +41,8 @@ static const struct opt options[] = {
 	OPT(OPT_PER_PID, 0, "per-pid", OPT_NO_ARG, NULL, "a histogram per process"),
 	OPT_INCLUDE(rp_short_pid_opts),
 	OPT_INCLUDE(rp_view_opts),
+	OPT_INCLUDE(live_target_opts),
+	OPT_INCLUDE(live_interval_opts),
 	OPT_END,
 };
 
@@ -44,26 +51,34 @@ const struct opt_cmd sched_cmd = {
 	.summary = "wakeup-to-run latency histograms, like runqlat",
 	.synopsis =
 	"usage: ember sched lat [-i FILE] [--per-comm | --per-pid] [filters]\n"
+	"       ember sched lat -a|-C CPUS|-t TIDS [--interval SECS [--count N]] [filters]\n"
 	"\n"
 	"Wakeup-to-run latency: from each sched_wakeup or sched_wakeup_new to the\n"
 	"woken thread's next switch-in, as a log2 histogram of microseconds, with\n"
 	"the longest wait and what ran on that CPU meanwhile.  Record with\n"
 	"'ember record --off-cpu=wakeups -a' to see every wakeup and switch.  The\n"
-	"filters pick the woken threads.\n"
+	"filters pick the woken threads (-p is --pid here, as in runqlat).\n"
+	"Given a target it records while it runs (runqlat 1 10 is\n"
+	"'sched lat -a --interval 1 --count 10'): a histogram per interval, or one\n"
+	"at the end (Ctrl-C, --duration, the command's end).\n"
 	"\n",
 	.opts = options,
 	.one = parse_one,
 };
 
 /* -1 to go on, or the exit status to stop with. */
-static int parse_args(struct rp_opts *rp, struct schedlat_opts *o, int argc, char **argv)
+static int parse_args(struct rp_opts *rp, struct schedlat_opts *o, struct live_opts *live,
+		      int argc, char **argv)
 {
-	struct args a = { rp, o };
+	struct args a = { rp, o, live };
 	int rc = opt_parse(&sched_cmd, argc, argv, &a);
 	if (rc >= 0)
 		return rc;
-	if (optind < argc) {
+	if (optind < argc && strcmp(argv[optind - 1], "--"))
 		return cmd_extra_argument(CMD, "sched lat", argv[optind]);
+	if (live_wanted(live, argc, argv, optind) < 0) {
+		cmd_error(CMD, "%s", err_msg());
+		return EXIT_USAGE;
 	}
 	if (o->per_comm && o->per_pid) {
 		cmd_error(CMD, "--per-comm and --per-pid: pick one");
@@ -83,7 +98,68 @@ static int check_recording(const struct sched_tp *tp, const char *input)
 	return EXIT_OK;
 }
 
-static int run(struct rp_opts *rp, struct schedlat_opts *o)
+/* The histogram per interval (--interval), and the end at --count. */
+struct lat_run {
+	struct schedlat *sl;
+	struct rp_sink inner;
+	struct replay *r;
+	struct live *live;
+	u64 count, intervals;
+	bool done;
+};
+
+static int lr_sample(void *ctx, const struct rp_sample *s)
+{
+	struct lat_run *l = ctx;
+	return l->done ? 0 : l->inner.sample(l->inner.ctx, s);
+}
+
+static int lr_event(void *ctx, const struct pd_event *ev, const struct rp_thread *t)
+{
+	struct lat_run *l = ctx;
+	return l->done ? 0 : l->inner.event(l->inner.ctx, ev, t);
+}
+
+static int lr_tick(void *ctx, u64 end, bool last)
+{
+	struct lat_run *l = ctx;
+	if (l->done)
+		return 0;
+	if (l->inner.finish(l->inner.ctx) < 0 || schedlat_print(l->sl, stdout) < 0)
+		return -1;
+	if (l->live)
+		live_print_counts(stdout, l->live, rp_summary(l->r));
+	if (!last)
+		putchar('\n');
+	fflush(stdout);
+	schedlat_reset(l->sl);
+	if (l->count && ++l->intervals >= l->count) {
+		l->done = true;
+		if (l->live)
+			live_stop(l->live);
+	}
+	return 0;
+}
+
+/* One histogram at the end, or one per interval. */
+static int run_sink(struct replay *r, struct schedlat *sl, struct live *live, u64 count)
+{
+	struct lat_run l = { .sl = sl, .inner = schedlat_sink(sl), .r = r, .live = live,
+			     .count = count };
+	struct rp_sink sink = { .ctx = &l, .sample = lr_sample, .event = lr_event, .tick = lr_tick };
+	bool intervals = rp_interval(r);
+	if (rp_run(r, intervals ? &sink : &l.inner) < 0)
+		return -1;
+	if (intervals)
+		return 0;
+	if (schedlat_print(sl, stdout) < 0)
+		return -1;
+	if (live)
+		live_print_counts(stdout, live, rp_summary(r));
+	return 0;
+}
+
+static int run(struct rp_opts *rp, struct schedlat_opts *o, struct live *live, u64 count)
 {
 	struct rp_opts all = *rp;
 	memset(&all.filter, 0, sizeof(all.filter));   /* filters apply to the woken */
@@ -100,11 +176,7 @@ static int run(struct rp_opts *rp, struct schedlat_opts *o)
 		cmd_error(CMD, "%s: tracing data: %s", rp->input, err_msg());
 	else if ((rc = check_recording(&tp, rp->input)) == EXIT_OK) {
 		sl = schedlat_new(o, &tp);
-		struct rp_sink sink = schedlat_sink(sl);
-		if (rp_run(r, &sink) < 0) {
-			cmd_error(CMD, "%s", err_msg());
-			rc = EXIT_RUNTIME;
-		} else if (schedlat_print(sl, stdout) < 0) {
+		if (run_sink(r, sl, live, count) < 0) {
 			cmd_error(CMD, "%s", err_msg());
 			rc = EXIT_RUNTIME;
 		}
@@ -116,6 +188,29 @@ static int run(struct rp_opts *rp, struct schedlat_opts *o)
 	schedlat_free(sl);
 	sched_tp_free(&tp);
 	rp_close(r);
+	return rc;
+}
+
+/* Records the scheduler's events while the view runs; the exit status. */
+static int run_live(struct rp_opts *rp, struct schedlat_opts *o, struct live_opts *lo)
+{
+	bool usage;
+	/* The histograms keep the threads they measured. */
+	rp->live_keep_threads = true;
+	struct live *l = live_start(lo, REC_LIVE_SCHED, rp, &usage);
+	if (!l) {
+		cmd_error(CMD, "%s", err_msg());
+		return usage ? EXIT_USAGE : EXIT_RUNTIME;
+	}
+	int rc = run(rp, o, l, lo->count);
+	live_stop(l);
+	const char *note;
+	while ((note = live_next_note(l)))
+		cmd_warn(CMD, "%s", note);
+	if (live_finish(l, &usage) < 0) {
+		cmd_error(CMD, "%s", err_msg());
+		rc = usage ? EXIT_USAGE : EXIT_RUNTIME;
+	}
 	return rc;
 }
 
@@ -138,10 +233,18 @@ int cmd_sched(int argc, char **argv)
 	struct rp_opts rp;
 	rp_opts_init(&rp);
 	struct schedlat_opts o = { 0 };
-	int rc = parse_args(&rp, &o, argc - 1, argv + 1);
-	if (rc < 0)
-		rc = run(&rp, &o);
+	struct live_opts live = { 0 };
+	int rc = parse_args(&rp, &o, &live, argc - 1, argv + 1);
+	bool target = live.all || live.cpus || live.tids || live.command;
+	if (rc < 0 && target) {
+		rc = run_live(&rp, &o, &live);
+	} else if (rc < 0) {
+		if (live.interval > 0)
+			rp.interval_ns = (u64)(live.interval * 1e9 + 0.5);
+		rc = run(&rp, &o, NULL, live.count);
+	}
 	fflush(stdout);
 	rp_opts_free(&rp);
+	live_opts_free(&live);
 	return rc;
 }

@@ -709,7 +709,8 @@ static int on_round(struct replay *rp, struct rp_sink *sink)
 	if (rp->opts.interval_ns && rp->next_tick && rp->clock_known &&
 	    tick_until(rp, sink, (u64)((s64)now + rp->clock_offset)) < 0)
 		return -1;
-	if (rp->nexited >= SWEEP_EXITED_MIN || (rp->nexited && rp->all_threads.n > 4096))
+	bool many = rp->nexited >= SWEEP_EXITED_MIN || (rp->nexited && rp->all_threads.n > 4096);
+	if (many && !rp->opts.live_keep_threads)
 		sweep_exited(rp);
 	rp->summary.threads_now = rp->all_threads.n;
 	return sink->round ? sink->round(sink->ctx) : 0;
@@ -811,6 +812,11 @@ void rp_set_branches(struct replay *rp, bool on)
 void rp_set_callchains(struct replay *rp, bool on)
 {
 	rp->opts.callchains = on;
+}
+
+bool rp_interval(const struct replay *rp)
+{
+	return rp->opts.interval_ns != 0;
 }
 
 struct pd_reader *rp_reader(struct replay *rp)

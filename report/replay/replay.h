@@ -118,6 +118,7 @@ struct rp_opts {
 	 * goes (sinks then must not keep rp_thread pointers past a round). */
 	bool live;
 	int input_fd;
+	bool live_keep_threads;     /* live, but a sink keeps thread pointers */
 };
 
 /* What the replay saw, for headers and warnings. */
@@ -148,6 +149,8 @@ bool rp_has_callchains(struct replay *rp);
 void rp_set_branches(struct replay *rp, bool on);
 /* Whether to resolve whole callchains (known only once the attrs are). */
 void rp_set_callchains(struct replay *rp, bool on);
+/* Whether the sink gets ticks (rp_opts.interval_ns). */
+bool rp_interval(const struct replay *rp);
 /* The reader, for attrs and header facts. */
 struct pd_reader *rp_reader(struct replay *rp);
 /* Drives the sink over every event.  Returns 0, or -1 when the sink failed

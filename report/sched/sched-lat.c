@@ -339,6 +339,18 @@ void schedlat_free(struct schedlat *sl)
 	free(sl);
 }
 
+void schedlat_reset(struct schedlat *sl)
+{
+	memset(&sl->all, 0, sizeof(sl->all));
+	VEC_FREE(&sl->groups);
+	u64map_free(&sl->group_index);
+	u64map_init(&sl->group_index);
+	memset(sl->wakeups, 0, sizeof(sl->wakeups));
+	sl->measured = sl->while_running = sl->superseded = sl->unfinished = 0;
+	sl->filtered = sl->unwoken = 0;
+	memset(&sl->max, 0, sizeof(sl->max));
+}
+
 /* ---- output -------------------------------------------------------------- */
 
 static void print_hist(const struct lat_hist *h, FILE *out)

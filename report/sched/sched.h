@@ -63,6 +63,9 @@ struct schedlat;
 struct schedlat *schedlat_new(const struct schedlat_opts *o, const struct sched_tp *tp);
 void schedlat_free(struct schedlat *sl);
 struct rp_sink schedlat_sink(struct schedlat *sl);
+/* Starts a new interval: the histograms and counts empty, the threads'
+ * states (a wakeup waiting for its switch-in) kept. */
+void schedlat_reset(struct schedlat *sl);
 /* Writes histograms and the summary. -1 with err_set() on a write error. */
 int schedlat_print(struct schedlat *sl, FILE *out);
 
