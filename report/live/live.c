@@ -229,6 +229,8 @@ void live_print_counts(FILE *out, struct live *l, const struct rp_summary *sum)
 	u64 lost = sum->lost - MIN(sum->lost, l->lost_shown);
 	l->lost_shown = sum->lost;
 	fprintf(out, "# live: %llu samples lost since the last table (%llu in all), "
-		"%llu KB recorded and not read yet\n", (unsigned long long)lost,
-		(unsigned long long)sum->lost, (unsigned long long)(live_backlog(l) / 1024));
+		"%llu KB recorded and not read yet; %llu threads kept, %llu exited ones "
+		"released\n", (unsigned long long)lost, (unsigned long long)sum->lost,
+		(unsigned long long)(live_backlog(l) / 1024),
+		(unsigned long long)sum->threads_now, (unsigned long long)sum->released_threads);
 }

@@ -3,6 +3,7 @@
  * each sample's frames to dsos and symbols, and drives one sink. */
 #include "report/replay/replay.h"
 
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,7 @@ struct replay {
 	bool clock_known;
 	u64 nexited;               /* threads marked exited since the last sweep */
 	u32 comm_serial;           /* comm_changes values, never reused */
+	u64 last_trim;             /* when sweep_exited last gave memory back */
 };
 
 /* ---- threads ------------------------------------------------------------- */
@@ -690,6 +692,15 @@ static void sweep_exited(struct replay *rp)
 	u64map_free(&used);
 	rp->last_thread = NULL;
 	rp->nexited = 0;
+	/* What was freed goes back to the system, at most once a second:
+	 * without it the holes freed maps leave between live data make the
+	 * resident size creep (heap flat at 23 MB under massif while RSS grew
+	 * by a third in 20 s of 200 processes a second). */
+	u64 now = now_ns();
+	if (now - rp->last_trim >= 1000000000ull) {
+		malloc_trim(0);
+		rp->last_trim = now;
+	}
 }
 
 /* Sweeps once enough threads exited that the walk pays for itself. */

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# live-memory.sh - a long live session stays bounded: a 20 s live report
+# -a --interval 2 while hundreds of short-lived processes a second come and
+# go (the spawn workload: /bin/true again and again, bounded in time and
+# count), the threads and maps of the exited ones released as the replay
+# goes.  RSS at the end within 20% of RSS at 5 s.  (One table for the
+# whole session, without --interval, grows with the distinct stacks it
+# holds, as any report does.)
+. "$(dirname "$0")/../e2e-lib.sh"
+
+need_root || { skip live-memory "needs root for system-wide sampling"; exit 0; }
+
+"$EMBER" report -a --duration 20 --interval 2 -s sym >"$TMP/out" 2>"$TMP/err" &
+EM=$!
+"$WORKLOADS/spawn" 19 20000 >"$TMP/spawned" &
+SP=$!
+trap 'kill $EM $SP 2>/dev/null; rm -rf "$TMP"' EXIT
+rss() { awk '/^VmRSS:/ { print $2 }' /proc/$EM/status 2>/dev/null; }
+sleep 5
+r5=$(rss)
+sleep 13.5
+r19=$(rss)
+wait $SP
+wait $EM
+rc=$?
+n=$(cat "$TMP/spawned")
+released=$(grep -Eo '[0-9]+ exited ones released' "$TMP/out" | tail -1 | cut -d' ' -f1)
+if [ -z "$r5" ] || [ -z "$r19" ]; then
+	fail "live-memory" "could not read the RSS ($r5, $r19)"
+	exit 0
+fi
+if [ "${n:-0}" -lt 950 ]; then
+	skip live-memory "only ${n:-0} processes spawned in 19 s (a busy machine): fewer than 50 a second"
+	exit 0
+fi
+check "20 s live report with $n short-lived processes ($((n / 19))/s, ${released:-no} exited threads released): RSS $r19 KB at the end within 20% of $r5 KB at 5 s (exit $rc)" \
+	awk -v a="$r5" -v b="$r19" -v r="${released:-0}" 'BEGIN { exit !(b <= a * 1.2 && r > 0) }'

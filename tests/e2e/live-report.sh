@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# live-report.sh - ember report while it records (no file between): a live
+# report -a --duration 3 -o FILE prints the table that report -i FILE
+# prints of the recording it kept; --interval gives a table per interval
+# with the live path's counts; Ctrl-C prints what was gathered and exits 0.
+. "$(dirname "$0")/../e2e-lib.sh"
+
+need_root || { skip live-report "needs root for system-wide sampling"; exit 0; }
+
+"$WORKLOADS/ratio" 8 >/dev/null &
+RATIO=$!
+trap 'kill $RATIO 2>/dev/null; rm -rf "$TMP"' EXIT
+sleep 0.2
+
+F=$TMP/live.data
+if "$EMBER" report -a --duration 3 -o "$F" >"$TMP/live.out" 2>"$TMP/live.err"; then
+	grep -v '^# live: ' "$TMP/live.out" >"$TMP/live.table"
+	"$EMBER" report -i "$F" >"$TMP/file.table" 2>"$TMP/file.err"
+	if [ -s "$TMP/live.table" ] && grep -q leaf_a "$TMP/live.table" &&
+	   cmp -s "$TMP/live.table" "$TMP/file.table"; then
+		pass "live report -a --duration 3 -o FILE: its table ($(grep -c '%' "$TMP/live.table") rows) equals report -i FILE"
+	else
+		fail "live report equals report -i" "$(diff "$TMP/live.table" "$TMP/file.table" | head -5)"
+	fi
+	check "the live report says what the live path lost and holds" \
+		grep -Eq '^# live: [0-9]+ samples lost since the last table \([0-9]+ in all\), [0-9]+ KB recorded and not read yet' "$TMP/live.out"
+else
+	fail "live report -a --duration 3" "$(head -3 "$TMP/live.err")"
+fi
+
+"$EMBER" report -a --interval 1 --count 2 -s sym >"$TMP/iv.out" 2>"$TMP/iv.err"
+tables=$(grep -c '^# Samples: ' "$TMP/iv.out")
+lives=$(grep -c '^# live: ' "$TMP/iv.out")
+with_leaf=$(awk '/^# Samples: / { n++ } /leaf_a/ { seen[n] = 1 } END { c = 0; for (k in seen) c++; print c }' "$TMP/iv.out")
+check "report -a --interval 1 --count 2: 2 tables ($tables), each with leaf_a ($with_leaf) and its live counts ($lives)" \
+	test "$tables" = 2 -a "$with_leaf" = 2 -a "$lives" = 2
+
+"$EMBER" report -a -s sym >"$TMP/int.out" 2>"$TMP/int.err" &
+pid=$!
+sleep 2
+kill -INT $pid
+wait $pid
+rc=$?
+check "Ctrl-C: exit 0 ($rc) with the table of what was gathered" \
+	test "$rc" = 0 -a "$(grep -c '^# Samples: ' "$TMP/int.out")" = 1
+grep -q leaf_a "$TMP/int.out" || fail "Ctrl-C table" "no leaf_a in it"
+
+"$EMBER" report -a -- "$WORKLOADS/ratio" 1 >"$TMP/cmd.out" 2>"$TMP/cmd.err"
+check "report -a -- command: ends with the command, table printed (rc $?)" \
+	grep -q leaf_a "$TMP/cmd.out"
+
+"$EMBER" report -o "$TMP/x.data" >/dev/null 2>"$TMP/bad.err"
+rc=$?
+check "-o without a target: usage error ($rc) naming the fix" \
+	test "$rc" = 2 -a -n "$(grep -- '-a, -C' "$TMP/bad.err")"
+"$EMBER" report -p 999999999 >/dev/null 2>"$TMP/nopid.err"
+rc=$?
+check "a live report of a pid that does not exist: exit 2 ($rc), one line" \
+	test "$rc" = 2 -a "$(wc -l <"$TMP/nopid.err")" = 1
