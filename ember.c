@@ -18,6 +18,7 @@ struct command {
 static const struct command commands[] = {
 	{ &record_cmd, cmd_record },
 	{ &report_cmd, cmd_report },
+	{ &top_cmd, cmd_top },
 	{ &script_cmd, cmd_script },
 	{ &collapse_cmd, cmd_collapse },
 	{ &flame_cmd, cmd_flame },

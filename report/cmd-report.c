@@ -222,48 +222,27 @@ static int report_branches(struct report_args *a, struct replay *rp)
 }
 
 /* What a live or interval report adds after each table: the live path's
- * losses and backlog, and the end at --count. */
+ * losses and backlog; 1 at --count's last. */
 struct report_run {
 	struct report_args *a;
 	struct replay *rp;
 	struct live *live;
 	u64 intervals;
-	bool done;                 /* --count reached: the rest is not shown */
 };
 
 static int after_interval(void *ctx, u64 end, bool last)
 {
 	struct report_run *r = ctx;
-	if (r->live && !(last && r->done))
+	if (r->live)
 		live_print_counts(stdout, r->live, rp_summary(r->rp));
 	if (!last)
 		putchar('\n');
 	fflush(stdout);
-	if (r->a->live.count && ++r->intervals >= r->a->live.count && !r->done) {
-		r->done = true;
-		if (r->live)
-			live_stop(r->live);
-	}
-	return 0;
-}
-
-/* The interval tables; after --count's last one the rest of the input
- * is read (a live recording winding down) and not shown. */
-struct report_gate {
-	struct report_run *run;
-	struct rp_sink inner;
-};
-
-static int gate_sample(void *ctx, const struct rp_sample *s)
-{
-	struct report_gate *g = ctx;
-	return g->run->done ? 0 : g->inner.sample(g->inner.ctx, s);
-}
-
-static int gate_tick(void *ctx, u64 end, bool last)
-{
-	struct report_gate *g = ctx;
-	return g->run->done ? 0 : g->inner.tick(g->inner.ctx, end, last);
+	if (!r->a->live.count || ++r->intervals < r->a->live.count)
+		return 0;
+	if (r->live)
+		live_stop(r->live);
+	return 1;
 }
 
 static int report_table(struct report_args *a, struct replay *rp, struct live *live)
@@ -271,12 +250,10 @@ static int report_table(struct report_args *a, struct replay *rp, struct live *l
 	struct report_run run = { .a = a, .rp = rp, .live = live };
 	struct hist *h = NULL;
 	struct hist_interval *iv = NULL;
-	struct report_gate gate = { .run = &run };
 	struct rp_sink sink;
 	if (a->rp.interval_ns) {
 		iv = hist_interval_new(&a->hist, rp, stdout, after_interval, &run);
-		gate.inner = hist_interval_sink(iv);
-		sink = (struct rp_sink){ .ctx = &gate, .sample = gate_sample, .tick = gate_tick };
+		sink = hist_interval_sink(iv);
 	} else {
 		h = hist_new(&a->hist, rp);
 		sink = hist_sink(h);

@@ -43,8 +43,9 @@ void hist_print(struct hist *h, FILE *out, const struct rp_summary *sum);
 /* interval.c: the table per interval (rp_opts.interval_ns): each
  * interval's samples in a histogram of their own, printed at its end
  * with its own lost count, then after(ctx, end, last) (for what a view
- * adds: live counts, --count).  A last interval without samples is not
- * printed (after is still called). */
+ * adds: live counts, --count): 1 from it ends the showing (the rest of
+ * the input is read, not shown), -1 fails.  A last interval without
+ * samples is not printed (after is still called). */
 typedef int (*hist_interval_fn)(void *ctx, u64 end, bool last);
 struct hist_interval;
 struct hist_interval *hist_interval_new(const struct hist_opts *o, struct replay *rp, FILE *out,

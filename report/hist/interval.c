@@ -16,6 +16,7 @@ struct hist_interval {
 	u64 samples;               /* this interval's, to skip empty last ones */
 	hist_interval_fn after;
 	void *ctx;
+	bool done;                 /* after() said so: nothing more is shown */
 };
 
 static void renew(struct hist_interval *v)
@@ -29,16 +30,28 @@ static void renew(struct hist_interval *v)
 static int iv_sample(void *ctx, const struct rp_sample *s)
 {
 	struct hist_interval *v = ctx;
+	if (v->done)
+		return 0;
 	v->samples++;
 	return v->hs.sample(v->hs.ctx, s);
 }
 
-/* The interval's table; after a --count's last one nothing is printed. */
+static int call_after(struct hist_interval *v, u64 end, bool last)
+{
+	int rc = v->after ? v->after(v->ctx, end, last) : 0;
+	if (rc > 0)
+		v->done = true;
+	return rc < 0 ? -1 : 0;
+}
+
+/* The interval's table; once after() said done nothing more is shown. */
 static int iv_tick(void *ctx, u64 end, bool last)
 {
 	struct hist_interval *v = ctx;
+	if (v->done)
+		return 0;
 	if (last && !v->samples)
-		return v->after ? v->after(v->ctx, end, last) : 0;
+		return call_after(v, end, last);
 	if (v->hs.finish && v->hs.finish(v->hs.ctx) < 0)
 		return -1;
 	struct rp_summary sum = *rp_summary(v->rp);
@@ -46,7 +59,7 @@ static int iv_tick(void *ctx, u64 end, bool last)
 	sum.lost -= MIN(sum.lost, v->lost_before);
 	v->lost_before = all_lost;
 	hist_print(v->h, v->out, &sum);
-	int rc = v->after ? v->after(v->ctx, end, last) : 0;
+	int rc = call_after(v, end, last);
 	renew(v);
 	return rc;
 }
