@@ -221,38 +221,14 @@ static int report_branches(struct report_args *a, struct replay *rp)
 	return rc < 0 || sum->input_error ? EXIT_RUNTIME : EXIT_OK;
 }
 
-/* What a live or interval report adds after each table: the live path's
- * losses and backlog; 1 at --count's last. */
-struct report_run {
-	struct report_args *a;
-	struct replay *rp;
-	struct live *live;
-	u64 intervals;
-};
-
-static int after_interval(void *ctx, u64 end, bool last)
-{
-	struct report_run *r = ctx;
-	if (r->live)
-		live_print_counts(stdout, r->live, rp_summary(r->rp));
-	if (!last)
-		putchar('\n');
-	fflush(stdout);
-	if (!r->a->live.count || ++r->intervals < r->a->live.count)
-		return 0;
-	if (r->live)
-		live_stop(r->live);
-	return 1;
-}
-
 static int report_table(struct report_args *a, struct replay *rp, struct live *live)
 {
-	struct report_run run = { .a = a, .rp = rp, .live = live };
+	struct live_tables run = { .live = live, .rp = rp, .count = a->live.count };
 	struct hist *h = NULL;
 	struct hist_interval *iv = NULL;
 	struct rp_sink sink;
 	if (a->rp.interval_ns) {
-		iv = hist_interval_new(&a->hist, rp, stdout, after_interval, &run);
+		iv = hist_interval_new(&a->hist, rp, stdout, live_after_table, &run);
 		sink = hist_interval_sink(iv);
 	} else {
 		h = hist_new(&a->hist, rp);
@@ -285,20 +261,6 @@ static struct live *report_live(struct report_args *a, int *status)
 		*status = usage ? EXIT_USAGE : EXIT_RUNTIME;
 	}
 	return l;
-}
-
-/* The end of a live report: the recorder's warnings and its failure. */
-static int report_live_end(struct live *l, int status)
-{
-	const char *note;
-	while ((note = live_next_note(l)))
-		cmd_warn("report", "%s", note);
-	bool usage;
-	if (live_finish(l, &usage) < 0) {
-		cmd_error("report", "%s", err_msg());
-		return usage ? EXIT_USAGE : EXIT_RUNTIME;
-	}
-	return status;
 }
 
 int cmd_report(int argc, char **argv)
@@ -345,10 +307,8 @@ int cmd_report(int argc, char **argv)
 	}
 	rp_close(rp);
 out:
-	if (live) {
-		live_stop(live);
-		rc = report_live_end(live, rc);
-	}
+	if (live)
+		rc = live_end(live, "report", rc);
 	rp_opts_free(&a.rp);
 	live_opts_free(&a.live);
 	return rc;

@@ -127,17 +127,8 @@ static int lr_tick(void *ctx, u64 end, bool last)
 		return 0;
 	if (l->inner.finish(l->inner.ctx) < 0 || schedlat_print(l->sl, stdout) < 0)
 		return -1;
-	if (l->live)
-		live_print_counts(stdout, l->live, rp_summary(l->r));
-	if (!last)
-		putchar('\n');
-	fflush(stdout);
 	schedlat_reset(l->sl);
-	if (l->count && ++l->intervals >= l->count) {
-		l->done = true;
-		if (l->live)
-			live_stop(l->live);
-	}
+	l->done = live_interval_end(stdout, l->live, l->r, last, &l->intervals, l->count);
 	return 0;
 }
 
@@ -202,16 +193,7 @@ static int run_live(struct rp_opts *rp, struct schedlat_opts *o, struct live_opt
 		cmd_error(CMD, "%s", err_msg());
 		return usage ? EXIT_USAGE : EXIT_RUNTIME;
 	}
-	int rc = run(rp, o, l, lo->count);
-	live_stop(l);
-	const char *note;
-	while ((note = live_next_note(l)))
-		cmd_warn(CMD, "%s", note);
-	if (live_finish(l, &usage) < 0) {
-		cmd_error(CMD, "%s", err_msg());
-		rc = usage ? EXIT_USAGE : EXIT_RUNTIME;
-	}
-	return rc;
+	return live_end(l, CMD, run(rp, o, l, lo->count));
 }
 
 int cmd_sched(int argc, char **argv)

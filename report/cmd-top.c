@@ -489,32 +489,13 @@ static int run_screen(struct top_args *a, struct replay *rp, struct live *live)
 }
 
 /* --stdio: report's table per refresh, then the live counts. */
-struct stdio_run {
-	struct top_args *a;
-	struct replay *rp;
-	struct live *live;
-	u64 refreshes;
-};
-
-static int after_refresh(void *ctx, u64 end, bool last)
-{
-	struct stdio_run *r = ctx;
-	live_print_counts(stdout, r->live, rp_summary(r->rp));
-	putchar('\n');
-	fflush(stdout);
-	if (!r->a->live.count || ++r->refreshes < r->a->live.count)
-		return live_stopping(r->live) ? 1 : 0;
-	live_stop(r->live);
-	return 1;
-}
-
 static int run_stdio(struct top_args *a, struct replay *rp, struct live *live)
 {
-	struct stdio_run run = { a, rp, live, 0 };
+	struct live_tables run = { .live = live, .rp = rp, .count = a->live.count };
 	struct hist_opts h = a->keys;
 	h.children = a->graph;
 	h.graph = HG_NONE;
-	struct hist_interval *iv = hist_interval_new(&h, rp, stdout, after_refresh, &run);
+	struct hist_interval *iv = hist_interval_new(&h, rp, stdout, live_after_table, &run);
 	struct rp_sink sink = hist_interval_sink(iv);
 	int rc = rp_run(rp, &sink);
 	hist_interval_free(iv);
@@ -537,20 +518,6 @@ static int parse_args(struct top_args *a, int argc, char **argv)
 	if (!(a->live.cpus || a->live.pids || a->live.tids || a->live.command))
 		a->live.all = true;        /* perf top's default */
 	return -1;
-}
-
-/* The recording's end: its warnings, and its failure if it failed. */
-static int finish_live(struct live *l, int status)
-{
-	const char *note;
-	while ((note = live_next_note(l)))
-		cmd_warn(CMD, "%s", note);
-	bool usage;
-	if (live_finish(l, &usage) < 0) {
-		cmd_error(CMD, "%s", err_msg());
-		return usage ? EXIT_USAGE : EXIT_RUNTIME;
-	}
-	return status;
 }
 
 int cmd_top(int argc, char **argv)
@@ -587,8 +554,7 @@ int cmd_top(int argc, char **argv)
 	} else {
 		cmd_error(CMD, "%s", err_msg());
 	}
-	live_stop(live);
-	rc = finish_live(live, rc);
+	rc = live_end(live, CMD, rc);
 out:
 	rp_opts_free(&a.rp);
 	live_opts_free(&a.live);

@@ -234,3 +234,38 @@ void live_print_counts(FILE *out, struct live *l, const struct rp_summary *sum)
 		(unsigned long long)(live_backlog(l) / 1024),
 		(unsigned long long)sum->threads_now, (unsigned long long)sum->released_threads);
 }
+
+int live_interval_end(FILE *out, struct live *l, struct replay *rp, bool last, u64 *n,
+		      u64 count)
+{
+	if (l)
+		live_print_counts(out, l, rp_summary(rp));
+	if (!last)
+		fputc('\n', out);
+	fflush(out);
+	if (!count || ++*n < count)
+		return 0;
+	if (l)
+		live_stop(l);
+	return 1;
+}
+
+int live_after_table(void *ctx, u64 end, bool last)
+{
+	struct live_tables *t = ctx;
+	return live_interval_end(stdout, t->live, t->rp, last, &t->n, t->count);
+}
+
+int live_end(struct live *l, const char *cmd, int status)
+{
+	live_stop(l);
+	const char *note;
+	while ((note = live_next_note(l)))
+		cmd_warn(cmd, "%s", note);
+	bool usage;
+	if (live_finish(l, &usage) < 0) {
+		cmd_error(cmd, "%s", err_msg());
+		return usage ? EXIT_USAGE : EXIT_RUNTIME;
+	}
+	return status;
+}

@@ -66,6 +66,25 @@ const char *live_next_note(struct live *l);
  * above).  Frees l. */
 int live_finish(struct live *l, bool *usage);
 
+/* The end of a view's interval: the live line (when live), a blank line
+ * unless last, the output flushed; 1 once *n reaches count (the
+ * recording then told to stop; count 0: never), else 0. */
+int live_interval_end(FILE *out, struct live *l, struct replay *rp, bool last, u64 *n,
+		      u64 count);
+/* hist_interval's after() for views that print report's table per
+ * interval (report --interval, top --stdio): live_interval_end over ctx, a
+ * struct live_tables. */
+struct live_tables {
+	struct live *live;         /* NULL for a file */
+	struct replay *rp;
+	u64 n, count;
+};
+int live_after_table(void *ctx, u64 end, bool last);
+/* A live view's end: the recording stopped and waited for, its warnings
+ * printed as cmd's, its failure printed; the exit status (status unless
+ * the recording failed).  Frees l. */
+int live_end(struct live *l, const char *cmd, int status);
+
 /* "# live: 12 samples lost since the last table (30 in all), 4 KB waiting to
  * be read" (the lost since the previous call); nothing said is hidden. */
 void live_print_counts(FILE *out, struct live *l, const struct rp_summary *sum);

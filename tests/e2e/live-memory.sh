@@ -5,12 +5,14 @@
 # count), the threads and maps of the exited ones released as the replay
 # goes.  RSS at the end within 20% of RSS at 5 s.  (One table for the
 # whole session, without --interval, grows with the distinct stacks it
-# holds, as any report does.)
+# holds, as any report does.)  --comm keeps the table to the spawned
+# processes: files first hit by other work on the machine (a build's
+# compilers) would load their symbols, which stay (a growth of their own).
 . "$(dirname "$0")/../e2e-lib.sh"
 
 need_root || { skip live-memory "needs root for system-wide sampling"; exit 0; }
 
-"$EMBER" report -a --duration 20 --interval 2 -s sym >"$TMP/out" 2>"$TMP/err" &
+"$EMBER" report -a --duration 20 --interval 2 -s sym --comm spawn,true >"$TMP/out" 2>"$TMP/err" &
 EM=$!
 "$WORKLOADS/spawn" 19 20000 >"$TMP/spawned" &
 SP=$!
