@@ -44,8 +44,9 @@ static int live_events(struct rec_live *l, const struct rec_live_opts *lo)
 		o->callgraph = REC_CG_NONE;   /* latency needs no stacks */
 		return 0;
 	case REC_LIVE_OFFCPU:
-		o->freq = 0;
-		o->off_cpu = REC_OFFCPU_SWITCHES;
+	case REC_LIVE_OFFCPU_WAKERS:
+		o->freq = lo->freq;   /* CPU samples only when asked, as record's */
+		o->off_cpu = lo->kind == REC_LIVE_OFFCPU ? REC_OFFCPU_SWITCHES : REC_OFFCPU_WAKERS;
 		o->mmap_pages = 512;
 		return rec_add_off_cpu_events(o, &fell_back);
 	}

@@ -19,6 +19,7 @@ enum rec_live_kind {
 	REC_LIVE_SAMPLES,          /* CPU samples (the default event) */
 	REC_LIVE_SCHED,            /* sched_switch and wakeups (sched lat) */
 	REC_LIVE_OFFCPU,           /* sched_switch with chains, switches (offcpu) */
+	REC_LIVE_OFFCPU_WAKERS,    /* ... and wakeups with chains (offcpu --wakers) */
 };
 
 /* A live recording: the targets as record's options say them. */

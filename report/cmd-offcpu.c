@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/sched/sched.h"
+#include "report/live/live.h"
 #include "report/report.h"
+#include "report/sched/sched.h"
 
 #define CMD "offcpu"
 
@@ -24,6 +25,7 @@ struct args {
 	struct offcpu_opts oc;
 	enum view view;
 	const char *flame_out, *title;
+	struct live_opts live;     /* a target: record while it runs */
 };
 
 static int parse_us(const char *opt, const char *arg, u64 *ns)
@@ -72,14 +74,20 @@ static int parse_one(void *ctx, int opt, const char *arg)
 	case OPT_STATE: return parse_state(a, arg);
 	case OPT_USER_ONLY: a->oc.user_only = true; return 1;
 	case OPT_KERNEL_ONLY: a->oc.kernel_only = true; return 1;
-	default: return rp_parse_filter_opt(&a->rp, opt, arg);
+	default: {
+		int r = live_parse_opt(&a->live, opt, arg);
+		return r ? r : rp_parse_filter_opt(&a->rp, opt, arg);
+	}
 	}
 }
 
 static int check_args(struct args *a, int argc, char **argv)
 {
-	if (optind < argc) {
+	if (optind < argc && strcmp(argv[optind - 1], "--"))
 		return cmd_extra_argument(CMD, "offcpu", argv[optind]);
+	if (live_wanted(&a->live, argc, argv, optind) < 0) {
+		cmd_error(CMD, "%s", err_msg());
+		return EXIT_USAGE;
 	}
 	if (a->oc.user_only && a->oc.kernel_only) {
 		cmd_error(CMD, "--user-stacks-only and --kernel-stacks-only: pick one");
@@ -111,6 +119,7 @@ static const struct opt options[] = {
 	  "only the kernel part of each stack"),
 	OPT_INCLUDE(rp_short_pid_opts),
 	OPT_INCLUDE(rp_view_opts),
+	OPT_INCLUDE(live_target_opts),
 	OPT_END,
 };
 
@@ -128,6 +137,9 @@ const struct opt_cmd offcpu_cmd = {
 	"user stacks as the frame-pointer walk found them: by default the caller of\n"
 	"the libc wrapper a thread blocked in (read, poll...) is restored from the\n"
 	"stack snapshot record --off-cpu takes.\n"
+	"Given a target (-a, -C, -t, -- command) it records what it needs while it\n"
+	"runs and shows the result at the end (Ctrl-C, --duration, the command's\n"
+	"end); -p stays the filter, as in offcputime.\n"
 	"\n",
 	.opts = options,
 	.notes =
@@ -246,7 +258,21 @@ int cmd_offcpu(int argc, char **argv)
 		return rc;
 	}
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	rp_progress_if_tty(&a.rp);
+	struct live *live = NULL;
+	if (a.live.all || a.live.cpus || a.live.tids || a.live.command) {
+		bool usage;
+		a.rp.live_keep_threads = true;   /* the intervals keep their threads */
+		live = live_start(&a.live, a.oc.wakers ? REC_LIVE_OFFCPU_WAKERS : REC_LIVE_OFFCPU,
+				  &a.rp, &usage);
+		if (!live) {
+			cmd_error(CMD, "%s", err_msg());
+			rp_opts_free(&a.rp);
+			live_opts_free(&a.live);
+			return usage ? EXIT_USAGE : EXIT_RUNTIME;
+		}
+	} else {
+		rp_progress_if_tty(&a.rp);
+	}
 	struct sched_tp tp = { 0 };
 	struct offcpu *oc = NULL;
 	struct replay *r = NULL;
@@ -258,10 +284,15 @@ int cmd_offcpu(int argc, char **argv)
 		if (rc == EXIT_OK)
 			rc = src;
 	}
+	if (live)
+		live_print_counts(stdout, live, rp_summary(r));
 	fflush(stdout);
 	offcpu_free(oc);
 	rp_close(r);
 	sched_tp_free(&tp);
+	if (live)
+		rc = live_end(live, CMD, rc);
 	rp_opts_free(&a.rp);
+	live_opts_free(&a.live);
 	return rc;
 }

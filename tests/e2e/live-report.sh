@@ -22,6 +22,12 @@ if "$EMBER" report -a --duration 3 -o "$F" >"$TMP/live.out" 2>"$TMP/live.err"; t
 	else
 		fail "live report equals report -i" "$(diff "$TMP/live.table" "$TMP/file.table" | head -5)"
 	fi
+	if have_perf; then
+		pe=$(perf report -i "$F" --stdio 2>/dev/null | awk '/ ratio .*\[\.\] leaf_a$/ { print $1; exit }')
+		em=$(awk '/ ratio .*\[\.\] leaf_a$/ { print $1; exit }' "$TMP/live.table")
+		check "perf reads the kept stream: leaf_a ${pe:-missing} in perf report, ${em:-missing} in the live table" \
+			test -n "$pe" -a "$pe" = "$em"
+	fi
 	check "the live report says what the live path lost and holds" \
 		grep -Eq '^# live: [0-9]+ samples lost since the last table \([0-9]+ in all\), [0-9]+ KB recorded and not read yet' "$TMP/live.out"
 else
