@@ -46,6 +46,7 @@ struct replay {
 	u64 nexited;               /* threads marked exited since the last sweep */
 	u32 comm_serial;           /* comm_changes values, never reused */
 	u64 last_trim;             /* when sweep_exited last gave memory back */
+	u64 rounds;                /* live: rounds read */
 };
 
 /* ---- threads ------------------------------------------------------------- */
@@ -182,6 +183,7 @@ static void on_exit_event(struct replay *rp, const struct pd_event *ev)
 	struct rp_thread *t = thread_find(rp, ev->u.task.tid);
 	if (t && !t->exited) {
 		t->exited = true;
+		t->exit_round = rp->rounds;
 		rp->nexited++;
 	}
 }
@@ -657,7 +659,10 @@ static int tick_until(struct replay *rp, struct rp_sink *sink, u64 t)
 
 /* Threads marked exited are freed, then the maps no thread uses: a long
  * live session with many short-lived processes stays bounded.  A tid that
- * came back (on_fork reuses its struct) is no longer exited. */
+ * came back (on_fork reuses its struct) is no longer exited.  Only exits
+ * of two rounds ago or earlier: a round delivers what is older than the
+ * round before it, so a sample of another CPU's ring that came a round
+ * late still finds its thread. */
 static void sweep_exited(struct replay *rp)
 {
 	struct u64map used;
@@ -665,13 +670,15 @@ static void sweep_exited(struct replay *rp)
 	u64map_free(&rp->threads);
 	u64map_init(&rp->threads);
 	size_t kept = 0;
+	u64 left = 0;
 	for (size_t i = 0; i < rp->all_threads.n; i++) {
 		struct rp_thread *t = rp->all_threads.v[i];
-		if (t->exited) {
+		if (t->exited && t->exit_round + 2 <= rp->rounds) {
 			free(t);
 			rp->summary.released_threads++;
 			continue;
 		}
+		left += t->exited;
 		rp->all_threads.v[kept++] = t;
 		*u64map_slot(&rp->threads, t->tid, NULL) = (u64)(uintptr_t)t;
 		if (t->maps)
@@ -691,7 +698,7 @@ static void sweep_exited(struct replay *rp)
 	rp->all_maps.n = kept;
 	u64map_free(&used);
 	rp->last_thread = NULL;
-	rp->nexited = 0;
+	rp->nexited = left;
 	/* What was freed goes back to the system, at most once a second:
 	 * without it the holes freed maps leave between live data make the
 	 * resident size creep (heap flat at 23 MB under massif while RSS grew
@@ -713,6 +720,7 @@ static int on_round(struct replay *rp, struct rp_sink *sink)
 {
 	u64 now = now_ns();
 	s64 off = (s64)(rp->last_time - now);
+	rp->rounds++;
 	if (rp->last_time && (!rp->clock_known || off > rp->clock_offset)) {
 		rp->clock_offset = off;
 		rp->clock_known = true;

@@ -22,6 +22,7 @@ struct rp_thread {
 				      thread: lets sinks cache by (thread, it) */
 	struct sym_maps *maps;     /* the process's, shared by its threads */
 	bool exited;
+	u64 exit_round;            /* live: the round its exit came in */
 };
 
 /* One resolved frame. dso and sym may be NULL (unknown). */

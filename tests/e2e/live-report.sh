@@ -12,16 +12,27 @@ RATIO=$!
 trap 'kill $RATIO 2>/dev/null; rm -rf "$TMP"' EXIT
 sleep 0.2
 
+# Up to 2 tries: a file another build on the machine replaces between the
+# live run and the reading of the file names its frames differently (the
+# live view opened it as it was mapped); each failed try is named.
 F=$TMP/live.data
-if "$EMBER" report -a --duration 3 -o "$F" >"$TMP/live.out" 2>"$TMP/live.err"; then
+tries=
+for try in 1 2; do
+	if ! "$EMBER" report -a --duration 3 -o "$F" >"$TMP/live.out" 2>"$TMP/live.err"; then
+		tries+="try $try: exit $?: $(head -2 "$TMP/live.err"); "
+		continue
+	fi
 	grep -v '^# live: ' "$TMP/live.out" >"$TMP/live.table"
 	"$EMBER" report -i "$F" >"$TMP/file.table" 2>"$TMP/file.err"
 	if [ -s "$TMP/live.table" ] && grep -q leaf_a "$TMP/live.table" &&
 	   cmp -s "$TMP/live.table" "$TMP/file.table"; then
-		pass "live report -a --duration 3 -o FILE: its table ($(grep -c '%' "$TMP/live.table") rows) equals report -i FILE"
-	else
-		fail "live report equals report -i" "$(diff "$TMP/live.table" "$TMP/file.table" | head -5)"
+		tries=ok
+		break
 	fi
+	tries+="try $try: $(diff "$TMP/live.table" "$TMP/file.table" | head -5 | tr '\n' ' '); "
+done
+if [ "$tries" = ok ]; then
+	pass "live report -a --duration 3 -o FILE: its table ($(grep -c '%' "$TMP/live.table") rows) equals report -i FILE (try $try)"
 	if have_perf; then
 		pe=$(perf report -i "$F" --stdio 2>/dev/null | awk '/ ratio .*\[\.\] leaf_a$/ { print $1; exit }')
 		em=$(awk '/ ratio .*\[\.\] leaf_a$/ { print $1; exit }' "$TMP/live.table")
@@ -31,7 +42,7 @@ if "$EMBER" report -a --duration 3 -o "$F" >"$TMP/live.out" 2>"$TMP/live.err"; t
 	check "the live report says what the live path lost and holds" \
 		grep -Eq '^# live: [0-9]+ samples lost since the last table \([0-9]+ in all\), [0-9]+ KB recorded and not read yet' "$TMP/live.out"
 else
-	fail "live report -a --duration 3" "$(head -3 "$TMP/live.err")"
+	fail "live report equals report -i" "$tries"
 fi
 
 "$EMBER" report -a --interval 1 --count 2 -s sym >"$TMP/iv.out" 2>"$TMP/iv.err"
