@@ -160,7 +160,8 @@ struct bio_load_opts {
 	 * it to I/Os, bio_blkparse to its lines. */
 	const struct rp_opts *rp;
 	bool stacks;                  /* intern the submitters' stacks (-g) */
-	struct bio_blkparse *blkparse;   /* a line per event, or NULL */
+	/* A line per event, or NULL; its filter is set to rp's. */
+	struct bio_blkparse *blkparse;
 };
 
 /* What was read.  Zero it before bio_load; free it with bio_data_free. */

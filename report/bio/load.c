@@ -5,6 +5,16 @@
 
 #include "report/bio/bio.h"
 
+/* The blkparse lines, if asked for, filtered as the views' I/Os are: by
+ * the task each event ran in, its CPU and time (rp_opts.filter). */
+static void hook_blkparse(struct bio_tracker *bt, const struct bio_load_opts *o)
+{
+	if (!o->blkparse)
+		return;
+	o->blkparse->filter = &o->rp->filter;
+	bio_set_hook(bt, bio_blkparse_line, o->blkparse);
+}
+
 /* A blktrace capture: no replay, no tracing data; the same tracker. */
 static int load_blktrace(struct bio_data *d, const struct bio_load_opts *o)
 {
@@ -14,8 +24,7 @@ static int load_blktrace(struct bio_data *d, const struct bio_load_opts *o)
 		return -1;
 	}
 	d->bt = bio_tracker_new(NULL);
-	if (o->blkparse)
-		bio_set_hook(d->bt, bio_blkparse_line, o->blkparse);
+	hook_blkparse(d->bt, o);
 	return bio_feed_blktrace(d->bt, o->rp->input);
 }
 
@@ -52,8 +61,7 @@ static int run(struct bio_data *d, const struct bio_load_opts *o, struct replay 
 {
 	d->bt = bio_tracker_new(&d->tp);
 	bio_set_stacks(d->bt, d->st);
-	if (o->blkparse)
-		bio_set_hook(d->bt, bio_blkparse_line, o->blkparse);
+	hook_blkparse(d->bt, o);
 	struct rp_sink sink = bio_sink(d->bt);
 	if (rp_run(r, &sink) < 0)
 		return -1;
