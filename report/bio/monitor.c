@@ -114,8 +114,8 @@ static void print_dev(const struct mon_dev *d, FILE *out)
 	fprintf(out, "%-9s %8s %14s %14s %14s\n", "", "N", "MIN", "AVG", "MAX");
 	print_stat(out, "R bytes", &d->size[MON_R], 1, "%14.1f");
 	print_stat(out, "W bytes", &d->size[MON_W], 1, "%14.1f");
-	print_stat(out, "R D2C us", &d->d2c[MON_R], 1e3, "%14.3f");
-	print_stat(out, "W D2C us", &d->d2c[MON_W], 1e3, "%14.3f");
+	print_stat(out, "R D2C(us)", &d->d2c[MON_R], 1e3, "%14.3f");
+	print_stat(out, "W D2C(us)", &d->d2c[MON_W], 1e3, "%14.3f");
 	fprintf(out, "request sizes, reads and writes:\n");
 	bio_print_log2(out, "bytes", d->size_slot, MON_SLOTS, true);
 	fprintf(out, "D2C, reads and writes:\n");
