@@ -231,7 +231,7 @@ static const struct opt options[] = {
 
 const struct opt_cmd bio_cmd = {
 	.name = CMD,
-	.summary = "block I/O phases, latency histograms and per-I/O lines",
+	.summary = "block I/O phases, latency histograms, per-I/O lines, biotop, blkiomon",
 	.synopsis = synopsis,
 	.opts = options,
 	.notes = notes,

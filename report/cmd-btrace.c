@@ -54,7 +54,7 @@ static int parse_one(void *ctx, int opt, const char *arg)
 
 const struct opt_cmd btrace_cmd = {
 	.name = CMD,
-	.summary = "live blkparse lines for one block device",
+	.summary = "live blkparse lines for one block device, like btrace",
 	.synopsis = synopsis,
 	.opts = options,
 	.one = parse_one,
