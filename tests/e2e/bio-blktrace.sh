@@ -83,14 +83,14 @@ check "the capture's table: 200 writes and 200 reads of 64 KiB" \
 
 # The same records as classic blktrace per-CPU files: headers stripped,
 # the header's pid, cpu and time put in the record, sequence numbers and a
-# file per CPU.
+# file per CPU (and one file of all, for blkiomon).
 python3 - "$TMP/blk.bin" "$TMP/loop" <<'PY'
 import struct, sys
 d = open(sys.argv[1], "rb").read()
 at = 0
 while at < len(d) and d[at:at + 1] == b"#":
     at = d.index(b"\n", at) + 1
-out, seq = {}, {}
+out, seq, one = {}, {}, bytearray()
 while at + 64 <= len(d):
     pid, cpu, ts = struct.unpack_from("<IIQ", d, at)
     if cpu >= 4096:
@@ -103,9 +103,11 @@ while at + 64 <= len(d):
     struct.pack_into("<I", rec, 32, pid)
     struct.pack_into("<I", rec, 40, cpu)
     out.setdefault(cpu, bytearray()).extend(rec + d[at + 64:at + 64 + pdu])
+    one += rec + d[at + 64:at + 64 + pdu]
     at += 64 + pdu
 for cpu in range(max(out) + 1):
     open(f"{sys.argv[2]}.blktrace.{cpu}", "wb").write(out.get(cpu, b""))
+open(f"{sys.argv[2]}.one", "wb").write(one)   # all CPUs in the tracer's order
 PY
 "$EMBER" bio -i "$TMP/loop" >"$TMP/btt.classic" 2>&1
 check "classic per-CPU files (-i DEV for DEV.blktrace.N, merged by time) give the same table" \
@@ -121,31 +123,17 @@ else
 	skip "blkparse" "blkparse (Debian package blktrace) is not installed"
 fi
 
+"$EMBER" bio -i "$TMP/blk.bin" --monitor --interval 0.01 >"$TMP/mon.iv" 2>&1
+reqs() { awk '/^requests: / { n += $2 } END { print n + 0 }' "$1"; }
+"$EMBER" bio -i "$TMP/blk.bin" --monitor >"$TMP/mon.all" 2>&1
+check "--monitor --interval 0.01 on the capture: $(grep -c '^# interval' "$TMP/mon.iv") intervals, $(reqs "$TMP/mon.iv") requests, as the whole ($(reqs "$TMP/mon.all"))" \
+	test "$(reqs "$TMP/mon.iv")" = "$(reqs "$TMP/mon.all")" -a "$(reqs "$TMP/mon.all")" -ge 400 -a "$(grep -c '^# interval' "$TMP/mon.iv")" -ge 2
+
 if command -v blkiomon >/dev/null; then
-	# blkiomon reads one time-ordered stream and prints at its interval's
-	# timer (nothing at the end of its input): the blk tracer's records,
-	# in their order, headers moved into the records, with its input held
-	# open past one interval.
-	python3 - "$TMP/blk.bin" "$TMP/one.bin" <<'PY'
-import struct, sys
-d = open(sys.argv[1], "rb").read()
-at, out, seq = 0, bytearray(), {}
-while at < len(d) and d[at:at + 1] == b"#":
-    at = d.index(b"\n", at) + 1
-while at + 64 <= len(d):
-    pid, cpu, ts = struct.unpack_from("<IIQ", d, at)
-    rec = bytearray(d[at + 16:at + 64])
-    pdu = struct.unpack_from("<H", rec, 46)[0]
-    seq[cpu] = seq.get(cpu, 0) + 1
-    struct.pack_into("<I", rec, 4, seq[cpu])
-    struct.pack_into("<Q", rec, 8, ts)
-    struct.pack_into("<I", rec, 32, pid)
-    struct.pack_into("<I", rec, 40, cpu)
-    out += rec + d[at + 64:at + 64 + pdu]
-    at += 64 + pdu
-open(sys.argv[2], "wb").write(out)
-PY
-	(cat "$TMP/one.bin"; sleep 2.5) | timeout 10 blkiomon -I 1 -h - >"$TMP/blkiomon" 2>/dev/null
+	# blkiomon reads one time-ordered stream (loop.one: the blk tracer's
+	# records in their order) and prints at its interval's timer, nothing
+	# at the end of its input: the input is held open past one interval.
+	(cat "$TMP/loop.one"; sleep 2.5) | timeout 10 blkiomon -I 1 -h - >"$TMP/blkiomon" 2>/dev/null
 	"$EMBER" bio -i "$TMP/blk.bin" --monitor >"$TMP/monitor" 2>&1
 	for dir in read write; do
 		d=$(echo $dir | cut -c1 | tr rw RW)

@@ -43,6 +43,10 @@ check "--top: sorted by Kbytes (writer 1 above writer 2)" \
 check "--top: AVGms is a positive D2C average" \
 	awk -v p="$P1" '$1 == p { f = $9 > 0 } END { exit !f }' "$TMP/top"
 
+"$EMBER" bio -i "$F" --top -d "$LOOP" >"$TMP/top.dev" 2>&1
+"$EMBER" bio -i "$F" --top -d 7,1023 >"$TMP/top.other" 2>&1
+check "-d: $LOOP's rows are all the rows, another device has none" \
+	eval 'cmp -s "$TMP/top" "$TMP/top.dev" && test "$(wc -l <"$TMP/top.other")" = 1'
 "$EMBER" bio -i "$F" --top --interval 0.25 >"$TMP/top.iv" 2>&1
 n=$(grep -c '^# interval ' "$TMP/top.iv")
 i1=$(kb "$TMP/top.iv" "$P1") i2=$(kb "$TMP/top.iv" "$P2")
