@@ -80,7 +80,8 @@ int bio_print_top(const struct bio_tracker *bt, const struct bio_view_opts *o, F
 		if (rq->state == BS_DONE && bio_io_shown(io, o))
 			add_io(row_of(&rows, &index, io), io, rq);
 	}
-	qsort(rows.v, rows.n, sizeof(*rows.v), cmp_rows);
+	if (rows.n)
+		qsort(rows.v, rows.n, sizeof(*rows.v), cmp_rows);
 	size_t shown = MIN(rows.n, (size_t)(o->rows ? o->rows : 20));
 	fprintf(out, "%-7s %-16s %s %3s %3s %-10s %6s %8s %8s\n", "PID", "COMM", "D", "MAJ", "MIN",
 		"DISK", "I/O", "Kbytes", "AVGms");
