@@ -6,6 +6,7 @@
  * -g); the summaries per interval with --interval.  Here: options and
  * messages. */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,8 @@ static const char synopsis[] =
 	"completes with its request), splits, remaps and requeues.  The filters\n"
 	"pick I/Os by the task and time of their queue event.  '-i -' reads a stream\n"
 	"as it comes ('ember record --block -o - | ember bio --monitor -i - --interval 1'):\n"
-	"--snoop and --blkparse lines come out as the events do.\n"
+	"--snoop and --blkparse lines come out as the events do; the first Ctrl-C\n"
+	"is left to the recorder, whose stream then ends, and the view with it.\n"
 	"\n";
 
 static const char notes[] =
@@ -333,6 +335,23 @@ static int load(struct args *a, struct bio_data *d)
 	return d->summary.input_error ? EXIT_RUNTIME : EXIT_OK;
 }
 
+static void ignore_once(int sig)
+{
+	(void)sig;
+}
+
+/* Read from a pipe, the first Ctrl-C is for the recorder writing it: that
+ * one ends its stream, and the view ends with it, the last interval
+ * printed.  A second Ctrl-C (the handler reset) stops the view at once. */
+static void end_with_the_stream(const struct args *a)
+{
+	if (strcmp(a->rp.input, "-"))
+		return;
+	struct sigaction sa = { .sa_handler = ignore_once, .sa_flags = SA_RESETHAND | SA_RESTART };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+}
+
 int cmd_bio(int argc, char **argv)
 {
 	struct args a = { 0 };
@@ -344,6 +363,7 @@ int cmd_bio(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	rp_progress_if_tty(&a.rp);
+	end_with_the_stream(&a);
 	struct bio_data d = { 0 };
 	rc = load(&a, &d);
 	/* With intervals, the last one printed what was left. */

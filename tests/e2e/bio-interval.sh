@@ -8,8 +8,12 @@
 # ('ember record -o - | ember bio -i -'); --snoop prints lines while the
 # recording still runs; ember btrace prints the device's lines only.
 . "$(dirname "$0")/../e2e-lib.sh"
-L2=
-bio_more_cleanup() { [ -n "$L2" ] && losetup -d "$L2" 2>/dev/null; }
+L2= PG= BT=
+bio_more_cleanup() {
+	[ -n "$PG" ] && kill -INT -- -"$PG" 2>/dev/null
+	[ -n "$BT" ] && kill -INT "$BT" 2>/dev/null
+	[ -n "$L2" ] && losetup -d "$L2" 2>/dev/null
+}
 . "$(dirname "$0")/../e2e-bio-lib.sh"
 bio_setup bio-interval
 
@@ -112,6 +116,36 @@ st=$(total "$TMP/smon")
 "$EMBER" bio -i "$S" --monitor >"$TMP/smon.whole" 2>&1
 check "stream --monitor --interval: $(grep -c '^# interval' "$TMP/smon") intervals, $st requests, as the saved stream's whole ($(total "$TMP/smon.whole"))" \
 	eval 'test -n "$ok" && test "$st" = "$(total "$TMP/smon.whole")" && test "$(grep -c "^# interval" "$TMP/smon")" -ge 2'
+
+# ---- Ctrl-C of the pipeline: the recorder ends its stream, the view its
+# last interval, exit 0 (the group signalled as a terminal would) ----
+if command -v python3 >/dev/null; then
+	rm -f "$TMP/int.rc"
+	# A job started with & has SIGINT ignored, and so would its children
+	# be: a session of its own with SIGINT at its default, as at a terminal.
+	python3 -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.setsid()
+os.execvp("sh", ["sh", "-c", sys.argv[1]])' "trap : INT; '$EMBER' record --block -a -d '$LOOP' -m 1024 -q -o - |
+		'$EMBER' bio --monitor -i - --interval 0.25 >'$TMP/int.out' 2>'$TMP/int.err'
+		echo \$? >'$TMP/int.rc'" &
+	PG=$!
+	# Ready once a probe write is counted in an interval.
+	for i in $(seq 100); do
+		dd if=/dev/zero of="$LOOP" bs=4k count=1 oflag=direct 2>/dev/null
+		sleep 0.1
+		[ "$(total "$TMP/int.out")" -gt 0 ] && break
+	done
+	before=$(total "$TMP/int.out")
+	dd if=/dev/zero of="$LOOP" bs=64k count=40 oflag=direct 2>/dev/null
+	kill -INT -- -"$PG"
+	for i in $(seq 100); do [ -s "$TMP/int.rc" ] && break; sleep 0.1; done
+	got=$(total "$TMP/int.out")
+	check "Ctrl-C: the view exits $(cat "$TMP/int.rc" 2>/dev/null) after the stream's last interval, with the 40 writes after the $before probes ($got requests)" \
+		eval 'test "$(cat "$TMP/int.rc" 2>/dev/null)" = 0 -a "$got" -ge $((before + 40))'
+else
+	skip "Ctrl-C of the pipeline" "python3 is missing"
+fi
 
 # ---- --snoop streams: the writer waits for ember's first lines ----
 # The workload writes 8 blocks, then waits (up to 20 s) for the mark that
