@@ -416,6 +416,39 @@ static void test_ticks(void)
 	bio_tracker_free(bt);
 }
 
+static void count_done(void *ctx, const struct bio_tracker *bt, const struct bio_io *rq)
+{
+	(void)bt;
+	(void)rq;
+	(*(u64 *)ctx)++;
+}
+
+/* --snoop's tracker forgets finished I/Os: memory stays bounded, and an
+ * I/O in flight across a forgetting still completes. */
+static void test_forget(void)
+{
+	struct bio_tracker *bt = bio_tracker_new(NULL);
+	u64 done = 0;
+	size_t most = 0;
+	bio_set_forget(bt, true);
+	bio_set_done(bt, count_done, &done);
+	ev(bt, BK_QUEUE, 1u << 30, 8, 1);       /* in flight all along */
+	ev(bt, BK_GETRQ, 1u << 30, 8, 2);
+	ev(bt, BK_ISSUE, 1u << 30, 8, 3);
+	for (u64 i = 0; i < 20000; i++) {
+		u64 t = 10 + i * 10;
+		ev(bt, BK_QUEUE, i * 8, 8, t);
+		ev(bt, BK_GETRQ, i * 8, 8, t + 1);
+		ev(bt, BK_ISSUE, i * 8, 8, t + 2);
+		ev(bt, BK_COMPLETE, i * 8, 8, t + 5);
+		most = MAX(most, bio_nios(bt));
+	}
+	ev(bt, BK_COMPLETE, 1u << 30, 8, 300000);
+	CHECK(done == 20001, "%llu requests completed", (unsigned long long)done);
+	CHECK(most <= 4096, "at most %zu I/Os held", most);
+	bio_tracker_free(bt);
+}
+
 int main(void)
 {
 	RUN(test_back_merge);
@@ -428,5 +461,6 @@ int main(void)
 	RUN(test_blkparse_filter);
 	RUN(test_take_done);
 	RUN(test_ticks);
+	RUN(test_forget);
 	return test_summary();
 }
