@@ -305,7 +305,6 @@ static void as_it_comes(struct args *a, struct bio_load_opts *lo)
 		lo->blkparse = &a->blkparse;
 	if (a->view == VIEW_SNOOP) {
 		a->snoop = (struct bio_snoop){ .o = &a->v, .out = stdout, .flush = a->stream };
-		bio_snoop_header(&a->snoop);
 		lo->done = bio_snoop_done;
 		lo->done_ctx = &a->snoop;
 		lo->forget = true;
@@ -366,6 +365,8 @@ int cmd_bio(int argc, char **argv)
 	end_with_the_stream(&a);
 	struct bio_data d = { 0 };
 	rc = load(&a, &d);
+	if (a.view == VIEW_SNOOP && rc == EXIT_OK)
+		bio_snoop_header(&a.snoop);   /* when no line came */
 	/* With intervals, the last one printed what was left. */
 	if (d.bt && !a.rp.interval_ns && (rc == EXIT_OK || bio_nios(d.bt)) && show(&a, d.bt) < 0) {
 		cmd_error(CMD, "%s", err_msg());

@@ -256,14 +256,16 @@ bool bio_event_shown(const struct bio_who *w, const struct rp_filter *f);
 int bio_print_btt(const struct bio_tracker *bt, const struct bio_view_opts *o, FILE *out);
 int bio_print_hist(const struct bio_tracker *bt, const struct bio_view_opts *o, FILE *out);
 /* --snoop: a line per I/O as its request completes (bio_snoop_done, a
- * bio_done_fn with a struct bio_snoop as ctx), after bio_snoop_header. */
+ * bio_done_fn with a struct bio_snoop as ctx), after the header, which
+ * comes with the first line or from bio_snoop_header. */
 struct bio_snoop {
 	const struct bio_view_opts *o;
 	FILE *out;
 	bool flush;            /* flush each line (a live stream) */
+	bool started;          /* the header is out */
 	bio_io_list served;
 };
-void bio_snoop_header(const struct bio_snoop *sn);
+void bio_snoop_header(struct bio_snoop *sn);
 void bio_snoop_done(void *ctx, const struct bio_tracker *bt, const struct bio_io *rq);
 void bio_snoop_free(struct bio_snoop *sn);
 /* biotop: per process, direction and disk, the I/Os queued and completed,

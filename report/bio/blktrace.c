@@ -105,6 +105,7 @@ int bio_feed_blktrace(struct bio_tracker *bt, const char *path)
 	struct pd_blk_rec r;
 	int rc = 0;
 	u64 last = 0;
+	bool tick_failed = false;
 	while (!bio_stopped(bt) && (rc = pd_blk_next(br, &r)) > 0) {
 		if (PD_BLK_CAT(r.action) & PD_BLK_TC_NOTIFY) {
 			if (PD_BLK_ACT(r.action) == PD_BLK_TN_PROCESS)
@@ -122,12 +123,14 @@ int bio_feed_blktrace(struct bio_tracker *bt, const char *path)
 		last = MAX(last, w.time);
 		if (bio_tick_until(bt, w.time) < 0) {
 			rc = -1;
+			tick_failed = true;
 			break;
 		}
 		if (!bio_stopped(bt))
 			bio_track(bt, &e, &w);
 	}
-	if (rc >= 0 && !bio_stopped(bt) && bio_tick(bt, last, true) < 0)
+	/* What was read before an input error is shown, as for recordings. */
+	if (!tick_failed && !bio_stopped(bt) && bio_tick(bt, last, true) < 0)
 		rc = -1;
 	u64map_free(&c.index);
 	VEC_FREE(&c.names);

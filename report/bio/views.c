@@ -196,8 +196,11 @@ static void snoop_line(const struct bio_tracker *bt, const struct bio_io *io, u6
 	fputc('\n', out);
 }
 
-void bio_snoop_header(const struct bio_snoop *sn)
+void bio_snoop_header(struct bio_snoop *sn)
 {
+	if (sn->started)
+		return;
+	sn->started = true;
 	if (sn->o->csv)
 		fputs("time_s,comm,pid,disk,rwbs,sector,bytes,que_ms,lat_ms,q_ns,g_ns,i_ns,d_ns,"
 		      "c_ns\n", sn->out);
@@ -215,6 +218,7 @@ void bio_snoop_done(void *ctx, const struct bio_tracker *bt, const struct bio_io
 	struct bio_snoop *sn = ctx;
 	if (!rq->t[BT_D])
 		return;
+	bio_snoop_header(sn);
 	bio_served(bt, rq, &sn->served);
 	for (size_t i = 0; i < sn->served.n; i++) {
 		const struct bio_io *io = sn->served.v[i];
