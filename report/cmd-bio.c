@@ -187,9 +187,10 @@ static const struct opt options[] = {
 	OPT('F', 'F', "flags", OPT_NO_ARG, NULL, "... one per rwbs flags (R, W, WS, RA, FWS, ...)"),
 	OPT('m', 'm', "millis", OPT_NO_ARG, NULL, "... in milliseconds instead of microseconds"),
 	OPT(OPT_SNOOP, 0, "snoop", OPT_NO_ARG, NULL,
-	  "one line per completed I/O: TIME(s) (of completion, from\n"
-	  "the first queue), COMM, PID, DISK, T, SECTOR, BYTES,\n"
-	  "QUE(ms) (queue to issue), LAT(ms) (issue to completion)"),
+	  "one line per completed I/O, as its request completes:\n"
+	  "TIME(s) (of completion, from the first queue), COMM, PID,\n"
+	  "DISK, T, SECTOR, BYTES, QUE(ms) (queue to issue),\n"
+	  "LAT(ms) (issue to completion)"),
 	OPT(OPT_CSV, 0, "csv", OPT_NO_ARG, NULL, "--snoop as CSV, with each stamp in ns (q,g,i,d,c)"),
 	OPT(OPT_BLKPARSE, 0, "blkparse", OPT_NO_ARG, NULL,
 	  "one line per event in blkparse's default layout"),
