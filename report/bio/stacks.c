@@ -82,7 +82,7 @@ struct st_total {
  * counted again on the device they went to. */
 static bool io_counted(const struct bio_io *io, const struct bio_view_opts *o)
 {
-	return io->state != BS_REMAPPED && bio_io_shown(io, o->filter);
+	return io->state != BS_REMAPPED && bio_io_shown(io, o);
 }
 
 static struct st_total *totals(const struct bio_tracker *bt, const struct bio_view_opts *o,
@@ -150,7 +150,7 @@ int bio_print_stacks(const struct bio_tracker *bt, const struct bio_view_opts *o
 	size_t n;
 	struct st_total *t = totals(bt, o, &n, &all);
 	qsort(t, n, sizeof(*t), by_ios);
-	size_t top = o->top > 0 ? (size_t)o->top : 20, shown = 0;
+	size_t top = o->rows > 0 ? (size_t)o->rows : 20, shown = 0;
 	fprintf(out, "Who queued the I/O: %llu I/Os, %llu bytes, by the submitter's stack\n"
 		"(at block_bio_queue; at request allocation or issue when no queue was seen)\n\n",
 		(unsigned long long)all.ios, (unsigned long long)all.bytes);
@@ -163,7 +163,7 @@ int bio_print_stacks(const struct bio_tracker *bt, const struct bio_view_opts *o
 		rest_stacks++;
 	}
 	if (rest_stacks)
-		fprintf(out, "%llu more stack%s with %llu I/Os: --top N shows more, --folded all\n",
+		fprintf(out, "%llu more stack%s with %llu I/Os: --rows N shows more, --folded all\n",
 			(unsigned long long)rest_stacks, rest_stacks == 1 ? "" : "s",
 			(unsigned long long)rest_ios);
 	free(t);
