@@ -81,7 +81,7 @@ struct rp_filter {
 struct rp_opts {
 	const char *input;          /* path, "-" for stdin */
 	/* Called now and then with the bytes read and the total (big files
-	 * only); commands use rp_progress_stderr. */
+	 * only); commands set it with rp_progress_if_tty (report.h). */
 	void (*progress)(u64 done, u64 total);
 	bool callchains;            /* resolve whole chains, not only the ip */
 	bool branches;              /* resolve the branch stacks' addresses */
