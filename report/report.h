@@ -8,6 +8,7 @@
 #include "common/options.h"
 #include "report/collapse/collapse.h"
 #include "report/replay/replay.h"
+#include "report/sched/sched.h"
 
 int cmd_report(int argc, char **argv);
 int cmd_script(int argc, char **argv);
@@ -64,7 +65,7 @@ extern const struct opt collapse_options[];
  * on a bad value. */
 int collapse_parse_opt(struct collapse_opts *c, struct rp_opts *rp, int opt, const char *arg);
 
-/* ---- After a replay (options.c, cmd-collapse.c) ------------------------ */
+/* ---- After a replay (options.c, cmd-collapse.c, cmd-offcpu.c) ---------- */
 
 /* A progress line on stderr for rp_opts.progress when stderr is a
  * terminal: rp_progress_if_tty(&opts). */
@@ -83,5 +84,9 @@ void rp_warn_view(const char *cmd, const struct rp_summary *sum, const char *inp
  * notes and its error (rc -1) as "ember CMD: ..."; returns the exit
  * status. */
 int collapse_say(const char *cmd, const char *input, int rc, const struct collapse_notes *n);
+/* cmd-offcpu.c, for the commands that run offcpu_run (offcpu, flame
+ * --wall): prints its notes and error (rc -1) or the replay's warnings as
+ * "ember CMD: ..."; returns the exit status. */
+int offcpu_say_run(const char *cmd, const char *input, int rc, const struct offcpu_notes *n);
 
 #endif

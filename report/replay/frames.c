@@ -326,6 +326,6 @@ void rp_fold_name(struct strbuf *sb, struct rp_fold *fo, const struct rp_frame *
 	for (size_t i = 0; i < fo->parts.n; i++) {
 		if (i)
 			sb_add(sb, ";", 1);
-		sb_add(sb, fo->text.s + fo->parts.v[i].off, fo->parts.v[i].len);
+		sb_add(sb, rp_fold_at(fo, i), fo->parts.v[i].len);
 	}
 }

@@ -184,11 +184,6 @@ struct offcpu_notes {
 int offcpu_run(const struct rp_opts *rp, struct offcpu_opts *o, struct sched_tp *tp,
 	       struct offcpu **oc, struct replay **r, struct offcpu_notes *n);
 
-/* cmd-offcpu.c, for the commands that run it (offcpu, flame --wall):
- * prints the notes and offcpu_run's error (rc -1) or the replay's
- * warnings as "ember CMD: ..."; returns the exit status. */
-int offcpu_say_run(const char *cmd, const char *input, int rc, const struct offcpu_notes *n);
-
 /* What the wall view found for the user (flame --wall prints it). */
 struct offcpu_wall_notes {
 	struct offcpu_notes run;
