@@ -202,11 +202,11 @@ static void put_part(struct rp_fold *fo, const char *func, size_t len, const cha
 		const char *base = mod + mlen;
 		while (base > mod && base[-1] != '/')
 			base--;
-		sb_reset(&fo->scratch);
-		sb_add(&fo->scratch, "[", 1);
-		sb_add(&fo->scratch, base, (size_t)(mod + mlen - base));
-		sb_add(&fo->scratch, "]", 1);
-		put_tidy(&fo->text, fo->scratch.s, fo->scratch.len, java);
+		sb_reset(&fo->file);
+		sb_add(&fo->file, "[", 1);
+		sb_add(&fo->file, base, (size_t)(mod + mlen - base));
+		sb_add(&fo->file, "]", 1);
+		put_tidy(&fo->text, fo->file.s, fo->file.len, java);
 		return;
 	}
 	put_tidy(&fo->text, func, len, java);
@@ -260,10 +260,6 @@ bool rp_fold_frame(struct rp_fold *fo, const struct rp_frame *f, bool java)
 	bool plain = fold_split(fo, f, &func, &flen, &mod, &mlen);
 	if (func[0] == '(')
 		return plain;             /* the rules skip these */
-	/* put_part may reuse the scratch buffer func lives in. */
-	char *own = plain ? NULL : strndup(func, flen);
-	if (own)
-		func = own;
 	enum rp_frame_kind kind = mod_kind(mod, mlen);
 	for (size_t part = 0, pos = 0;; part++) {
 		const char *arrow = memmem(func + pos, flen - pos, "->", 2);
@@ -275,7 +271,6 @@ bool rp_fold_frame(struct rp_fold *fo, const struct rp_frame *f, bool java)
 			break;
 		pos = end + 2;
 	}
-	free(own);
 	return plain;
 }
 
@@ -316,6 +311,7 @@ void rp_fold_free(struct rp_fold *fo)
 {
 	sb_free(&fo->text);
 	sb_free(&fo->scratch);
+	sb_free(&fo->file);
 	VEC_FREE(&fo->parts);
 }
 

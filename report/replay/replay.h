@@ -197,7 +197,7 @@ struct rp_fold_part {
 struct rp_fold {
 	struct strbuf text;
 	VEC(struct rp_fold_part) parts;
-	struct strbuf scratch;
+	struct strbuf scratch, file;   /* rp_fold_frame's own */
 };
 void rp_fold_reset(struct rp_fold *fo);
 void rp_fold_free(struct rp_fold *fo);
