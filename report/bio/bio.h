@@ -3,7 +3,7 @@
  * follows each I/O from queue to completion through merges, splits, remaps
  * and requeues, and writes btt-, biolatency-, biosnoop- and blkparse-like
  * views and the checks of `ember verify`.  Errors are returned (err_set);
- * the commands (report/cmd-bio.c, cmd-verify.c, script.c) print them.
+ * the commands (report/cmd-bio.c, cmd-verify.c, cmd-script.c) print them.
  *
  * Files: events.c (block tracepoints decoded), track.c (the tracker),
  * blktrace.c (blktrace captures in, blkparse lines out), load.c (a

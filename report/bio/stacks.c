@@ -7,7 +7,6 @@
 
 #include "flamegraph/flamegraph.h"
 #include "report/bio/bio.h"
-#include "report/sched/sched.h"
 #include "report/replay/replay.h"
 
 /* The stacks, and each stored frame's name (offsets into names, one per
@@ -17,6 +16,7 @@ struct bio_stacks {
 	struct stackset set;
 	VEC(u32) name_at;
 	struct strbuf names;      /* NUL-separated frame names */
+	struct rp_fold fold;      /* scratch for naming */
 };
 
 struct bio_stacks *bio_stacks_new(void)
@@ -33,6 +33,7 @@ void bio_stacks_free(struct bio_stacks *st)
 	stackset_free(&st->set);
 	VEC_FREE(&st->name_at);
 	sb_free(&st->names);
+	rp_fold_free(&st->fold);
 	free(st);
 }
 
@@ -43,9 +44,10 @@ u32 bio_stacks_intern(struct bio_stacks *st, const struct rp_sample *s)
 		return 0;
 	bool added;
 	u32 id = stackset_intern(&st->set, s->frames, s->nframes, s->s->pid, NULL, NULL, &added);
+	bool java = s->thread && rp_fold_java(s->thread->comm);
 	for (size_t i = st->name_at.n; added && i < st->set.frames.n; i++) {
 		VEC_PUSH(&st->name_at, (u32)st->names.len);
-		offcpu_frame_name(&st->set.frames.v[i], &st->names);
+		rp_fold_name(&st->names, &st->fold, &st->set.frames.v[i], java);
 		sb_add(&st->names, "", 1);   /* keeps the NUL: names are back to back */
 	}
 	return id + 1;
