@@ -75,7 +75,7 @@ static int script_blkparse(struct rp_opts *o)
 {
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	rp_progress_if_tty(o);
-	struct bio_blkparse bp = { .out = stdout, .filter = &o->filter };
+	struct bio_blkparse bp = { .out = stdout };
 	struct bio_load_opts lo = { .rp = o, .blkparse = &bp };
 	struct bio_data d = { 0 };
 	int rc = bio_load(&d, &lo);
