@@ -8,7 +8,7 @@
 
 BUILD   ?= build
 CC      ?= cc
-MODULES := common format pmc pmc/stat record symbols unwind report report/replay report/hist report/collapse report/sched report/bio report/live flamegraph
+MODULES := common format pmc pmc/stat record symbols unwind report report/replay report/hist report/collapse report/script report/sched report/bio report/live flamegraph
 
 # pkg-config name -> Debian package that provides it.
 PKGS    := libelf:libelf-dev libdw:libdw-dev libunwind:libunwind-dev libunwind-generic:libunwind-dev \
@@ -189,7 +189,7 @@ fuzz: $(addprefix $(FUZZ_DIR)/,$(FUZZ_TARGETS))
 # hand; the others are generated from the commands' option tables
 # ('ember CMD --man') and committed, so that install needs no build of
 # them.  tests/e2e/options-docs.sh fails when one lags behind its table.
-MAN_GENERATED := report top script flame stat list offcpu sched bio verify archive
+MAN_GENERATED := report top script flame stat list offcpu sched bio btrace verify archive
 man: $(EMBER_BIN)
 	@for c in $(MAN_GENERATED); do \
 	  ./$(EMBER_BIN) $$c --man > docs/man/ember-$$c.1 || exit 1; done

@@ -221,6 +221,7 @@ int cmd_sched(int argc, char **argv)
 	if (rc < 0 && target) {
 		rc = run_live(&rp, &o, &live);
 	} else if (rc < 0) {
+		rp_progress_if_tty(&rp);
 		if (live.interval > 0)
 			rp.interval_ns = (u64)(live.interval * 1e9 + 0.5);
 		rc = run(&rp, &o, NULL, live.count);

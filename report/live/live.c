@@ -10,6 +10,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "common/child.h"
 #include "report/live/live.h"
 
 const struct opt live_target_opts[] = {
@@ -108,40 +109,14 @@ void live_opts_free(struct live_opts *o)
 
 /* ---- the session ---------------------------------------------------------- */
 
-/* Counts SIGINT and SIGTERM: the recording thread stops at the first, and
- * a second kills a command that does not. */
-static volatile sig_atomic_t stop_requests;
-
-static void on_stop_signal(int sig)
-{
-	(void)sig;
-	stop_requests++;
-}
-
 struct live {
 	struct rec_live *rec;
 	int read_fd;               /* the replay's (it closes it); for FIONREAD */
-	sigset_t old_mask;         /* restored at the end */
+	struct stop_handlers stop_h;   /* SIGINT and SIGTERM, restored at the end */
+	volatile sig_atomic_t *stop;   /* their count, or live_stop's 1 */
 	size_t notes_shown;
 	u64 lost_shown;            /* lost samples already told */
 };
-
-/* The stop signals are blocked here and in the recording thread, except
- * while it waits in ppoll: it takes them and winds down; the replay then
- * reads to the end. */
-static void block_stop_signals(struct live *l)
-{
-	struct sigaction sa = { .sa_handler = on_stop_signal };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	sigset_t block;
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &block, &l->old_mask);
-}
 
 /* 1 MiB of pipe (the most an unprivileged user may ask by default): the
  * drain's bursts wait there while the view catches up. */
@@ -159,20 +134,23 @@ struct live *live_start(const struct live_opts *o, enum rec_live_kind kind,
 	(void)!fcntl(p[1], F_SETPIPE_SZ, LIVE_PIPE_BYTES);
 	struct live *l = xcalloc(1, sizeof(*l));
 	l->read_fd = p[0];
-	stop_requests = 0;
-	block_stop_signals(l);
+	/* The stop signals stay blocked here and in the recording thread,
+	 * which takes them in its ppoll: it stops, finishes the stream, and
+	 * the replay reads to its end. */
+	l->stop = stop_install(&l->stop_h, true);
+	signal(SIGPIPE, SIG_IGN);
 	struct rec_live_opts ro = {
 		.kind = kind, .system_wide = o->all,
 		.cpus = o->cpus, .ncpus = o->ncpus, .pids = o->pids, .npids = o->npids,
 		.tids = o->tids, .ntids = o->ntids, .command = o->command,
 		.freq = o->freq, .callchains = o->callchains, .duration = o->duration,
-		.output = o->output, .fd = p[1], .stop = &stop_requests,
-		.poll_mask = &l->old_mask,
+		.output = o->output, .fd = p[1], .stop = l->stop,
+		.poll_mask = &l->stop_h.mask,
 	};
 	l->rec = rec_live_start(&ro, usage);
 	if (!l->rec) {
 		close(p[0]);
-		pthread_sigmask(SIG_SETMASK, &l->old_mask, NULL);
+		stop_restore(&l->stop_h);
 		free(l);
 		return NULL;
 	}
@@ -186,15 +164,13 @@ struct live *live_start(const struct live_opts *o, enum rec_live_kind kind,
 
 void live_stop(struct live *l)
 {
-	(void)l;
-	if (!stop_requests)
-		stop_requests = 1;
+	if (!*l->stop)
+		*l->stop = 1;
 }
 
 bool live_stopping(const struct live *l)
 {
-	(void)l;
-	return stop_requests != 0;
+	return *l->stop != 0;
 }
 
 u64 live_backlog(const struct live *l)
@@ -217,7 +193,7 @@ int live_finish(struct live *l, bool *usage)
 	char msg[512];
 	snprintf(msg, sizeof(msg), "%s", rc < 0 ? err_msg() : "");
 	rec_live_free(l->rec);
-	pthread_sigmask(SIG_SETMASK, &l->old_mask, NULL);
+	stop_restore(&l->stop_h);
 	free(l);
 	if (rc < 0)
 		err_set("%s", msg);
