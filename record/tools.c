@@ -1,0 +1,102 @@
+/* tools.c - the events each of ember's BCC-like tools (execsnoop, syscount,
+ * ...) needs, added to a recording by `ember record --tool NAME`; the tools
+ * in report/tools/ read exactly these. */
+#include <string.h>
+
+#include "record/record-internal.h"
+
+/* A tool's tracepoints: `snap` ones (contiguous, first in the list) take
+ * a copy of the user stack and the user sp, from which the tool reads
+ * strings the tracepoint only points at (exec's argv, open's path). */
+struct tool_events {
+	const char *name;
+	const char *snap;          /* comma list, or NULL */
+	const char *plain;         /* comma list, or NULL */
+	bool need_event;           /* the user names the events (-e) */
+	bool chains;               /* call chains (frame pointers) */
+};
+
+/* 8 KiB reaches a new image's argv strings past its envp and auxv
+ * (sched_process_exec fires with the new stack in place) and the paths
+ * a program builds in its own locals. */
+#define TOOL_SNAP_BYTES 8192
+
+static const struct tool_events tools[] = {
+	{ "execsnoop", "sched:sched_process_exec,syscalls:sys_enter_execve,"
+		       "syscalls:sys_enter_execveat",
+	  "syscalls:sys_exit_execve,syscalls:sys_exit_execveat", false, false },
+	{ "opensnoop", "syscalls:sys_enter_open,syscalls:sys_enter_openat,"
+		       "syscalls:sys_enter_openat2",
+	  "syscalls:sys_exit_open,syscalls:sys_exit_openat,syscalls:sys_exit_openat2",
+	  false, false },
+	{ "syscount", NULL, "raw_syscalls:sys_enter,raw_syscalls:sys_exit", false, false },
+	{ "exitsnoop", NULL, "sched:sched_process_exit,syscalls:sys_enter_exit_group,"
+			     "syscalls:sys_enter_exit,signal:signal_deliver", false, false },
+	{ "cpudist", NULL, "sched:sched_switch", false, false },
+	{ "softirqs", NULL, "irq:softirq_entry,irq:softirq_exit", false, false },
+	{ "hardirqs", NULL, "irq:irq_handler_entry,irq:irq_handler_exit", false, false },
+	{ "oomkill", NULL, "oom:mark_victim,oom:oom_score_adj_update", false, false },
+	{ "drsnoop", NULL, "vmscan:mm_vmscan_direct_reclaim_begin,"
+			   "vmscan:mm_vmscan_direct_reclaim_end", false, false },
+	{ "writeback", NULL, "writeback:writeback_start,writeback:writeback_written", false, false },
+	{ "funccount", NULL, NULL, true, false },
+	{ "stackcount", NULL, NULL, true, true },
+};
+
+static const struct tool_events *find_tool(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(tools); i++)
+		if (!strcmp(tools[i].name, name))
+			return &tools[i];
+	return NULL;
+}
+
+/* "execsnoop, opensnoop, ..." for the error naming the choices. */
+static void tool_names(char *buf, size_t cap)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(tools) && len < cap; i++)
+		len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? ", " : "", tools[i].name);
+}
+
+int rec_tool_check(const char *name)
+{
+	char names[256];
+	if (find_tool(name))
+		return 0;
+	tool_names(names, sizeof(names));
+	err_set("--tool %s: no such tool; the tools are %s", name, names);
+	return -1;
+}
+
+int rec_tool_add(struct rec_opts *o, const char *name)
+{
+	const struct tool_events *t = find_tool(name);
+	if (!t)
+		return rec_tool_check(name);
+	if (t->need_event && o->events.n == 0) {
+		err_set("--tool %s: give the events to count with -e (tracepoints with "
+			"globs, u:PATH:SYMBOL)", name);
+		return -1;
+	}
+	if (!t->need_event && o->events.n) {
+		err_set("--tool %s records its own events: leave out -e", name);
+		return -1;
+	}
+	size_t first = o->events.n;
+	if (t->snap && pmc_parse(&o->events, t->snap) < 0)
+		return -1;
+	o->snap_first = first;
+	o->snap_n = o->events.n - first;
+	o->snap_bytes = TOOL_SNAP_BYTES;
+	if (t->plain && pmc_parse(&o->events, t->plain) < 0)
+		return -1;
+	if (t->chains && o->callgraph == REC_CG_NONE)
+		o->callgraph = REC_CG_FP;
+	/* Stack copies fill perf's 512 KiB ring in 64 events: a burst of
+	 * opens would lose some. */
+	if (o->snap_n && o->mmap_pages < REC_STACK_PAGES)
+		o->mmap_pages = REC_STACK_PAGES;
+	return 0;
+}

@@ -1,0 +1,117 @@
+/* cmd-tools.c - the commands of BCC's tools (execsnoop, opensnoop,
+ * syscount, ...): one small option table each over the shared target
+ * options; the tools themselves are sinks in report/tools/. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/tools/tools.h"
+
+/* Everything one tool's command line decides. */
+struct tool_cli {
+	struct tool_target tg;
+	struct execsnoop_opts exec;
+	struct opensnoop_opts open;
+	struct syscount_opts sys;
+	struct exitsnoop_opts exit;
+	struct cpudist_opts dist;
+	struct irqs_opts irqs;
+	struct funccount_opts func;
+};
+
+enum {
+	OPT_FAILED = TOOL_OPT_OWN, OPT_TIMESTAMPS, OPT_NAME, OPT_LATENCY, OPT_PER_PROCESS,
+	OPT_TOP, OPT_THREADS, OPT_OFFCPU, OPT_MILLIS, OPT_DIST, OPT_COUNTS,
+};
+
+static int parse_own(struct tool_cli *c, int id, const char *arg)
+{
+	u64 v;
+	switch (id) {
+	case OPT_FAILED:
+		c->exec.failed = c->open.failed_only = c->exit.failed_only = true;
+		return 1;
+	case OPT_TIMESTAMPS: c->exec.timestamps = c->open.timestamps = true; return 1;
+	case OPT_NAME: c->open.name = arg; return 1;
+	case OPT_LATENCY: c->sys.latency = true; return 1;
+	case OPT_PER_PROCESS:
+		c->sys.per_process = c->dist.per_process = c->func.per_process = true;
+		return 1;
+	case OPT_TOP:
+		if (parse_u64(arg, &v) < 0 || !v || v > 1000000) {
+			err_set("-T %s: give how many rows to print, e.g. -T 10", arg);
+			return -1;
+		}
+		c->sys.top = (u32)v;
+		return 1;
+	case OPT_THREADS: c->exit.threads = true; return 1;
+	case OPT_OFFCPU: c->dist.offcpu = true; return 1;
+	case OPT_MILLIS: c->dist.millis = true; return 1;
+	case OPT_DIST: c->irqs.dist = true; return 1;
+	case OPT_COUNTS: c->irqs.counts = true; return 1;
+	default: return 0;
+	}
+}
+
+static int parse_one(void *ctx, int id, const char *arg)
+{
+	struct tool_cli *c = ctx;
+	int rc = tool_parse_target(&c->tg, id, arg);
+	return rc ? rc : parse_own(c, id, arg);
+}
+
+/* Parses, builds the tool, runs it; the exit status. */
+static int run_tool(const struct opt_cmd *cmd, int argc, char **argv, struct tool_cli *c,
+		    struct tool *(*make)(struct tool_cli *c))
+{
+	int rc = opt_parse(cmd, argc, argv, c);
+	if (rc < 0)
+		rc = tool_finish_target(cmd->name, &c->tg, argc, argv);
+	if (rc < 0) {
+		struct tool *t = make(c);
+		rc = tool_run(t, &c->tg);
+		tool_free(t);
+	}
+	tool_target_free(&c->tg);
+	return rc;
+}
+
+#define TOOL_SYNOPSIS(name, what)                                              \
+	"usage: ember " name " [-i FILE | [-a | -p PIDS | -C LIST] [--duration SECS]\n" \
+	"       [-o FILE] [-- command [args]]] [options]\n\n" what "\n"            \
+	"Live on the whole system by default (-a), on processes (-p), CPUs (-C)\n" \
+	"or a command; or offline on a recording made with\n"                  \
+	"'ember record --tool " name " [targets] -o FILE'.\n\n"
+
+/* ---- execsnoop ----------------------------------------------------------- */
+
+static const struct opt execsnoop_opts[] = {
+	OPT_INCLUDE(tool_target_opts),
+	OPT(OPT_FAILED, 'x', "fails", OPT_NO_ARG, NULL, "include failed execs"),
+	OPT(OPT_TIMESTAMPS, 't', "timestamp", OPT_NO_ARG, NULL,
+	  "a TIME(s) column: seconds since the first event"),
+	OPT_END,
+};
+
+const struct opt_cmd execsnoop_cmd = {
+	.name = "execsnoop",
+	.summary = "one line per exec: PCOMM PID PPID RET ARGS",
+	.synopsis = TOOL_SYNOPSIS("execsnoop",
+	"One line per exec, as BCC's execsnoop prints it: the new program's name,\n"
+	"its pid, its parent's, the return value and the command line (read from\n"
+	"the new image's stack; the program's path when it is not there)."),
+	.opts = execsnoop_opts,
+	.stop_at_operand = true,
+	.one = parse_one,
+};
+
+static struct tool *make_execsnoop(struct tool_cli *c)
+{
+	return execsnoop_new(&c->exec);
+}
+
+int cmd_execsnoop(int argc, char **argv)
+{
+	struct tool_cli c = {0};
+	return run_tool(&execsnoop_cmd, argc, argv, &c, make_execsnoop);
+}
