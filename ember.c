@@ -34,6 +34,7 @@ static const struct command commands[] = {
 /* BCC's tools, listed in a group of their own. */
 static const struct command tools[] = {
 	{ &execsnoop_cmd, cmd_execsnoop },
+	{ &opensnoop_cmd, cmd_opensnoop },
 };
 
 static const struct command *find_command(const char *name)

@@ -115,3 +115,37 @@ int cmd_execsnoop(int argc, char **argv)
 	struct tool_cli c = {0};
 	return run_tool(&execsnoop_cmd, argc, argv, &c, make_execsnoop);
 }
+
+/* ---- opensnoop ----------------------------------------------------------- */
+
+static const struct opt opensnoop_opts[] = {
+	OPT_INCLUDE(tool_target_opts),
+	OPT(OPT_FAILED, 'x', "failed", OPT_NO_ARG, NULL, "only failed opens"),
+	OPT(OPT_NAME, 'n', "name", OPT_ARG, "NAME", "only processes whose name contains NAME"),
+	OPT(OPT_TIMESTAMPS, 'T', "timestamp", OPT_NO_ARG, NULL,
+	  "a TIME(s) column: seconds since the first event"),
+	OPT_END,
+};
+
+const struct opt_cmd opensnoop_cmd = {
+	.name = "opensnoop",
+	.summary = "one line per open: PID COMM FD ERR PATH",
+	.synopsis = TOOL_SYNOPSIS("opensnoop",
+	"One line per open, openat and openat2, as BCC's opensnoop prints it.  The\n"
+	"path is read from the copy of the caller's stack taken at the call, or\n"
+	"from the file a literal path lies in; one on the heap shows as its address."),
+	.opts = opensnoop_opts,
+	.stop_at_operand = true,
+	.one = parse_one,
+};
+
+static struct tool *make_opensnoop(struct tool_cli *c)
+{
+	return opensnoop_new(&c->open);
+}
+
+int cmd_opensnoop(int argc, char **argv)
+{
+	struct tool_cli c = {0};
+	return run_tool(&opensnoop_cmd, argc, argv, &c, make_opensnoop);
+}

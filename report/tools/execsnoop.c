@@ -9,7 +9,7 @@
 #include "report/tools/tools.h"
 
 #define ARGS_MAX 20             /* BCC's default --max-args */
-#define LINE_MAX_ 512
+#define LINE_MAX_ TOOL_STR_MAX
 
 enum { EX_EXEC, EX_ENTER, EX_ENTER_AT, EX_EXIT, EX_EXIT_AT, EX_N };
 static const char *const tp_names[EX_N] = {
@@ -17,16 +17,13 @@ static const char *const tp_names[EX_N] = {
 	"syscalls:sys_exit_execve", "syscalls:sys_exit_execveat",
 };
 
-struct pending { char args[LINE_MAX_]; };
-
 struct execsnoop {
 	struct execsnoop_opts o;
 	const struct tool_env *env;
 	u64 id[EX_N];
 	bool have[EX_N];
 	struct u64map ppid;        /* pid -> ppid + 1, from FORK records */
-	struct u64map pending;     /* tid -> index + 1 into args */
-	VEC(struct pending) args;  /* the command line of an execve under way */
+	struct tool_pending args;  /* the command line of an execve under way */
 	u64 first_time;
 	bool header;
 };
@@ -75,7 +72,7 @@ static void enter_args(const struct execsnoop *x, const struct rp_sample *s, cha
 		const char *f = tool_user_str(s, tool_field(x->env, s, "filename"), buf, sizeof(buf));
 		sb_puts(&sb, f ? f : "");
 	}
-	snprintf(out, LINE_MAX_, "%s", sb.s);
+	snprintf(out, LINE_MAX_, "%s", sb.s ? sb.s : "");
 	sb_free(&sb);
 }
 
@@ -99,13 +96,6 @@ static void print_line(struct execsnoop *x, const struct rp_sample *s, u32 pid, 
 		(long long)ret, args);
 }
 
-/* The command line of tid's execve as its sys_enter found it, or NULL. */
-static const char *pending_args(struct execsnoop *x, u32 tid)
-{
-	u64 *slot = u64map_get(&x->pending, tid);
-	return slot && x->args.v[*slot - 1].args[0] ? x->args.v[*slot - 1].args : NULL;
-}
-
 /* The arguments come from the new image's stack when the copy reaches
  * them: perf copies it from the sp on and stops at the first page not
  * yet touched, and the kernel's random offset below the strings (up to
@@ -116,7 +106,7 @@ static void on_exec(struct execsnoop *x, const struct rp_sample *s)
 	struct strbuf sb = {0};
 	u64 sp = s->s->user_regs && s->s->user_abi ? s->s->user_regs[0] : 0, argc;
 	u32 old = (u32)tool_field(x->env, s, "old_pid");
-	const char *before = pending_args(x, old);
+	const char *before = tool_pending_peek(&x->args, old);
 	if (sp && tool_user_u64(s, sp, &argc) && join_argv(s, sp + 8, argc, &sb)) {
 		;
 	} else if (before) {
@@ -138,22 +128,13 @@ static int sample(void *ctx, const struct rp_sample *s)
 		on_exec(x, s);
 	} else if (((x->have[EX_ENTER] && tool_is_tp(s, x->id[EX_ENTER])) ||
 				   (x->have[EX_ENTER_AT] && tool_is_tp(s, x->id[EX_ENTER_AT])))) {
-		bool created;
-		u64 *slot = u64map_slot(&x->pending, s->s->tid, &created);
-		if (created) {
-			VEC_GROW(&x->args, x->args.n + 1);
-			*slot = ++x->args.n;
-		}
-		enter_args(x, s, x->args.v[*slot - 1].args);
+		enter_args(x, s, tool_pending_slot(&x->args, s->s->tid));
 	} else if (((x->have[EX_EXIT] && tool_is_tp(s, x->id[EX_EXIT])) ||
 				   (x->have[EX_EXIT_AT] && tool_is_tp(s, x->id[EX_EXIT_AT])))) {
 		s64 ret = (s64)tool_field(x->env, s, "ret");
-		const char *args = pending_args(x, s->s->tid);
+		const char *args = tool_pending_take(&x->args, s->s->tid);
 		if (ret < 0 && x->o.failed)
 			print_line(x, s, s->s->pid, ret, args ? args : "?");
-		u64 *slot = u64map_get(&x->pending, s->s->tid);
-		if (slot)
-			x->args.v[*slot - 1].args[0] = '\0';
 	}
 	return 0;
 }
@@ -173,8 +154,7 @@ static void execsnoop_free(void *ctx)
 {
 	struct execsnoop *x = ctx;
 	u64map_free(&x->ppid);
-	u64map_free(&x->pending);
-	VEC_FREE(&x->args);
+	tool_pending_free(&x->args);
 	free(x);
 }
 
@@ -183,7 +163,7 @@ struct tool *execsnoop_new(const struct execsnoop_opts *o)
 	struct execsnoop *x = xcalloc(1, sizeof(*x));
 	x->o = *o;
 	u64map_init(&x->ppid);
-	u64map_init(&x->pending);
+	tool_pending_init(&x->args);
 	struct tool *t = xcalloc(1, sizeof(*t));
 	*t = (struct tool){ .name = "execsnoop", .ctx = x, .start = start,
 			    .sink = { .ctx = x, .sample = sample, .event = event },

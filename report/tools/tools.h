@@ -87,6 +87,21 @@ bool tool_user_u64(const struct rp_sample *s, u64 addr, u64 *v);
 /* "missing tracepoints: record with 'ember record --tool NAME'" */
 int tool_missing(const char *tool, const char *what);
 
+/* A string per thread, kept from a syscall's entry to its exit. */
+#define TOOL_STR_MAX 512
+struct tool_pending {
+	struct u64map index;       /* tid -> index + 1 */
+	VEC(char *) v;             /* TOOL_STR_MAX bytes each */
+};
+void tool_pending_init(struct tool_pending *p);
+void tool_pending_free(struct tool_pending *p);
+/* tid's buffer (TOOL_STR_MAX bytes), made on first use. */
+char *tool_pending_slot(struct tool_pending *p, u32 tid);
+/* tid's string and forgets it; NULL when none is kept. */
+const char *tool_pending_take(struct tool_pending *p, u32 tid);
+/* tid's string, still kept; NULL when none. */
+const char *tool_pending_peek(const struct tool_pending *p, u32 tid);
+
 /* A log2 histogram, printed as BCC prints them. */
 struct tool_hist {
 	u64 slot[64];
@@ -119,5 +134,7 @@ const char *tool_syscall_name(u64 nr);
 /* The commands (report/cmd-tools.c) and their option tables. */
 int cmd_execsnoop(int argc, char **argv);
 extern const struct opt_cmd execsnoop_cmd;
+int cmd_opensnoop(int argc, char **argv);
+extern const struct opt_cmd opensnoop_cmd;
 
 #endif

@@ -1,6 +1,7 @@
 /* util.c - what the tools' sinks share: tracepoint ids and fields, strings
  * read from the user-stack copy record --tool takes, log2 histograms. */
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -119,6 +120,51 @@ int tool_missing(const char *tool, const char *what)
 {
 	err_set("the recording has no %s: record with 'ember record --tool %s'", what, tool);
 	return -1;
+}
+
+void tool_pending_init(struct tool_pending *p)
+{
+	memset(p, 0, sizeof(*p));
+	u64map_init(&p->index);
+}
+
+void tool_pending_free(struct tool_pending *p)
+{
+	for (size_t i = 0; i < p->v.n; i++)
+		free(p->v.v[i]);
+	VEC_FREE(&p->v);
+	u64map_free(&p->index);
+}
+
+char *tool_pending_slot(struct tool_pending *p, u32 tid)
+{
+	bool created;
+	u64 *slot = u64map_slot(&p->index, tid, &created);
+	if (created) {
+		VEC_PUSH(&p->v, xcalloc(1, TOOL_STR_MAX));
+		*slot = p->v.n;
+	}
+	return p->v.v[*slot - 1];
+}
+
+const char *tool_pending_peek(const struct tool_pending *p, u32 tid)
+{
+	u64 *slot = u64map_get(&p->index, tid);
+	return slot && p->v.v[*slot - 1][0] ? p->v.v[*slot - 1] : NULL;
+}
+
+/* The string stays readable until tid's next entry. */
+const char *tool_pending_take(struct tool_pending *p, u32 tid)
+{
+	u64 *slot = u64map_get(&p->index, tid);
+	if (!slot || !p->v.v[*slot - 1][0])
+		return NULL;
+	char *s = p->v.v[*slot - 1];
+	/* Marked taken by a NUL in front, the text kept behind it. */
+	memmove(s + 1, s, strnlen(s, TOOL_STR_MAX - 2) + 1);
+	s[TOOL_STR_MAX - 1] = '\0';
+	s[0] = '\0';
+	return s + 1;
 }
 
 static int log2_slot(u64 v)
