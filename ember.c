@@ -35,6 +35,7 @@ static const struct command commands[] = {
 static const struct command tools[] = {
 	{ &execsnoop_cmd, cmd_execsnoop },
 	{ &opensnoop_cmd, cmd_opensnoop },
+	{ &syscount_cmd, cmd_syscount },
 };
 
 static const struct command *find_command(const char *name)

@@ -149,3 +149,39 @@ int cmd_opensnoop(int argc, char **argv)
 	struct tool_cli c = {0};
 	return run_tool(&opensnoop_cmd, argc, argv, &c, make_opensnoop);
 }
+
+/* ---- syscount ------------------------------------------------------------ */
+
+static const struct opt syscount_opts[] = {
+	OPT_INCLUDE(tool_target_opts),
+	OPT_INCLUDE(tool_interval_opts),
+	OPT(OPT_LATENCY, 'L', "latency", OPT_NO_ARG, NULL,
+	  "total and average time in each syscall"),
+	OPT(OPT_PER_PROCESS, 'P', "process", OPT_NO_ARG, NULL, "by process, not by syscall"),
+	OPT(OPT_TOP, 'T', "top", OPT_ARG, "N", "print the N largest rows (default 10)"),
+	OPT_END,
+};
+
+const struct opt_cmd syscount_cmd = {
+	.name = "syscount",
+	.summary = "syscalls by count and time, per syscall or process",
+	.synopsis = TOOL_SYNOPSIS("syscount",
+	"Syscalls by count, as BCC's syscount prints them, the names from the\n"
+	"kernel's table for this machine's arch.  With -L, the time from each\n"
+	"entry to its exit; calls whose entry or exit was not seen are counted\n"
+	"apart, never timed."),
+	.opts = syscount_opts,
+	.stop_at_operand = true,
+	.one = parse_one,
+};
+
+static struct tool *make_syscount(struct tool_cli *c)
+{
+	return syscount_new(&c->sys);
+}
+
+int cmd_syscount(int argc, char **argv)
+{
+	struct tool_cli c = {0};
+	return run_tool(&syscount_cmd, argc, argv, &c, make_syscount);
+}

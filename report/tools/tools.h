@@ -110,6 +110,29 @@ struct tool_hist {
 void tool_hist_add(struct tool_hist *h, u64 v);
 void tool_hist_print(const struct tool_hist *h, const char *unit, FILE *out);
 
+/* Rows of counts and times by a u64 key (a syscall, a process, an IRQ),
+ * each with its label and, when asked, a histogram. */
+struct tool_row {
+	u64 key;
+	char label[64];
+	u64 count, total_ns, timed;   /* timed: the count total_ns covers */
+	struct tool_hist *hist;       /* NULL until tool_counts_hist */
+};
+struct tool_counts {
+	VEC(struct tool_row) rows;
+	struct u64map index;          /* key -> index + 1 */
+};
+void tool_counts_init(struct tool_counts *c);
+void tool_counts_free(struct tool_counts *c);
+void tool_counts_reset(struct tool_counts *c);
+/* key's row; label (may be NULL) names a new one. */
+struct tool_row *tool_counts_row(struct tool_counts *c, u64 key, const char *label);
+/* key's row's histogram, made on first use. */
+struct tool_hist *tool_counts_hist(struct tool_counts *c, struct tool_row *r);
+/* The rows sorted by total time (by_time) or count, largest first; the
+ * caller frees the array. */
+struct tool_row **tool_counts_sorted(const struct tool_counts *c, bool by_time);
+
 /* Each tool's constructor: options filled by its command. */
 struct execsnoop_opts { bool failed, timestamps; };
 struct tool *execsnoop_new(const struct execsnoop_opts *o);
@@ -136,5 +159,7 @@ int cmd_execsnoop(int argc, char **argv);
 extern const struct opt_cmd execsnoop_cmd;
 int cmd_opensnoop(int argc, char **argv);
 extern const struct opt_cmd opensnoop_cmd;
+int cmd_syscount(int argc, char **argv);
+extern const struct opt_cmd syscount_cmd;
 
 #endif

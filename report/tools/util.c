@@ -208,3 +208,71 @@ void tool_hist_print(const struct tool_hist *h, const char *unit, FILE *out)
 			(unsigned long long)hi, (unsigned long long)h->slot[i], bar);
 	}
 }
+
+void tool_counts_init(struct tool_counts *c)
+{
+	memset(c, 0, sizeof(*c));
+	u64map_init(&c->index);
+}
+
+void tool_counts_reset(struct tool_counts *c)
+{
+	for (size_t i = 0; i < c->rows.n; i++)
+		free(c->rows.v[i].hist);
+	c->rows.n = 0;
+	u64map_free(&c->index);
+	u64map_init(&c->index);
+}
+
+void tool_counts_free(struct tool_counts *c)
+{
+	tool_counts_reset(c);
+	VEC_FREE(&c->rows);
+	u64map_free(&c->index);
+}
+
+struct tool_row *tool_counts_row(struct tool_counts *c, u64 key, const char *label)
+{
+	bool created;
+	u64 *slot = u64map_slot(&c->index, key, &created);
+	if (created) {
+		struct tool_row r = { .key = key };
+		snprintf(r.label, sizeof(r.label), "%s", label ? label : "");
+		VEC_PUSH(&c->rows, r);
+		*slot = c->rows.n;
+	}
+	return &c->rows.v[*slot - 1];
+}
+
+struct tool_hist *tool_counts_hist(struct tool_counts *c, struct tool_row *r)
+{
+	(void)c;
+	if (!r->hist)
+		r->hist = xcalloc(1, sizeof(*r->hist));
+	return r->hist;
+}
+
+static int by_count(const void *a, const void *b)
+{
+	const struct tool_row *x = *(struct tool_row *const *)a, *y = *(struct tool_row *const *)b;
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct tool_row *x = *(struct tool_row *const *)a, *y = *(struct tool_row *const *)b;
+	if (x->total_ns != y->total_ns)
+		return x->total_ns < y->total_ns ? 1 : -1;
+	return by_count(a, b);
+}
+
+struct tool_row **tool_counts_sorted(const struct tool_counts *c, bool time)
+{
+	struct tool_row **v = xcalloc(c->rows.n + 1, sizeof(*v));
+	for (size_t i = 0; i < c->rows.n; i++)
+		v[i] = &c->rows.v[i];
+	qsort(v, c->rows.n, sizeof(*v), time ? by_time : by_count);
+	return v;
+}
