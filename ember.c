@@ -36,6 +36,7 @@ static const struct command tools[] = {
 	{ &execsnoop_cmd, cmd_execsnoop },
 	{ &opensnoop_cmd, cmd_opensnoop },
 	{ &syscount_cmd, cmd_syscount },
+	{ &exitsnoop_cmd, cmd_exitsnoop },
 };
 
 static const struct command *find_command(const char *name)

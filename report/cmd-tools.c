@@ -185,3 +185,35 @@ int cmd_syscount(int argc, char **argv)
 	struct tool_cli c = {0};
 	return run_tool(&syscount_cmd, argc, argv, &c, make_syscount);
 }
+
+/* ---- exitsnoop ----------------------------------------------------------- */
+
+static const struct opt exitsnoop_opts[] = {
+	OPT_INCLUDE(tool_target_opts),
+	OPT(OPT_FAILED, 'x', "failed", OPT_NO_ARG, NULL, "only exits with a code or a signal"),
+	OPT(OPT_THREADS, 0, "per-thread", OPT_NO_ARG, NULL, "every thread's exit, not only processes'"),
+	OPT_END,
+};
+
+const struct opt_cmd exitsnoop_cmd = {
+	.name = "exitsnoop",
+	.summary = "one line per exit: its age and code, or the signal",
+	.synopsis = TOOL_SYNOPSIS("exitsnoop",
+	"One line per process exit, as BCC's exitsnoop prints it: name, pid, parent,\n"
+	"thread, age (from the fork, when the recording saw it) and the exit code,\n"
+	"or the signal that killed it."),
+	.opts = exitsnoop_opts,
+	.stop_at_operand = true,
+	.one = parse_one,
+};
+
+static struct tool *make_exitsnoop(struct tool_cli *c)
+{
+	return exitsnoop_new(&c->exit);
+}
+
+int cmd_exitsnoop(int argc, char **argv)
+{
+	struct tool_cli c = {0};
+	return run_tool(&exitsnoop_cmd, argc, argv, &c, make_exitsnoop);
+}

@@ -22,7 +22,7 @@ struct execsnoop {
 	const struct tool_env *env;
 	u64 id[EX_N];
 	bool have[EX_N];
-	struct u64map ppid;        /* pid -> ppid + 1, from FORK records */
+	struct tool_forks forks;
 	struct tool_pending args;  /* the command line of an execve under way */
 	u64 first_time;
 	bool header;
@@ -88,11 +88,9 @@ static void print_line(struct execsnoop *x, const struct rp_sample *s, u32 pid, 
 	}
 	if (x->o.timestamps)
 		fprintf(out, "%-8.3f ", (double)(s->s->time - x->first_time) / 1e9);
-	u64 *pp = u64map_get(&x->ppid, pid);
-	char ppid[16] = "?";
-	if (pp)
-		snprintf(ppid, sizeof(ppid), "%llu", (unsigned long long)(*pp - 1));
-	fprintf(out, "%-16s %-7u %-7s %3lld %s\n", s->thread ? s->thread->comm : "?", pid, ppid,
+	char ppid[16];
+	fprintf(out, "%-16s %-7u %-7s %3lld %s\n", s->thread ? s->thread->comm : "?", pid,
+		tool_forks_ppid(&x->forks, pid, ppid),
 		(long long)ret, args);
 }
 
@@ -143,17 +141,14 @@ static int event(void *ctx, const struct pd_event *ev, const struct rp_thread *t
 {
 	struct execsnoop *x = ctx;
 	(void)t;
-	if (ev->type == PERF_RECORD_FORK && ev->u.task.pid == ev->u.task.tid) {
-		bool created;
-		*u64map_slot(&x->ppid, ev->u.task.pid, &created) = (u64)ev->u.task.ppid + 1;
-	}
+	tool_forks_event(&x->forks, ev);
 	return 0;
 }
 
 static void execsnoop_free(void *ctx)
 {
 	struct execsnoop *x = ctx;
-	u64map_free(&x->ppid);
+	tool_forks_free(&x->forks);
 	tool_pending_free(&x->args);
 	free(x);
 }
@@ -162,7 +157,7 @@ struct tool *execsnoop_new(const struct execsnoop_opts *o)
 {
 	struct execsnoop *x = xcalloc(1, sizeof(*x));
 	x->o = *o;
-	u64map_init(&x->ppid);
+	tool_forks_init(&x->forks);
 	tool_pending_init(&x->args);
 	struct tool *t = xcalloc(1, sizeof(*t));
 	*t = (struct tool){ .name = "execsnoop", .ctx = x, .start = start,

@@ -276,3 +276,33 @@ struct tool_row **tool_counts_sorted(const struct tool_counts *c, bool time)
 	qsort(v, c->rows.n, sizeof(*v), time ? by_time : by_count);
 	return v;
 }
+
+void tool_forks_init(struct tool_forks *f)
+{
+	u64map_init(&f->ppid);
+	u64map_init(&f->born);
+}
+
+void tool_forks_free(struct tool_forks *f)
+{
+	u64map_free(&f->ppid);
+	u64map_free(&f->born);
+}
+
+void tool_forks_event(struct tool_forks *f, const struct pd_event *ev)
+{
+	if (ev->type != PERF_RECORD_FORK || ev->u.task.pid != ev->u.task.tid)
+		return;
+	bool created;
+	*u64map_slot(&f->ppid, ev->u.task.pid, &created) = (u64)ev->u.task.ppid + 1;
+	*u64map_slot(&f->born, ev->u.task.pid, &created) = ev->u.task.time;
+}
+
+const char *tool_forks_ppid(const struct tool_forks *f, u32 pid, char *buf)
+{
+	u64 *pp = u64map_get(&f->ppid, pid);
+	if (!pp)
+		return "?";
+	snprintf(buf, 16, "%llu", (unsigned long long)(*pp - 1));
+	return buf;
+}
