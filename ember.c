@@ -37,6 +37,7 @@ static const struct command tools[] = {
 	{ &opensnoop_cmd, cmd_opensnoop },
 	{ &syscount_cmd, cmd_syscount },
 	{ &exitsnoop_cmd, cmd_exitsnoop },
+	{ &cpudist_cmd, cmd_cpudist },
 };
 
 static const struct command *find_command(const char *name)

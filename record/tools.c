@@ -14,6 +14,7 @@ struct tool_events {
 	const char *plain;         /* comma list, or NULL */
 	bool need_event;           /* the user names the events (-e) */
 	bool chains;               /* call chains (frame pointers) */
+	bool switches;             /* context-switch records */
 };
 
 /* 8 KiB reaches a new image's argv strings past its envp and auxv
@@ -24,23 +25,25 @@ struct tool_events {
 static const struct tool_events tools[] = {
 	{ "execsnoop", "sched:sched_process_exec,syscalls:sys_enter_execve,"
 		       "syscalls:sys_enter_execveat",
-	  "syscalls:sys_exit_execve,syscalls:sys_exit_execveat", false, false },
+	  "syscalls:sys_exit_execve,syscalls:sys_exit_execveat", false, false, false },
 	{ "opensnoop", "syscalls:sys_enter_open,syscalls:sys_enter_openat,"
 		       "syscalls:sys_enter_openat2",
 	  "syscalls:sys_exit_open,syscalls:sys_exit_openat,syscalls:sys_exit_openat2",
-	  false, false },
-	{ "syscount", NULL, "raw_syscalls:sys_enter,raw_syscalls:sys_exit", false, false },
+	  false, false, false },
+	{ "syscount", NULL, "raw_syscalls:sys_enter,raw_syscalls:sys_exit", false, false, false },
 	{ "exitsnoop", NULL, "sched:sched_process_exit,syscalls:sys_enter_exit_group,"
-			     "syscalls:sys_enter_exit,signal:signal_deliver", false, false },
-	{ "cpudist", NULL, "sched:sched_switch", false, false },
-	{ "softirqs", NULL, "irq:softirq_entry,irq:softirq_exit", false, false },
-	{ "hardirqs", NULL, "irq:irq_handler_entry,irq:irq_handler_exit", false, false },
-	{ "oomkill", NULL, "oom:mark_victim,oom:oom_score_adj_update", false, false },
+			     "syscalls:sys_enter_exit,signal:signal_deliver", false, false, false },
+	/* Switch records, not sched_switch: a task's switch-in is another
+	 * task's sched_switch, which a per-task recording cannot see. */
+	{ "cpudist", NULL, "dummy", false, false, true },
+	{ "softirqs", NULL, "irq:softirq_entry,irq:softirq_exit", false, false, false },
+	{ "hardirqs", NULL, "irq:irq_handler_entry,irq:irq_handler_exit", false, false, false },
+	{ "oomkill", NULL, "oom:mark_victim,oom:oom_score_adj_update", false, false, false },
 	{ "drsnoop", NULL, "vmscan:mm_vmscan_direct_reclaim_begin,"
-			   "vmscan:mm_vmscan_direct_reclaim_end", false, false },
-	{ "writeback", NULL, "writeback:writeback_start,writeback:writeback_written", false, false },
-	{ "funccount", NULL, NULL, true, false },
-	{ "stackcount", NULL, NULL, true, true },
+			   "vmscan:mm_vmscan_direct_reclaim_end", false, false, false },
+	{ "writeback", NULL, "writeback:writeback_start,writeback:writeback_written", false, false, false },
+	{ "funccount", NULL, NULL, true, false, false },
+	{ "stackcount", NULL, NULL, true, true, false },
 };
 
 static const struct tool_events *find_tool(const char *name)
@@ -92,6 +95,7 @@ int rec_tool_add(struct rec_opts *o, const char *name)
 	o->snap_bytes = TOOL_SNAP_BYTES;
 	if (t->plain && pmc_parse(&o->events, t->plain) < 0)
 		return -1;
+	o->switch_events |= t->switches;
 	if (t->chains && o->callgraph == REC_CG_NONE)
 		o->callgraph = REC_CG_FP;
 	/* The tools count every event: perf's 512 KiB ring holds 64 stack

@@ -217,3 +217,36 @@ int cmd_exitsnoop(int argc, char **argv)
 	struct tool_cli c = {0};
 	return run_tool(&exitsnoop_cmd, argc, argv, &c, make_exitsnoop);
 }
+
+/* ---- cpudist ------------------------------------------------------------- */
+
+static const struct opt cpudist_opts[] = {
+	OPT_INCLUDE(tool_target_opts),
+	OPT_INCLUDE(tool_interval_opts),
+	OPT(OPT_OFFCPU, 'O', "offcpu", OPT_NO_ARG, NULL, "off-CPU lengths instead"),
+	OPT(OPT_PER_PROCESS, 'P', "pids", OPT_NO_ARG, NULL, "a histogram per process"),
+	OPT(OPT_MILLIS, 'm', "milliseconds", OPT_NO_ARG, NULL, "in milliseconds, not microseconds"),
+	OPT_END,
+};
+
+const struct opt_cmd cpudist_cmd = {
+	.name = "cpudist",
+	.summary = "histograms of on-CPU (or off-CPU) run lengths",
+	.synopsis = TOOL_SYNOPSIS("cpudist",
+	"How long threads run each time they get a CPU, as BCC's cpudist shows\n"
+	"it: a log2 histogram, from context-switch records."),
+	.opts = cpudist_opts,
+	.stop_at_operand = true,
+	.one = parse_one,
+};
+
+static struct tool *make_cpudist(struct tool_cli *c)
+{
+	return cpudist_new(&c->dist);
+}
+
+int cmd_cpudist(int argc, char **argv)
+{
+	struct tool_cli c = {0};
+	return run_tool(&cpudist_cmd, argc, argv, &c, make_cpudist);
+}

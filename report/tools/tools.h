@@ -176,5 +176,7 @@ int cmd_syscount(int argc, char **argv);
 extern const struct opt_cmd syscount_cmd;
 int cmd_exitsnoop(int argc, char **argv);
 extern const struct opt_cmd exitsnoop_cmd;
+int cmd_cpudist(int argc, char **argv);
+extern const struct opt_cmd cpudist_cmd;
 
 #endif
