@@ -38,6 +38,8 @@ static const struct command tools[] = {
 	{ &syscount_cmd, cmd_syscount },
 	{ &exitsnoop_cmd, cmd_exitsnoop },
 	{ &cpudist_cmd, cmd_cpudist },
+	{ &softirqs_cmd, cmd_softirqs },
+	{ &hardirqs_cmd, cmd_hardirqs },
 };
 
 static const struct command *find_command(const char *name)

@@ -250,3 +250,61 @@ int cmd_cpudist(int argc, char **argv)
 	struct tool_cli c = {0};
 	return run_tool(&cpudist_cmd, argc, argv, &c, make_cpudist);
 }
+
+/* ---- softirqs, hardirqs -------------------------------------------------- */
+
+static const struct opt irqs_opts[] = {
+	OPT_INCLUDE(tool_target_opts_no_c),
+	OPT_INCLUDE(tool_interval_opts),
+	OPT(OPT_DIST, 'd', "dist", OPT_NO_ARG, NULL, "a histogram of durations for each"),
+	OPT(OPT_COUNTS, 'C', "count-only", OPT_NO_ARG, NULL, "how many times, not how long"),
+	OPT_END,
+};
+
+const struct opt_cmd softirqs_cmd = {
+	.name = "softirqs",
+	.summary = "time in soft interrupts, by vector",
+	.synopsis = TOOL_SYNOPSIS("softirqs",
+	"Time spent in soft interrupts, by vector (timer, net_rx, rcu...), as BCC's\n"
+	"softirqs shows it, from softirq_entry to softirq_exit on each CPU.  -C is\n"
+	"--count-only, as in BCC: CPUs are chosen with --cpu."),
+	.opts = irqs_opts,
+	.stop_at_operand = true,
+	.one = parse_one,
+};
+
+const struct opt_cmd hardirqs_cmd = {
+	.name = "hardirqs",
+	.summary = "time in hardware interrupt handlers, by handler",
+	.synopsis = TOOL_SYNOPSIS("hardirqs",
+	"Time spent in hardware interrupt handlers, by handler name, as BCC's\n"
+	"hardirqs shows it, from irq_handler_entry to irq_handler_exit.  The\n"
+	"local timer and IPIs have no handler events and are not counted.  -C is\n"
+	"--count-only, as in BCC: CPUs are chosen with --cpu."),
+	.opts = irqs_opts,
+	.stop_at_operand = true,
+	.one = parse_one,
+};
+
+static struct tool *make_softirqs(struct tool_cli *c)
+{
+	return irqs_new(&c->irqs);
+}
+
+static struct tool *make_hardirqs(struct tool_cli *c)
+{
+	c->irqs.hard = true;
+	return irqs_new(&c->irqs);
+}
+
+int cmd_softirqs(int argc, char **argv)
+{
+	struct tool_cli c = {0};
+	return run_tool(&softirqs_cmd, argc, argv, &c, make_softirqs);
+}
+
+int cmd_hardirqs(int argc, char **argv)
+{
+	struct tool_cli c = {0};
+	return run_tool(&hardirqs_cmd, argc, argv, &c, make_hardirqs);
+}

@@ -70,7 +70,7 @@ static void say_losses(const char *cmd, const struct rp_summary *sum)
 
 /* 0, or the exit status of a failure (printed). */
 static int replay_tool(struct tool *t, const struct tool_target *tg, const char *input,
-		       struct counted *c)
+		       struct counted *c, char *open_error)
 {
 	struct rp_opts o;
 	rp_opts_init(&o);
@@ -80,7 +80,11 @@ static int replay_tool(struct tool *t, const struct tool_target *tg, const char 
 	int rc = EXIT_RUNTIME;
 	struct replay *r = rp_open(&o);
 	if (!r) {
-		cmd_error(t->name, "%s", err_msg());
+		/* Live, the recorder says why its stream is empty. */
+		if (open_error)
+			snprintf(open_error, 512, "%s", err_msg());
+		else
+			cmd_error(t->name, "%s", err_msg());
 		goto out;
 	}
 	struct tool_env env = { .reader = rp_reader(r), .out = stdout };
@@ -129,7 +133,8 @@ static int run_live(struct tool *t, const struct tool_target *tg)
 	sigaction(SIGTERM, &sa, &old_term);
 	dup2(l.fd, 0);
 	struct counted c = {0};
-	int rc = replay_tool(t, tg, "-", &c);
+	char open_error[512] = "";
+	int rc = replay_tool(t, tg, "-", &c, open_error);
 	close(0);
 	int rec = tool_live_stop(&l, c.done || rc != EXIT_OK);
 	live_recorder = 0;
@@ -139,7 +144,9 @@ static int run_live(struct tool *t, const struct tool_target *tg)
 	close(keep_stdin);
 	/* The recorder said why it failed; a Ctrl-C or a command's own
 	 * status comes back as record gives it. */
-	if (rc == EXIT_OK && !c.done)
+	if (open_error[0] && !rec)
+		cmd_error(t->name, "the recorder's stream: %s", open_error);
+	if ((rc == EXIT_OK || open_error[0]) && !c.done && rec)
 		rc = rec;
 	return rc;
 }
@@ -148,7 +155,7 @@ int tool_run(struct tool *t, struct tool_target *tg)
 {
 	if (tg->input) {
 		struct counted c = {0};
-		return replay_tool(t, tg, tg->input, &c);
+		return replay_tool(t, tg, tg->input, &c, NULL);
 	}
 	return run_live(t, tg);
 }

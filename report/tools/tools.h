@@ -61,6 +61,7 @@ enum {
 	TOOL_OPT_OWN = 0x6100,     /* the tools' own options start here */
 };
 extern const struct opt tool_target_opts[];     /* -i -o -a -p -C --duration */
+extern const struct opt tool_target_opts_no_c[];  /* the same, --cpu without -C */
 extern const struct opt tool_interval_opts[];   /* --interval --count */
 
 /* ---- Helpers for the tools' sinks (util.c) ------------------------------ */
@@ -178,5 +179,8 @@ int cmd_exitsnoop(int argc, char **argv);
 extern const struct opt_cmd exitsnoop_cmd;
 int cmd_cpudist(int argc, char **argv);
 extern const struct opt_cmd cpudist_cmd;
+int cmd_softirqs(int argc, char **argv);
+int cmd_hardirqs(int argc, char **argv);
+extern const struct opt_cmd softirqs_cmd, hardirqs_cmd;
 
 #endif
