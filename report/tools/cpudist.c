@@ -15,8 +15,6 @@ struct cpudist {
 	struct u64map since;       /* tid -> time of its last switch (in, or out with -O) */
 	struct u64map tgid;        /* tid -> its process, seen at a switch */
 	struct tool_counts rows;   /* by pid (-P) or one row, key 0 */
-	u64 first_time;
-	bool any_switch;
 };
 
 static int start(void *ctx, const struct tool_env *env)
@@ -33,6 +31,8 @@ static void add(struct cpudist *x, u32 pid, const char *comm, u64 ns)
 {
 	struct tool_row *r = tool_counts_row(&x->rows, x->o.per_process ? pid : 0,
 					      x->o.per_process ? comm : NULL);
+	if (x->o.per_process && strcmp(r->label, comm))   /* named as it is last */
+		snprintf(r->label, sizeof(r->label), "%s", comm);
 	r->count++;
 	r->total_ns += ns;
 	tool_hist_add(tool_counts_hist(&x->rows, r), x->o.millis ? ns / 1000000 : ns / 1000);
@@ -45,8 +45,6 @@ static int event(void *ctx, const struct pd_event *ev, const struct rp_thread *t
 	bool out, preempt, created;
 	if (!sched_switch_record(ev, &tid, &out, &preempt) || !tid)
 		return 0;
-	if (!x->first_time)
-		x->first_time = ev->s.time;
 	if (out)
 		*u64map_slot(&x->tgid, tid, &created) = ev->s.pid;
 	/* On-CPU: in -> out; off-CPU: out -> in. */
@@ -60,8 +58,9 @@ static int event(void *ctx, const struct pd_event *ev, const struct rp_thread *t
 	return 0;
 }
 
-static void print_hists(struct cpudist *x, FILE *out)
+static void print_hists(void *ctx, FILE *out)
 {
+	struct cpudist *x = ctx;
 	struct tool_row **v = tool_counts_sorted(&x->rows, true);
 	const char *unit = x->o.millis ? "msecs" : "usecs";
 	for (size_t i = 0; i < x->rows.rows.n; i++) {
@@ -74,24 +73,10 @@ static void print_hists(struct cpudist *x, FILE *out)
 	free(v);
 }
 
-static int tick(void *ctx, u64 end, bool last)
+static void reset(void *ctx)
 {
 	struct cpudist *x = ctx;
-	(void)last;
-	fprintf(x->env->out, "[%.3f s]\n", x->first_time && end > x->first_time
-		? (double)(end - x->first_time) / 1e9 : 0.0);
-	print_hists(x, x->env->out);
-	fputc('\n', x->env->out);
 	tool_counts_reset(&x->rows);
-	return 0;
-}
-
-static int finish(void *ctx)
-{
-	struct cpudist *x = ctx;
-	if (x->rows.rows.n || !x->first_time)
-		print_hists(x, x->env->out);
-	return 0;
 }
 
 static void cpudist_free(void *ctx)
@@ -112,7 +97,8 @@ struct tool *cpudist_new(const struct cpudist_opts *o)
 	tool_counts_init(&x->rows);
 	struct tool *t = xcalloc(1, sizeof(*t));
 	*t = (struct tool){ .name = "cpudist", .ctx = x, .start = start,
-			    .sink = { .ctx = x, .event = event, .tick = tick, .finish = finish },
+			    .sink = { .ctx = x, .event = event, },
+			    .print = print_hists, .reset = reset,
 			    .free = cpudist_free };
 	return t;
 }

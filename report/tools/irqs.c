@@ -14,7 +14,7 @@ struct irqs {
 	struct u64map since;       /* cpu -> entry time */
 	struct u64map what;        /* cpu -> vector or irq + 1 */
 	struct tool_counts rows;
-	u64 first_time, unpaired;
+	u64 unpaired;
 };
 
 /* The kernel's softirq vectors, in its order (softirq_to_name). */
@@ -82,8 +82,6 @@ static void on_exit_(struct irqs *x, const struct rp_sample *s)
 static int sample(void *ctx, const struct rp_sample *s)
 {
 	struct irqs *x = ctx;
-	if (!x->first_time)
-		x->first_time = s->s->time;
 	if (tool_is_tp(s, x->entry_id))
 		on_entry(x, s);
 	else if (tool_is_tp(s, x->exit_id))
@@ -91,8 +89,9 @@ static int sample(void *ctx, const struct rp_sample *s)
 	return 0;
 }
 
-static void print_rows(struct irqs *x, FILE *out)
+static void print_rows(void *ctx, FILE *out)
 {
+	struct irqs *x = ctx;
 	struct tool_row **v = tool_counts_sorted(&x->rows, !x->o.counts);
 	const char *what = x->o.hard ? "HARDIRQ" : "SOFTIRQ";
 	if (!x->o.dist)
@@ -113,24 +112,10 @@ static void print_rows(struct irqs *x, FILE *out)
 	free(v);
 }
 
-static int tick(void *ctx, u64 end, bool last)
+static void reset(void *ctx)
 {
 	struct irqs *x = ctx;
-	(void)last;
-	fprintf(x->env->out, "[%.3f s]\n", x->first_time && end > x->first_time
-		? (double)(end - x->first_time) / 1e9 : 0.0);
-	print_rows(x, x->env->out);
-	fputc('\n', x->env->out);
 	tool_counts_reset(&x->rows);
-	return 0;
-}
-
-static int finish(void *ctx)
-{
-	struct irqs *x = ctx;
-	if (x->rows.rows.n || !x->first_time)
-		print_rows(x, x->env->out);
-	return 0;
 }
 
 static void irqs_free(void *ctx)
@@ -151,7 +136,8 @@ struct tool *irqs_new(const struct irqs_opts *o)
 	tool_counts_init(&x->rows);
 	struct tool *t = xcalloc(1, sizeof(*t));
 	*t = (struct tool){ .name = o->hard ? "hardirqs" : "softirqs", .ctx = x, .start = start,
-			    .sink = { .ctx = x, .sample = sample, .tick = tick, .finish = finish },
+			    .sink = { .ctx = x, .sample = sample, },
+			    .print = print_rows, .reset = reset,
 			    .free = irqs_free };
 	return t;
 }

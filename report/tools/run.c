@@ -23,16 +23,33 @@ static void forward_stop(int sig)
  * the last interval is printed. */
 struct counted {
 	struct rp_sink inner;
+	const struct tool *t;
 	u64 left;
-	bool done;
+	u64 first_time;
+	bool done, ticked;
 };
+
+/* A summary tool's interval: "[seconds since the first event]", what it
+ * gathered, then a fresh start. */
+static int summary_tick(struct counted *c, u64 end)
+{
+	fprintf(stdout, "[%.3f s]\n", c->first_time && end > c->first_time
+		? (double)(end - c->first_time) / 1e9 : 0.0);
+	c->t->print(c->t->ctx, stdout);
+	fputc('\n', stdout);
+	if (c->t->reset)
+		c->t->reset(c->t->ctx);
+	c->ticked = true;
+	return 0;
+}
 
 static int counted_tick(void *ctx, u64 end, bool last)
 {
 	struct counted *c = ctx;
 	if (c->done)
 		return 0;
-	int rc = c->inner.tick ? c->inner.tick(c->inner.ctx, end, last) : 0;
+	int rc = c->t->print ? summary_tick(c, end)
+		 : c->inner.tick ? c->inner.tick(c->inner.ctx, end, last) : 0;
 	if (rc == 0 && c->left && --c->left == 0) {
 		c->done = true;
 		err_set("done");
@@ -44,18 +61,25 @@ static int counted_tick(void *ctx, u64 end, bool last)
 static int counted_sample(void *ctx, const struct rp_sample *s)
 {
 	struct counted *c = ctx;
+	if (!c->first_time)
+		c->first_time = s->s->time;
 	return c->inner.sample ? c->inner.sample(c->inner.ctx, s) : 0;
 }
 
 static int counted_event(void *ctx, const struct pd_event *ev, const struct rp_thread *t)
 {
 	struct counted *c = ctx;
+	if (!c->first_time && ev->has_time)
+		c->first_time = ev->s.time;
 	return c->inner.event ? c->inner.event(c->inner.ctx, ev, t) : 0;
 }
 
+/* Without --interval, a summary tool prints the whole recording. */
 static int counted_finish(void *ctx)
 {
 	struct counted *c = ctx;
+	if (c->t->print && !c->ticked)
+		c->t->print(c->t->ctx, stdout);
 	return c->inner.finish ? c->inner.finish(c->inner.ctx) : 0;
 }
 
@@ -97,6 +121,7 @@ static int replay_tool(struct tool *t, const struct tool_target *tg, const char 
 		goto close;
 	}
 	c->inner = t->sink;
+	c->t = t;
 	c->left = tg->count;
 	struct rp_sink sink = { c, counted_sample, counted_event, counted_tick, counted_finish };
 	if (rp_run(r, &sink) < 0 && !c->done)

@@ -17,7 +17,6 @@ struct syscount {
 	struct tool_counts rows;
 	struct u64map since;       /* tid -> time of the entry under way */
 	struct u64map nr;          /* tid -> syscall number + 1 of it */
-	u64 first_time;
 	u64 no_exit, no_entry;     /* unpaired, in this interval */
 };
 
@@ -78,8 +77,6 @@ static void on_exit_(struct syscount *x, const struct rp_sample *s)
 static int sample(void *ctx, const struct rp_sample *s)
 {
 	struct syscount *x = ctx;
-	if (!x->first_time)
-		x->first_time = s->s->time;
 	if (tool_is_tp(s, x->enter_id))
 		on_enter(x, s);
 	else if (x->o.latency && tool_is_tp(s, x->exit_id))
@@ -87,8 +84,9 @@ static int sample(void *ctx, const struct rp_sample *s)
 	return 0;
 }
 
-static void print_rows(struct syscount *x, FILE *out)
+static void print_rows(void *ctx, FILE *out)
 {
+	struct syscount *x = ctx;
 	struct tool_row **v = tool_counts_sorted(&x->rows, x->o.latency);
 	u32 top = x->o.top ? x->o.top : TOP_DEFAULT;
 	if (x->o.per_process)
@@ -114,27 +112,11 @@ static void print_rows(struct syscount *x, FILE *out)
 			(unsigned long long)x->no_entry);
 }
 
-static int tick(void *ctx, u64 end, bool last)
+static void reset(void *ctx)
 {
 	struct syscount *x = ctx;
-	FILE *out = x->env->out;
-	fprintf(out, "[%.3f s]\n", x->first_time && end > x->first_time
-		? (double)(end - x->first_time) / 1e9 : 0.0);
-	print_rows(x, out);
-	fputc('\n', out);
 	tool_counts_reset(&x->rows);
 	x->no_exit = x->no_entry = 0;
-	(void)last;
-	return 0;
-}
-
-/* Without --interval, the whole recording at the end. */
-static int finish(void *ctx)
-{
-	struct syscount *x = ctx;
-	if (x->rows.rows.n || !x->first_time)
-		print_rows(x, x->env->out);
-	return 0;
 }
 
 static void syscount_free(void *ctx)
@@ -155,7 +137,8 @@ struct tool *syscount_new(const struct syscount_opts *o)
 	u64map_init(&x->nr);
 	struct tool *t = xcalloc(1, sizeof(*t));
 	*t = (struct tool){ .name = "syscount", .ctx = x, .start = start,
-			    .sink = { .ctx = x, .sample = sample, .tick = tick, .finish = finish },
+			    .sink = { .ctx = x, .sample = sample, },
+			    .print = print_rows, .reset = reset,
 			    .free = syscount_free };
 	return t;
 }

@@ -7,7 +7,8 @@
 
 #include "report/tools/tools.h"
 
-const struct opt tool_target_opts[] = {
+/* Everything but the CPU list, whose short name differs. */
+static const struct opt target_common[] = {
 	OPT(TOOL_OPT_INPUT, 'i', "input", OPT_ARG, "FILE",
 	  "read a recording (ember record --tool NAME)\n"
 	  "instead of tracing live"),
@@ -15,19 +16,18 @@ const struct opt tool_target_opts[] = {
 	OPT(TOOL_OPT_ALL, 'a', "all-cpus", OPT_NO_ARG, NULL, "live: the whole system (the default)"),
 	OPT(TOOL_OPT_PID, 'p', "pid", OPT_ARG, "PIDS", "live: only these processes"),
 	OPT(TOOL_OPT_DURATION, 0, "duration", OPT_ARG, "SECS", "live: stop after SECS seconds"),
+	OPT_END,
+};
+
+const struct opt tool_target_opts[] = {
+	OPT_INCLUDE(target_common),
 	OPT(TOOL_OPT_CPU, 'C', "cpu", OPT_ARG, "LIST", "live: only these CPUs (0-3,6)"),
 	OPT_END,
 };
 
-/* The same without -C, for the tools whose -C is BCC's --count. */
+/* For the tools whose -C is BCC's --count-only. */
 const struct opt tool_target_opts_no_c[] = {
-	OPT(TOOL_OPT_INPUT, 'i', "input", OPT_ARG, "FILE",
-	  "read a recording (ember record --tool NAME)\n"
-	  "instead of tracing live"),
-	OPT(TOOL_OPT_OUTPUT, 'o', "output", OPT_ARG, "FILE", "live: keep the recording in FILE too"),
-	OPT(TOOL_OPT_ALL, 'a', "all-cpus", OPT_NO_ARG, NULL, "live: the whole system (the default)"),
-	OPT(TOOL_OPT_PID, 'p', "pid", OPT_ARG, "PIDS", "live: only these processes"),
-	OPT(TOOL_OPT_DURATION, 0, "duration", OPT_ARG, "SECS", "live: stop after SECS seconds"),
+	OPT_INCLUDE(target_common),
 	OPT(TOOL_OPT_CPU, 0, "cpu", OPT_ARG, "LIST", "live: only these CPUs (0-3,6)"),
 	OPT_END,
 };

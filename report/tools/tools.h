@@ -23,6 +23,10 @@ struct tool {
 	void *ctx;
 	int (*start)(void *ctx, const struct tool_env *env);
 	struct rp_sink sink;
+	/* The summary tools': what was gathered, printed at the end or at
+	 * each --interval (then reset); NULL for the one-line-per-event ones. */
+	void (*print)(void *ctx, FILE *out);
+	void (*reset)(void *ctx);
 	void (*free)(void *ctx);
 	bool callchains;           /* resolve call chains (stackcount) */
 };
