@@ -40,6 +40,7 @@ static const struct command tools[] = {
 	{ &cpudist_cmd, cmd_cpudist },
 	{ &softirqs_cmd, cmd_softirqs },
 	{ &hardirqs_cmd, cmd_hardirqs },
+	{ &funccount_cmd, cmd_funccount },
 };
 
 static const struct command *find_command(const char *name)

@@ -52,7 +52,7 @@ static void config_period(struct rec_session *s, struct rec_evsel *e)
 		e->attr.freq = 0;
 		return;
 	}
-	if (o->period || (is_tracepoint(e) && !o->freq)) {
+	if (o->period || ((is_tracepoint(e) || e->ev->every_hit) && !o->freq)) {
 		e->attr.sample_period = o->period ? o->period : 1;
 		e->attr.freq = 0;
 		return;

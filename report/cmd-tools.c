@@ -17,6 +17,7 @@ struct tool_cli {
 	struct cpudist_opts dist;
 	struct irqs_opts irqs;
 	struct funccount_opts func;
+	int argc;                  /* when parsed before run_tool */
 };
 
 enum {
@@ -64,9 +65,10 @@ static int parse_one(void *ctx, int id, const char *arg)
 static int run_tool(const struct opt_cmd *cmd, int argc, char **argv, struct tool_cli *c,
 		    struct tool *(*make)(struct tool_cli *c))
 {
-	int rc = opt_parse(cmd, argc, argv, c);
+	/* argc 0: parsed already, the operands at optind. */
+	int rc = argc ? opt_parse(cmd, argc, argv, c) : -1;
 	if (rc < 0)
-		rc = tool_finish_target(cmd->name, &c->tg, argc, argv);
+		rc = tool_finish_target(cmd->name, &c->tg, argc ? argc : c->argc, argv);
 	if (rc < 0) {
 		struct tool *t = make(c);
 		rc = tool_run(t, &c->tg);
@@ -307,4 +309,72 @@ int cmd_hardirqs(int argc, char **argv)
 {
 	struct tool_cli c = {0};
 	return run_tool(&hardirqs_cmd, argc, argv, &c, make_hardirqs);
+}
+
+/* ---- funccount ----------------------------------------------------------- */
+
+static const struct opt funccount_opts[] = {
+	OPT_INCLUDE(tool_target_opts),
+	OPT_INCLUDE(tool_interval_opts),
+	OPT(OPT_PER_PROCESS, 'P', "per-process", OPT_NO_ARG, NULL, "a count per process"),
+	OPT_END,
+};
+
+const struct opt_cmd funccount_cmd = {
+	.name = "funccount",
+	.summary = "count hits of tracepoints and user functions (uprobes)",
+	.synopsis =
+	"usage: ember funccount [-a | -p PIDS | -C LIST] [--duration SECS] [-o FILE]\n"
+	"       [options] PATTERN [-- command [args]]\n"
+	"       ember funccount -i FILE [options]\n"
+	"\n"
+	"Counts every hit of the events PATTERN names, as BCC's funccount does:\n"
+	"tracepoints (sched:sched_switch, t:syscalls:sys_enter_*; globs), user\n"
+	"functions u:PATH:SYMBOL and their returns ur:PATH:SYMBOL (a library by\n"
+	"short name: u:libc:malloc).  Uprobes are opened through the uprobe PMU and\n"
+	"go away with the tool.  Offline: 'ember record --tool funccount -e PATTERN\n"
+	"-o FILE', then 'ember funccount -i FILE'.\n"
+	"\n",
+	.opts = funccount_opts,
+	/* Options after PATTERN too, as BCC takes them; a command after --. */
+	.one = parse_one,
+};
+
+/* PATTERN, then an optional "-- command": BCC's "t:" prefix is dropped. */
+static int funccount_operands(struct tool_cli *c, int argc, char **argv)
+{
+	if (optind < argc && strcmp(argv[optind], "--")) {
+		const char *p = argv[optind++];
+		VEC_PUSH(&c->tg.events, strncmp(p, "t:", 2) ? p : p + 2);
+	}
+	if (optind < argc && !strcmp(argv[optind], "--"))
+		optind++;
+	if (!c->tg.input && !c->tg.events.n) {
+		cmd_error("funccount", "give a PATTERN: u:libc:malloc, sched:sched_switch ...");
+		return EXIT_USAGE;
+	}
+	if (c->tg.input && c->tg.events.n) {
+		cmd_error("funccount", "-i FILE counts the events the file has: leave out PATTERN");
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+static struct tool *make_funccount(struct tool_cli *c)
+{
+	return funccount_new(&c->func);
+}
+
+int cmd_funccount(int argc, char **argv)
+{
+	struct tool_cli c = {0};
+	int rc = opt_parse(&funccount_cmd, argc, argv, &c);
+	if (rc < 0)
+		rc = funccount_operands(&c, argc, argv);
+	if (rc >= 0) {
+		tool_target_free(&c.tg);
+		return rc;
+	}
+	c.argc = argc;
+	return run_tool(&funccount_cmd, 0, argv, &c, make_funccount);
 }

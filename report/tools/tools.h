@@ -186,5 +186,7 @@ extern const struct opt_cmd cpudist_cmd;
 int cmd_softirqs(int argc, char **argv);
 int cmd_hardirqs(int argc, char **argv);
 extern const struct opt_cmd softirqs_cmd, hardirqs_cmd;
+int cmd_funccount(int argc, char **argv);
+extern const struct opt_cmd funccount_cmd;
 
 #endif
