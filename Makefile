@@ -201,7 +201,8 @@ fuzz: $(addprefix $(FUZZ_DIR)/,$(FUZZ_TARGETS))
 # hand; the others are generated from the commands' option tables
 # ('ember CMD --man') and committed, so that install needs no build of
 # them.  tests/e2e/options-docs.sh fails when one lags behind its table.
-MAN_GENERATED := report script flame stat list offcpu sched bio verify archive
+MAN_GENERATED := report script flame stat list offcpu sched bio verify archive \
+                 execsnoop opensnoop syscount exitsnoop cpudist softirqs hardirqs funccount
 man: $(EMBER_BIN)
 	@for c in $(MAN_GENERATED); do \
 	  ./$(EMBER_BIN) $$c --man > docs/man/ember-$$c.1 || exit 1; done

@@ -234,8 +234,10 @@ static int parse_one(void *ctx, int c, const char *arg)
 static const struct opt options[] = {
 	OPT('e', 'e', "event", OPT_ARG, "EVENT",
 	  "event to record (repeatable; comma lists, groups,\n"
-	  "tracepoints sys:name with globs); default cycles,\n"
-	  "or cpu-clock on a CPU without a hardware PMU"),
+	  "tracepoints sys:name with globs, uprobes\n"
+	  "u:PATH:SYMBOL and ur: for returns, u:libc:malloc);\n"
+	  "default cycles, or cpu-clock on a CPU without a\n"
+	  "hardware PMU"),
 	OPT(OPT_FILTER, 0, "filter", OPT_ARG, "EXPR", "tracepoint filter for the preceding -e"),
 	OPT('F', 'F', "freq", OPT_ARG, "HZ", "samples per second per CPU (default 4000, or max)"),
 	OPT('c', 'c', "count", OPT_ARG, "PERIOD", "a sample every PERIOD events instead of -F"),
