@@ -41,6 +41,8 @@ static const struct command tools[] = {
 	{ &softirqs_cmd, cmd_softirqs },
 	{ &hardirqs_cmd, cmd_hardirqs },
 	{ &funccount_cmd, cmd_funccount },
+	{ &oomkill_cmd, cmd_oomkill },
+	{ &drsnoop_cmd, cmd_drsnoop },
 };
 
 static const struct command *find_command(const char *name)

@@ -38,9 +38,10 @@ static const struct tool_events tools[] = {
 	{ "cpudist", NULL, "dummy", false, false, true },
 	{ "softirqs", NULL, "irq:softirq_entry,irq:softirq_exit", false, false, false },
 	{ "hardirqs", NULL, "irq:irq_handler_entry,irq:irq_handler_exit", false, false, false },
-	{ "oomkill", NULL, "oom:mark_victim,oom:oom_score_adj_update", false, false, false },
+	{ "oomkill", NULL, "oom:mark_victim", false, false, false },
 	{ "drsnoop", NULL, "vmscan:mm_vmscan_direct_reclaim_begin,"
-			   "vmscan:mm_vmscan_direct_reclaim_end", false, false, false },
+			   "vmscan:mm_vmscan_direct_reclaim_end,vmscan:mm_vmscan_memcg_reclaim_begin,"
+			   "vmscan:mm_vmscan_memcg_reclaim_end", false, false, false },
 	{ "writeback", NULL, "writeback:writeback_start,writeback:writeback_written", false, false, false },
 	{ "funccount", NULL, NULL, true, false, false },
 	{ "stackcount", NULL, NULL, true, true, false },

@@ -378,3 +378,57 @@ int cmd_funccount(int argc, char **argv)
 	c.argc = argc;
 	return run_tool(&funccount_cmd, 0, argv, &c, make_funccount);
 }
+
+/* ---- oomkill, drsnoop ---------------------------------------------------- */
+
+static const struct opt plain_opts[] = {
+	OPT_INCLUDE(tool_target_opts),
+	OPT_END,
+};
+
+const struct opt_cmd oomkill_cmd = {
+	.name = "oomkill",
+	.summary = "one line per OOM kill: victim, pages, the task that triggered it",
+	.synopsis = TOOL_SYNOPSIS("oomkill",
+	"One line per OOM kill, as BCC's oomkill prints it: the recording time, the\n"
+	"task whose allocation ran the OOM killer, the victim and its resident pages."),
+	.opts = plain_opts,
+	.stop_at_operand = true,
+	.one = parse_one,
+};
+
+const struct opt_cmd drsnoop_cmd = {
+	.name = "drsnoop",
+	.summary = "direct reclaim stalls: COMM PID LAT(ms) PAGES",
+	.synopsis = TOOL_SYNOPSIS("drsnoop",
+	"One line per direct reclaim a task stalled in, as BCC's drsnoop prints it,\n"
+	"with the pages reclaimed; reclaims of a memory cgroup over its limit too\n"
+	"(KIND memcg)."),
+	.opts = plain_opts,
+	.stop_at_operand = true,
+	.one = parse_one,
+};
+
+static struct tool *make_oomkill(struct tool_cli *c)
+{
+	(void)c;
+	return oomkill_new();
+}
+
+static struct tool *make_drsnoop(struct tool_cli *c)
+{
+	(void)c;
+	return drsnoop_new();
+}
+
+int cmd_oomkill(int argc, char **argv)
+{
+	struct tool_cli c = {0};
+	return run_tool(&oomkill_cmd, argc, argv, &c, make_oomkill);
+}
+
+int cmd_drsnoop(int argc, char **argv)
+{
+	struct tool_cli c = {0};
+	return run_tool(&drsnoop_cmd, argc, argv, &c, make_drsnoop);
+}

@@ -166,6 +166,8 @@ struct irqs_opts { bool hard, dist, counts; };
 struct tool *irqs_new(const struct irqs_opts *o);
 struct funccount_opts { bool per_process; };
 struct tool *funccount_new(const struct funccount_opts *o);
+struct tool *oomkill_new(void);
+struct tool *drsnoop_new(void);
 void tool_free(struct tool *t);
 
 /* The syscall's name on this machine's arch (generated from the kernel
@@ -188,5 +190,8 @@ int cmd_hardirqs(int argc, char **argv);
 extern const struct opt_cmd softirqs_cmd, hardirqs_cmd;
 int cmd_funccount(int argc, char **argv);
 extern const struct opt_cmd funccount_cmd;
+int cmd_oomkill(int argc, char **argv);
+int cmd_drsnoop(int argc, char **argv);
+extern const struct opt_cmd oomkill_cmd, drsnoop_cmd;
 
 #endif
