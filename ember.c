@@ -43,6 +43,7 @@ static const struct command tools[] = {
 	{ &funccount_cmd, cmd_funccount },
 	{ &oomkill_cmd, cmd_oomkill },
 	{ &drsnoop_cmd, cmd_drsnoop },
+	{ &writeback_cmd, cmd_writeback },
 };
 
 static const struct command *find_command(const char *name)

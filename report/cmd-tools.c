@@ -432,3 +432,35 @@ int cmd_drsnoop(int argc, char **argv)
 	struct tool_cli c = {0};
 	return run_tool(&drsnoop_cmd, argc, argv, &c, make_drsnoop);
 }
+
+/* ---- writeback ----------------------------------------------------------- */
+
+static const struct opt writeback_opts[] = {
+	OPT_INCLUDE(tool_target_opts),
+	OPT_INCLUDE(tool_interval_opts),
+	OPT_END,
+};
+
+const struct opt_cmd writeback_cmd = {
+	.name = "writeback",
+	.summary = "writeback work by reason: count, pages, durations",
+	.synopsis = TOOL_SYNOPSIS("writeback",
+	"The kernel's writeback work, from each writeback_start to its\n"
+	"writeback_written, summed by reason (background, periodic, sync...):\n"
+	"how many, the pages written and how long they took; per --interval."),
+	.opts = writeback_opts,
+	.stop_at_operand = true,
+	.one = parse_one,
+};
+
+static struct tool *make_writeback(struct tool_cli *c)
+{
+	(void)c;
+	return writeback_new();
+}
+
+int cmd_writeback(int argc, char **argv)
+{
+	struct tool_cli c = {0};
+	return run_tool(&writeback_cmd, argc, argv, &c, make_writeback);
+}

@@ -134,6 +134,7 @@ struct tool_row {
 	u64 key;
 	char label[64];
 	u64 count, total_ns, timed;   /* timed: the count total_ns covers */
+	u64 max_ns, value;            /* the longest; a tool's own sum (pages) */
 	struct tool_hist *hist;       /* NULL until tool_counts_hist */
 };
 struct tool_counts {
@@ -168,6 +169,7 @@ struct funccount_opts { bool per_process; };
 struct tool *funccount_new(const struct funccount_opts *o);
 struct tool *oomkill_new(void);
 struct tool *drsnoop_new(void);
+struct tool *writeback_new(void);
 void tool_free(struct tool *t);
 
 /* The syscall's name on this machine's arch (generated from the kernel
@@ -193,5 +195,7 @@ extern const struct opt_cmd funccount_cmd;
 int cmd_oomkill(int argc, char **argv);
 int cmd_drsnoop(int argc, char **argv);
 extern const struct opt_cmd oomkill_cmd, drsnoop_cmd;
+int cmd_writeback(int argc, char **argv);
+extern const struct opt_cmd writeback_cmd;
 
 #endif
