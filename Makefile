@@ -203,7 +203,7 @@ fuzz: $(addprefix $(FUZZ_DIR)/,$(FUZZ_TARGETS))
 # them.  tests/e2e/options-docs.sh fails when one lags behind its table.
 MAN_GENERATED := report script flame stat list offcpu sched bio verify archive \
                  execsnoop opensnoop syscount exitsnoop cpudist softirqs hardirqs funccount \
-                 oomkill drsnoop writeback
+                 oomkill drsnoop writeback stackcount
 man: $(EMBER_BIN)
 	@for c in $(MAN_GENERATED); do \
 	  ./$(EMBER_BIN) $$c --man > docs/man/ember-$$c.1 || exit 1; done

@@ -44,6 +44,7 @@ static const struct command tools[] = {
 	{ &oomkill_cmd, cmd_oomkill },
 	{ &drsnoop_cmd, cmd_drsnoop },
 	{ &writeback_cmd, cmd_writeback },
+	{ &stackcount_cmd, cmd_stackcount },
 };
 
 static const struct command *find_command(const char *name)

@@ -17,12 +17,13 @@ struct tool_cli {
 	struct cpudist_opts dist;
 	struct irqs_opts irqs;
 	struct funccount_opts func;
+	struct stackcount_opts stack;
 	int argc;                  /* when parsed before run_tool */
 };
 
 enum {
 	OPT_FAILED = TOOL_OPT_OWN, OPT_TIMESTAMPS, OPT_NAME, OPT_LATENCY, OPT_PER_PROCESS,
-	OPT_TOP, OPT_THREADS, OPT_OFFCPU, OPT_MILLIS, OPT_DIST, OPT_COUNTS,
+	OPT_TOP, OPT_THREADS, OPT_OFFCPU, OPT_MILLIS, OPT_DIST, OPT_COUNTS, OPT_FOLDED, OPT_FLAME,
 };
 
 static int parse_own(struct tool_cli *c, int id, const char *arg)
@@ -50,6 +51,8 @@ static int parse_own(struct tool_cli *c, int id, const char *arg)
 	case OPT_MILLIS: c->dist.millis = true; return 1;
 	case OPT_DIST: c->irqs.dist = true; return 1;
 	case OPT_COUNTS: c->irqs.counts = true; return 1;
+	case OPT_FOLDED: c->stack.folded = true; return 1;
+	case OPT_FLAME: c->stack.flame = arg; return 1;
 	default: return 0;
 	}
 }
@@ -341,7 +344,7 @@ const struct opt_cmd funccount_cmd = {
 };
 
 /* PATTERN, then an optional "-- command": BCC's "t:" prefix is dropped. */
-static int funccount_operands(struct tool_cli *c, int argc, char **argv)
+static int pattern_operands(const char *cmd, struct tool_cli *c, int argc, char **argv)
 {
 	if (optind < argc && strcmp(argv[optind], "--")) {
 		const char *p = argv[optind++];
@@ -350,11 +353,11 @@ static int funccount_operands(struct tool_cli *c, int argc, char **argv)
 	if (optind < argc && !strcmp(argv[optind], "--"))
 		optind++;
 	if (!c->tg.input && !c->tg.events.n) {
-		cmd_error("funccount", "give a PATTERN: u:libc:malloc, sched:sched_switch ...");
+		cmd_error(cmd, "give a PATTERN: u:libc:malloc, sched:sched_switch ...");
 		return EXIT_USAGE;
 	}
 	if (c->tg.input && c->tg.events.n) {
-		cmd_error("funccount", "-i FILE counts the events the file has: leave out PATTERN");
+		cmd_error(cmd, "-i FILE counts the events the file has: leave out PATTERN");
 		return EXIT_USAGE;
 	}
 	return -1;
@@ -365,18 +368,64 @@ static struct tool *make_funccount(struct tool_cli *c)
 	return funccount_new(&c->func);
 }
 
-int cmd_funccount(int argc, char **argv)
+/* funccount and stackcount: options anywhere, PATTERN, a command after --. */
+static int run_pattern_tool(const struct opt_cmd *cmd, int argc, char **argv,
+			    struct tool *(*make)(struct tool_cli *c))
 {
 	struct tool_cli c = {0};
-	int rc = opt_parse(&funccount_cmd, argc, argv, &c);
+	int rc = opt_parse(cmd, argc, argv, &c);
 	if (rc < 0)
-		rc = funccount_operands(&c, argc, argv);
+		rc = pattern_operands(cmd->name, &c, argc, argv);
 	if (rc >= 0) {
 		tool_target_free(&c.tg);
 		return rc;
 	}
 	c.argc = argc;
-	return run_tool(&funccount_cmd, 0, argv, &c, make_funccount);
+	return run_tool(cmd, 0, argv, &c, make);
+}
+
+int cmd_funccount(int argc, char **argv)
+{
+	return run_pattern_tool(&funccount_cmd, argc, argv, make_funccount);
+}
+
+/* ---- stackcount ---------------------------------------------------------- */
+
+static const struct opt stackcount_opts[] = {
+	OPT_INCLUDE(tool_target_opts),
+	OPT_INCLUDE(tool_interval_opts),
+	OPT(OPT_FOLDED, 'f', "folded", OPT_NO_ARG, NULL, "folded lines (process;root;...;leaf N)"),
+	OPT(OPT_FLAME, 0, "flame", OPT_ARG, "FILE.svg", "a flame graph of the stacks into FILE.svg"),
+	OPT_END,
+};
+
+const struct opt_cmd stackcount_cmd = {
+	.name = "stackcount",
+	.summary = "the stacks that led to tracepoints or user functions, counted",
+	.synopsis =
+	"usage: ember stackcount [-a | -p PIDS | -C LIST] [--duration SECS] [-o FILE]\n"
+	"       [options] PATTERN [-- command [args]]\n"
+	"       ember stackcount -i FILE [options]\n"
+	"\n"
+	"Counts the call stacks of every hit of the events PATTERN names (as\n"
+	"funccount takes them), as BCC's stackcount does: each unique stack of a\n"
+	"process, leaf first, with its count; --folded or --flame for the whole.\n"
+	"Call chains are frame-pointer walks (user code built without frame\n"
+	"pointers shows short stacks).  Offline: 'ember record --tool stackcount\n"
+	"-e PATTERN -o FILE', then 'ember stackcount -i FILE'.\n"
+	"\n",
+	.opts = stackcount_opts,
+	.one = parse_one,
+};
+
+static struct tool *make_stackcount(struct tool_cli *c)
+{
+	return stackcount_new(&c->stack);
+}
+
+int cmd_stackcount(int argc, char **argv)
+{
+	return run_pattern_tool(&stackcount_cmd, argc, argv, make_stackcount);
 }
 
 /* ---- oomkill, drsnoop ---------------------------------------------------- */

@@ -170,6 +170,8 @@ struct tool *funccount_new(const struct funccount_opts *o);
 struct tool *oomkill_new(void);
 struct tool *drsnoop_new(void);
 struct tool *writeback_new(void);
+struct stackcount_opts { bool folded; const char *flame; };
+struct tool *stackcount_new(const struct stackcount_opts *o);
 void tool_free(struct tool *t);
 
 /* The syscall's name on this machine's arch (generated from the kernel
@@ -197,5 +199,7 @@ int cmd_drsnoop(int argc, char **argv);
 extern const struct opt_cmd oomkill_cmd, drsnoop_cmd;
 int cmd_writeback(int argc, char **argv);
 extern const struct opt_cmd writeback_cmd;
+int cmd_stackcount(int argc, char **argv);
+extern const struct opt_cmd stackcount_cmd;
 
 #endif
