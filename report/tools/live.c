@@ -148,10 +148,23 @@ static int reap(pid_t pid)
 	return status;
 }
 
+/* What the recorder still writes once the tool has stopped reading
+ * (--count): read and dropped, so it ends its stream cleanly instead of
+ * meeting a broken pipe. */
+static void drain(int fd)
+{
+	char buf[65536];
+	ssize_t n;
+	while ((n = read(fd, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
+		;
+}
+
 int tool_live_stop(struct tool_live *l, bool early)
 {
 	if (early && l->recorder > 0)
 		kill(l->recorder, SIGINT);
+	if (early && l->fd >= 0)
+		drain(l->fd);
 	if (l->fd >= 0)
 		close(l->fd);
 	l->fd = -1;

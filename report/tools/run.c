@@ -1,6 +1,7 @@
 /* run.c - runs a tool: opens the recording (a file, or the live
  * recorder's stream), lets the tool find its tracepoints, drives its sink
  * through the replay, and says what was lost. */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,7 +146,7 @@ out:
 static int run_live(struct tool *t, const struct tool_target *tg)
 {
 	struct tool_live l;
-	int keep_stdin = dup(0);
+	int keep_stdin = fcntl(0, F_DUPFD_CLOEXEC, 0);
 	if (tool_live_start(&l, t->name, tg) < 0) {
 		cmd_error(t->name, "%s", err_msg());
 		close(keep_stdin);
@@ -160,8 +161,8 @@ static int run_live(struct tool *t, const struct tool_target *tg)
 	struct counted c = {0};
 	char open_error[512] = "";
 	int rc = replay_tool(t, tg, "-", &c, open_error);
-	close(0);
 	int rec = tool_live_stop(&l, c.done || rc != EXIT_OK);
+	close(0);
 	live_recorder = 0;
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
