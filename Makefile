@@ -8,7 +8,7 @@
 
 BUILD   ?= build
 CC      ?= cc
-MODULES := common format pmc pmc/stat record symbols unwind report report/replay report/hist report/collapse report/sched report/bio report/tools flamegraph
+MODULES := common format pmc pmc/stat record symbols unwind report report/replay report/hist report/collapse report/script report/sched report/bio report/tools flamegraph
 
 # pkg-config name -> Debian package that provides it.
 PKGS    := libelf:libelf-dev libdw:libdw-dev libunwind:libunwind-dev libunwind-generic:libunwind-dev \
@@ -201,7 +201,7 @@ fuzz: $(addprefix $(FUZZ_DIR)/,$(FUZZ_TARGETS))
 # hand; the others are generated from the commands' option tables
 # ('ember CMD --man') and committed, so that install needs no build of
 # them.  tests/e2e/options-docs.sh fails when one lags behind its table.
-MAN_GENERATED := report script flame stat list offcpu sched bio verify archive \
+MAN_GENERATED := report script flame stat list offcpu sched bio btrace verify archive \
                  execsnoop opensnoop syscount exitsnoop cpudist softirqs hardirqs funccount \
                  oomkill drsnoop writeback stackcount
 man: $(EMBER_BIN)

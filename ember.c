@@ -27,6 +27,7 @@ static const struct command commands[] = {
 	{ &offcpu_cmd, cmd_offcpu },
 	{ &sched_cmd, cmd_sched },
 	{ &bio_cmd, cmd_bio },
+	{ &btrace_cmd, cmd_btrace },
 	{ &verify_cmd, cmd_verify },
 	{ &archive_cmd, cmd_archive },
 };

@@ -48,6 +48,12 @@ int child_command_check(const char *name)
 	return -1;
 }
 
+void child_kill(struct held_child *c, int sig)
+{
+	if (kill(c->pid, sig) == 0 && sig < 64)
+		c->sent |= 1ULL << sig;
+}
+
 int child_pidfd_open(pid_t pid, bool thread)
 {
 #ifdef SYS_pidfd_open

@@ -1,7 +1,8 @@
-/* child.h - a command started "held": forked before its events are
- * opened, it waits at a pipe and execs only when released, so what it
- * does from its first instruction is seen.  Used by record and stat.
- * Errors are returned with err_set(), never printed. */
+/* child.h - a command run under record or stat: started "held" (forked
+ * before its events are opened, it waits at a pipe and execs only when
+ * released, so what it does from its first instruction is seen), stopped
+ * by SIGINT/SIGTERM (stop.c), and the exit status its end and the stop
+ * give.  Errors are returned with err_set(), never printed. */
 #ifndef EMBER_CHILD_H
 #define EMBER_CHILD_H
 
@@ -18,6 +19,7 @@ struct held_child {
 	int pidfd;                 /* readable when it exits, or -1 */
 	bool exited;
 	int status;                /* from wait4 */
+	unsigned long long sent;   /* bit s: we sent it signal s (child_kill) */
 };
 
 /* Looks the command up as execvp will, so a typo is found before any
@@ -42,9 +44,50 @@ int child_reap(struct held_child *c, bool block, struct rusage *ru);
  * running the command and is reaped. */
 void child_release(struct held_child *c);
 
+/* Sends sig to the command, noting that its death by that signal is our
+ * doing (--duration, a stop request), not its own failure. */
+void child_kill(struct held_child *c, int sig);
+
 /* A pidfd for a process, or with thread for one thread (Linux 6.9 and
  * later for a thread that is not its process's leader); -1 when the
  * kernel gives none. */
 int child_pidfd_open(pid_t pid, bool thread);
+
+/* ---- Stopping and the exit status (stop.c) ------------------------------
+ * SIGINT and SIGTERM ask record and stat to stop: the command is stopped,
+ * the output finished, and then we end by that signal, as perf does, so a
+ * shell sees 130/143 and a script running us stops too.  One pair of
+ * handlers for the process (a handler can reach only static state). */
+struct stop_handlers {
+	struct sigaction old[2];   /* SIGINT's and SIGTERM's before */
+	sigset_t mask;             /* the signal mask before */
+};
+
+/* Catches SIGINT and SIGTERM; the returned counter counts the requests (a
+ * second one may be firmer).  With block they stay blocked, to be taken
+ * only where the caller waits with h->mask (ppoll), so that a request
+ * cannot slip in between a check and a wait. */
+volatile sig_atomic_t *stop_install(struct stop_handlers *h, bool block);
+/* Puts the mask and handlers back; a request still pending is counted
+ * first. */
+void stop_restore(const struct stop_handlers *h);
+/* The signal that asked to stop (the last one), or 0. */
+int stop_signal(void);
+
+/* How the command ended, for the exit status. */
+struct child_end {
+	bool ran;                  /* there was a command, and it was reaped */
+	int status;                /* its wait status */
+	unsigned long long sent;   /* bit s: we sent it signal s */
+};
+struct child_end child_end_of(const struct held_child *c);
+
+/* The exit status once the output is complete: a command that exited on
+ * its own gives its status, stop request or not; else a stop request
+ * gives 128 + its signal with *die_sig set to it (the caller ends by it
+ * with cmd_die_of once it has cleaned up); a command killed by a signal
+ * not ours gives 128 + that signal; else 0 (one we ended at --duration
+ * included, as perf stat --timeout). */
+int stop_exit_status(const struct child_end *e, int *die_sig);
 
 #endif

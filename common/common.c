@@ -87,6 +87,24 @@ void cmd_warn(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 }
 
+int cmd_bad(const char *cmd, const char *fix, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	cmd_error(cmd, "%s: %s", what, fix);
+	return -1;
+}
+
+int cmd_said(const char *cmd, int rc)
+{
+	if (rc < 0)
+		cmd_error(cmd, "%s", err_msg());
+	return rc;
+}
+
 int cmd_bad_option(const char *cmd, int opt, const char *text)
 {
 	if (opt == ':')

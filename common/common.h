@@ -1,6 +1,7 @@
-/* common.h - small shared helpers every module may use: errors, memory,
- * growable arrays, string buffers, a u64 hash map, number and CPU-list
- * parsing, and time.  Nothing here knows about perf or the command line. */
+/* common.h - small shared helpers every module may use: errors (and how
+ * commands print them), memory, growable arrays, string buffers, a u64
+ * hash map, number and CPU-list parsing, and time.  Nothing here knows
+ * about perf. */
 #ifndef EMBER_COMMON_H
 #define EMBER_COMMON_H
 
@@ -41,8 +42,14 @@ enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 /* For commands only: print "ember CMD: message" to stderr. */
 void cmd_error(const char *cmd, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void cmd_warn(const char *cmd, const char *fmt, ...) PRINTF_LIKE(2, 3);
-/* For getopt_long loops run with opterr = 0 and ':' leading the short
- * options (common/options.c's opt_parse): prints that option `text` needs a value (opt == ':') or is
+/* Bad input a command found: prints "ember CMD: WHAT: fix", WHAT from
+ * fmt, and returns -1. */
+int cmd_bad(const char *cmd, const char *fix, const char *fmt, ...) PRINTF_LIKE(3, 4);
+/* rc, having printed the library's message (err_msg) when rc < 0: for
+ * `return cmd_said(CMD, lib_call(...));`. */
+int cmd_said(const char *cmd, int rc);
+/* For opt_parse (common/options.c), whose getopt_long prints nothing
+ * itself: prints that option `text` needs a value (opt == ':') or is
  * unknown, pointing at 'ember CMD --help'.  Returns EXIT_USAGE. */
 int cmd_bad_option(const char *cmd, int opt, const char *text);
 /* For a word left over after the options: names it and points at

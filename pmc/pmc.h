@@ -54,6 +54,15 @@ typedef void (*pmc_name_fn)(const char *name, const char *alias, u32 type,
 			    u64 config, void *ctx);
 void pmc_each_symbolic(pmc_name_fn fn, void *ctx);
 
+/* Calls fn for every named event of every PMU in sysfs (the files of
+ * /sys/bus/event_source/devices/PMU/events, not their .scale, .unit,
+ * .per-pkg and .snapshot companions), PMUs and names in order, with the
+ * file's text, its encoding ("event=0x3c"; NULL when unreadable), for
+ * "ember list".  The strings live only for the duration of the call. */
+typedef void (*pmc_pmu_event_fn)(const char *pmu, const char *name,
+				 const char *enc, void *ctx);
+void pmc_each_pmu_event(pmc_pmu_event_fn fn, void *ctx);
+
 /* Applies a tracepoint filter to the tracepoints added by the most recent
  * pmc_parse() call (as perf's --filter follows the -e it belongs to).
  * -1 with err_set() when those events include no tracepoint. */
@@ -95,5 +104,11 @@ char *pmc_tracefs_read(const char *relpath, size_t *len);
 
 /* The numeric id of a tracepoint, or -1 with err_set(). */
 int pmc_tracepoint_id(const char *system, const char *name);
+
+/* Calls fn for every tracepoint of tracefs, sorted by system then name,
+ * for "ember list".  0, or -1 with err_set() when tracefs cannot be had
+ * or read. */
+typedef void (*pmc_tp_fn)(const char *system, const char *name, int id, void *ctx);
+int pmc_each_tracepoint(pmc_tp_fn fn, void *ctx);
 
 #endif

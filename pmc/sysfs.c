@@ -1,6 +1,6 @@
 /* sysfs.c - dynamic PMUs described in /sys/bus/event_source/devices/PMU:
  * "pmu/term=val,.../" and "pmu/eventname/" specs, packed into attr config
- * bits as the PMU's format/ files say. */
+ * bits as the PMU's format/ files say; their named events listed. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -309,4 +309,51 @@ int pmc_pmu_terms(const char *sysfs, const char *pmu, const char *terms,
 		*name = NULL;
 	}
 	return rc;
+}
+
+/* ---- listing ------------------------------------------------------------ */
+
+/* An event file, not one of the companions that describe an event. */
+static bool is_event_file(const char *name)
+{
+	size_t n = strlen(name);
+	return name[0] != '.' && !(n > 6 && !strcmp(name + n - 6, ".scale")) &&
+	       !(n > 5 && !strcmp(name + n - 5, ".unit")) &&
+	       !(n > 9 && !strcmp(name + n - 9, ".per-pkg")) &&
+	       !(n > 9 && !strcmp(name + n - 9, ".snapshot"));
+}
+
+static void each_event_of(const char *pmu, pmc_pmu_event_fn fn, void *ctx)
+{
+	char *dir = xasprintf("%s/%s/events", PMC_SYSFS_PMUS, pmu);
+	struct dirent **names;
+	int n = scandir(dir, &names, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		if (is_event_file(names[i]->d_name)) {
+			char *path = xasprintf("%s/%s", dir, names[i]->d_name);
+			char *enc = read_text_file(path, NULL);
+			if (enc)
+				enc[strcspn(enc, "\n")] = '\0';
+			fn(pmu, names[i]->d_name, enc, ctx);
+			free(enc);
+			free(path);
+		}
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
+	free(dir);
+}
+
+void pmc_each_pmu_event(pmc_pmu_event_fn fn, void *ctx)
+{
+	struct dirent **names;
+	int n = scandir(PMC_SYSFS_PMUS, &names, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		if (names[i]->d_name[0] != '.')
+			each_event_of(names[i]->d_name, fn, ctx);
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
 }

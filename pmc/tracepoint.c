@@ -1,5 +1,5 @@
-/* tracepoint.c - tracefs: finding (or mounting) it, reading its files, and
- * expanding "subsys:name" globs into tracepoint ids. */
+/* tracepoint.c - tracefs: finding (or mounting) it, reading its files,
+ * expanding "subsys:name" globs into tracepoint ids, and listing them. */
 #include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
@@ -214,4 +214,18 @@ void pmc_tp_free(struct pmc_tp *v, int n)
 		free(v[i].name);
 	}
 	free(v);
+}
+
+int pmc_each_tracepoint(pmc_tp_fn fn, void *ctx)
+{
+	const char *tracefs = pmc_tracefs();
+	if (!tracefs)
+		return -1;
+	struct pmc_tp *tps;
+	int n = pmc_tp_glob(tracefs, "*", "*", &tps);
+	for (int i = 0; i < n; i++)
+		fn(tps[i].system, tps[i].name, tps[i].id, ctx);
+	if (n > 0)
+		pmc_tp_free(tps, n);
+	return n < 0 ? -1 : 0;
 }

@@ -14,15 +14,6 @@
 
 #define CMD "record"
 
-/* Set by SIGINT/SIGTERM; counts them so a second one can be firmer. */
-static volatile sig_atomic_t stop_requests, stop_signal;
-
-static void on_stop_signal(int sig)
-{
-	stop_signal = sig;
-	stop_requests++;
-}
-
 enum { OPT_FILTER = 256, OPT_CALL_GRAPH, OPT_DURATION, OPT_SWITCH, OPT_OFF_CPU, OPT_NO_LEAF_FIX, OPT_BLOCK, OPT_TOOL };
 
 /* zstd's levels, perf record -z's default the fastest. */
@@ -37,29 +28,24 @@ struct cli {
 	int ndevs;
 };
 
-static int bad(const char *fmt, const char *arg, const char *fix)
-{
-	char what[256];
-	snprintf(what, sizeof(what), fmt, arg);
-	cmd_error(CMD, "%s: %s", what, fix);
-	return -1;
-}
-
 static int parse_freq(struct rec_opts *o, const char *arg)
 {
 	if (!strcmp(arg, "max")) {
 		o->freq = rec_max_sample_rate();
-		return o->freq ? 0 : bad("-F %s", arg, "the kernel's limit is unreadable; give a number");
+		return o->freq ? 0 : cmd_bad(CMD, "the kernel's limit is unreadable; give "
+					     "a number", "-F %s", arg);
 	}
 	if (parse_u64(arg, &o->freq) < 0 || o->freq == 0)
-		return bad("-F %s", arg, "give a sampling rate in Hz, e.g. -F 999");
+		return cmd_bad(CMD, "give a sampling rate in Hz, e.g. -F 999",
+			       "-F %s", arg);
 	return 0;
 }
 
 static int parse_period(struct rec_opts *o, const char *arg)
 {
 	if (parse_u64(arg, &o->period) < 0 || o->period == 0)
-		return bad("-c %s", arg, "give a positive event count, e.g. -c 100000");
+		return cmd_bad(CMD, "give a positive event count, e.g. -c 100000",
+			       "-c %s", arg);
 	return 0;
 }
 
@@ -76,10 +62,12 @@ static int parse_pages(struct rec_opts *o, const char *arg)
 	case 'g': case 'G': mult = 1ULL << 30; break;
 	}
 	if (end == arg || !mult || (*end && end[1] && strcmp(end + 1, "B") && strcmp(end + 1, "iB")))
-		return bad("-m %s", arg, "give pages (a power of two) or a size like 512K");
+		return cmd_bad(CMD, "give pages (a power of two) or a size like 512K",
+			       "-m %s", arg);
 	unsigned long long pages = v * mult / page;
 	if (pages == 0 || (pages & (pages - 1)) || pages > (1ULL << 20))
-		return bad("-m %s", arg, "the ring must be a power of two pages (1, 2, 4, ... 1048576)");
+		return cmd_bad(CMD, "the ring must be a power of two pages (1, 2, 4, "
+			       "... 1048576)", "-m %s", arg);
 	o->mmap_pages = (u32)pages;
 	return 0;
 }
@@ -97,14 +85,16 @@ static int parse_call_graph(struct rec_opts *o, const char *arg)
 	else if (len == 4 && !strncmp(arg, "auto", 4))
 		o->callgraph = REC_CG_ONLINE;
 	else
-		return bad("--call-graph %s", arg, "use auto[,BYTES], fp or dwarf[,BYTES]");
+		return cmd_bad(CMD, "use auto[,BYTES], fp or dwarf[,BYTES]",
+			       "--call-graph %s", arg);
 	o->stack_bytes = 0;
 	if (!arg[len])
 		return 0;
 	u64 bytes;
 	/* The kernel takes at most 65528 bytes, in multiples of 8. */
 	if (parse_u64(arg + len + 1, &bytes) < 0 || bytes == 0 || bytes > 65528)
-		return bad("--call-graph %s", arg, "the stack size must be 8 to 65528 bytes");
+		return cmd_bad(CMD, "the stack size must be 8 to 65528 bytes",
+			       "--call-graph %s", arg);
 	o->stack_bytes = (u32)((bytes + 7) & ~7ULL);
 	return 0;
 }
@@ -112,7 +102,8 @@ static int parse_call_graph(struct rec_opts *o, const char *arg)
 static int parse_duration(struct rec_opts *o, const char *arg)
 {
 	if (parse_double(arg, &o->duration) < 0 || !(o->duration > 0))
-		return bad("--duration %s", arg, "give a positive number of seconds");
+		return cmd_bad(CMD, "give a positive number of seconds",
+			       "--duration %s", arg);
 	return 0;
 }
 
@@ -126,26 +117,9 @@ static int parse_off_cpu(struct rec_opts *o, const char *arg)
 	else if (!strcmp(arg, "wakers"))
 		o->off_cpu = REC_OFFCPU_WAKERS;
 	else
-		return bad("--off-cpu=%s", arg, "the levels are switches (the default), "
-			   "wakeups (for sched lat) and wakers (for offcpu --wakers)");
-	return 0;
-}
-
-static int parse_event(struct rec_opts *o, const char *arg)
-{
-	if (pmc_parse(&o->events, arg) < 0) {
-		cmd_error(CMD, "%s", err_msg());
-		return -1;
-	}
-	return 0;
-}
-
-static int parse_filter(struct rec_opts *o, const char *arg)
-{
-	if (pmc_set_filter(&o->events, arg) < 0) {
-		cmd_error(CMD, "%s", err_msg());
-		return -1;
-	}
+		return cmd_bad(CMD, "the levels are switches (the default), wakeups "
+			       "(for sched lat) and wakers (for offcpu --wakers)",
+			       "--off-cpu=%s", arg);
 	return 0;
 }
 
@@ -170,18 +144,18 @@ static int parse_device(struct cli *cl, const char *arg)
 	unsigned maj, min;
 	char path[300], extra;
 	if (cl->ndevs == (int)ARRAY_SIZE(cl->devs))
-		return bad("-d %s", arg, "at most 16 devices");
+		return cmd_bad(CMD, "at most 16 devices", "-d %s", arg);
 	if (sscanf(arg, "%u:%u%c", &maj, &min, &extra) != 2) {
 		struct stat st;
 		snprintf(path, sizeof(path), "%s%s", arg[0] == '/' ? "" : "/dev/", arg);
 		if (stat(path, &st) < 0 || !S_ISBLK(st.st_mode))
-			return bad("-d %s", arg, "not a block device: give /dev/NAME, "
-				   "NAME or MAJOR:MINOR");
+			return cmd_bad(CMD, "not a block device: give /dev/NAME, NAME or "
+				       "MAJOR:MINOR", "-d %s", arg);
 		maj = major(st.st_rdev);
 		min = minor(st.st_rdev);
 	}
 	if (maj >= 1u << 12 || min >= 1u << 20)
-		return bad("-d %s", arg, "major or minor number out of range");
+		return cmd_bad(CMD, "major or minor number out of range", "-d %s", arg);
 	cl->devs[cl->ndevs++] = maj << 20 | min;
 	return 0;
 }
@@ -191,8 +165,8 @@ static int parse_compression(struct rec_opts *o, const char *arg)
 {
 	int level = ZSTD_LEVEL_DEFAULT;
 	if (arg && (parse_int(arg, &level) < 0 || level < 1 || level > ZSTD_LEVEL_MAX))
-		return bad("--compression-level=%s", arg, "give a zstd level from 1 (fastest) "
-			   "to 22 (smallest)");
+		return cmd_bad(CMD, "give a zstd level from 1 (fastest) to 22 (smallest)",
+			       "--compression-level=%s", arg);
 	o->zstd_level = level;
 	return 0;
 }
@@ -202,8 +176,8 @@ static int parse_option(struct cli *cl, int c, const char *arg)
 {
 	struct rec_opts *o = &cl->o;
 	switch (c) {
-	case 'e': return parse_event(o, arg);
-	case OPT_FILTER: return parse_filter(o, arg);
+	case 'e': return cmd_said(CMD, pmc_parse(&o->events, arg));
+	case OPT_FILTER: return cmd_said(CMD, pmc_set_filter(&o->events, arg));
 	case 'F': return parse_freq(o, arg);
 	case 'c': return parse_period(o, arg);
 	case 'g': o->callgraph = REC_CG_ONLINE; return 0;
@@ -313,10 +287,10 @@ const struct opt_cmd record_cmd = {
 static int check_targets(struct rec_opts *o)
 {
 	if (o->pids && o->tids)
-		return bad("%s", "-p and -t", "give one of them");
+		return cmd_bad(CMD, "give one of them", "-p and -t");
 	if ((o->pids || o->tids) && o->command)
-		return bad("%s", "-p/-t with a command", "record either running "
-			   "tasks or a command, not both");
+		return cmd_bad(CMD, "record either running tasks or a command, not both",
+			       "-p/-t with a command");
 	if (!o->pids && !o->tids && !o->command && !o->cpus)
 		o->system_wide = true;  /* perf's default too */
 	if (o->period)
@@ -324,8 +298,8 @@ static int check_targets(struct rec_opts *o)
 	/* Completions run in interrupts and other tasks' time: a per-task
 	 * recording would see I/Os start and never end. */
 	if (o->block && (o->pids || o->tids))
-		return bad("%s", "--block with -p/-t", "block I/O completes outside the "
-			   "task; record system-wide (-a, or a command) or with -C");
+		return cmd_bad(CMD, "block I/O completes outside the task; record "
+			       "system-wide (-a, or a command) or with -C", "--block with -p/-t");
 	if (o->block && !o->cpus)
 		o->system_wide = true;
 	return 0;
@@ -368,11 +342,7 @@ static int parse_cli(struct cli *cl, int argc, char **argv)
 
 static int add_default_event(struct cli *cl)
 {
-	if (rec_add_default_event(&cl->o.events, &cl->fell_back) < 0) {
-		cmd_error(CMD, "%s", err_msg());
-		return -1;
-	}
-	return 0;
+	return cmd_said(CMD, rec_add_default_event(&cl->o.events, &cl->fell_back));
 }
 
 /* --off-cpu: the scheduler's view (who switched out, with what stack and
@@ -551,47 +521,6 @@ static void print_summary(const struct cli *cl, const struct rec_session *s)
 	}
 }
 
-/* Like perf, the command's own failure becomes ours.  Stopped by SIGINT
- * or SIGTERM (perf 6.1, tried): a command that exits on its own gives its
- * status; otherwise, the file complete and the summary printed, we die of
- * our signal so the shell sees 130/143.  A command killed otherwise gives
- * 128 + its signal. */
-static int child_exit_status(const struct held_child *c)
-{
-	if (c->pid && c->exited && WIFEXITED(c->status))
-		return WEXITSTATUS(c->status);
-	/* A Ctrl-C that killed the command may still be pending here: the
-	 * stop signals are blocked outside the drain's ppoll. */
-	int sig = stop_signal;
-	sigset_t set;
-	if (!sig && sigpending(&set) == 0)
-		sig = sigismember(&set, SIGINT) ? SIGINT
-		      : sigismember(&set, SIGTERM) ? SIGTERM : 0;
-	if (sig) {
-		cmd_die_of(sig);
-		return 128 + sig;
-	}
-	if (c->pid && c->exited && WIFSIGNALED(c->status))
-		return 128 + WTERMSIG(c->status);
-	return EXIT_OK;
-}
-
-/* SIGINT/SIGTERM are blocked except while the drain waits in ppoll, so a
- * stop request can never slip in between a check and a wait. */
-static void install_signals(sigset_t *poll_mask)
-{
-	struct sigaction sa = { .sa_handler = on_stop_signal };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);   /* a closed pipe is an error, not death */
-	sigset_t block;
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigprocmask(SIG_BLOCK, &block, poll_mask);
-}
-
 static int fail(struct rec_session *s, size_t *shown, const struct cli *cl)
 {
 	char msg[1024];
@@ -609,13 +538,19 @@ static int fail(struct rec_session *s, size_t *shown, const struct cli *cl)
 	return kind == REC_FAIL_USAGE ? EXIT_USAGE : EXIT_RUNTIME;
 }
 
+/* SIGINT/SIGTERM are blocked except while the drain waits in ppoll
+ * (stop_install), so a stop request cannot slip in between a check and a
+ * wait.  Like perf, the command's own failure becomes ours, and a stop
+ * request ends us by its signal once the file is complete and the
+ * summary printed (common/stop.c). */
 static int record(struct cli *cl)
 {
-	sigset_t poll_mask;
-	install_signals(&poll_mask);
-	struct rec_session *s = rec_session_new(&cl->o, &stop_requests, &poll_mask);
+	struct stop_handlers h;
+	volatile sig_atomic_t *stop = stop_install(&h, true);
+	signal(SIGPIPE, SIG_IGN);   /* a closed pipe is an error, not death */
+	struct rec_session *s = rec_session_new(&cl->o, stop, &h.mask);
 	size_t shown = 0;
-	int rc;
+	int rc = -1, die_sig = 0;
 	if (rec_prepare(s) < 0 ||
 	    (print_fallback(cl), print_notes(s, &shown), rec_start(s) < 0) ||
 	    rec_run(s) < 0 || rec_finish(s) < 0) {
@@ -623,10 +558,15 @@ static int record(struct cli *cl)
 	} else {
 		print_notes(s, &shown);
 		print_summary(cl, s);
-		rc = child_exit_status(&s->child);
+	}
+	stop_restore(&h);
+	if (rc < 0) {
+		struct child_end end = child_end_of(&s->child);
+		rc = stop_exit_status(&end, &die_sig);
 	}
 	rec_session_free(s);
-	sigprocmask(SIG_SETMASK, &poll_mask, NULL);
+	if (die_sig)
+		cmd_die_of(die_sig);
 	return rc;
 }
 

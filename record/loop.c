@@ -331,11 +331,11 @@ static int stop_child(struct rec_session *s)
 	struct held_child *c = &s->child;
 	if (!c->pid || child_reap(c, false, NULL) == 1)
 		return 0;
-	kill(c->pid, SIGINT);
+	child_kill(c, SIGINT);
 	sig_atomic_t seen = *s->stop;
 	while (child_reap(c, false, NULL) == 0) {
 		if (*s->stop > seen && *s->stop >= 2)
-			kill(c->pid, SIGKILL);
+			child_kill(c, SIGKILL);
 		struct pollfd p = { .fd = c->pidfd, .events = POLLIN };
 		struct timespec ts = { 0, 50 * 1000000L };
 		ppoll(&p, c->pidfd >= 0 ? 1 : 0, &ts, &s->poll_mask);
@@ -352,7 +352,7 @@ int rec_loop(struct rec_session *s)
 	int rc = s->nnodes > 1 ? loop_multi(s, deadline) : loop_single(s, deadline);
 	if (rc < 0) {
 		if (s->child.pid && !s->child.exited)
-			kill(s->child.pid, SIGINT);
+			child_kill(&s->child, SIGINT);
 		return -1;
 	}
 	return stop_child(s);

@@ -258,11 +258,11 @@ static void end_child(struct held_child *c)
 		child_release(c);
 		return;
 	}
-	kill(c->pid, SIGINT);
+	child_kill(c, SIGINT);
 	for (int i = 0; i < 100 && child_reap(c, false, NULL) == 0; i++)
 		usleep(10000);
 	if (!c->exited) {
-		kill(c->pid, SIGKILL);
+		child_kill(c, SIGKILL);
 		child_reap(c, true, NULL);
 	}
 }

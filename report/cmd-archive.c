@@ -201,6 +201,7 @@ static int find_hits(const char *input, struct hits *h, struct replay **rpp)
 	struct rp_opts o;
 	rp_opts_init(&o);
 	o.input = input;
+	rp_progress_if_tty(&o);
 	struct replay *rp = rp_open(&o);
 	if (!rp)
 		return -1;

@@ -1,9 +1,12 @@
 /* cmd-bio.c - `ember bio`: block I/O from 'ember record --block' or a
  * blktrace capture, read and shown by the bio library (report/bio/): a
  * btt-like phase table (default), latency histograms, per-I/O lines,
- * size/seek/error views, a heat map, blkparse lines, or the stacks that
- * queued the I/O (recordings made with -g).  Here: options and messages. */
+ * size/seek/error views, biotop and blkiomon summaries, a heat map,
+ * blkparse lines, or the stacks that queued the I/O (recordings made with
+ * -g); the summaries per interval with --interval.  Here: options and
+ * messages. */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +17,9 @@
 #define CMD "bio"
 
 static const char synopsis[] =
-	"usage: ember bio [-i FILE] [--btt | --hist | --snoop | --size | --seek | --errors |\n"
-	"                 --heatmap OUT.svg | --blkparse | --stacks | --folded] [options]\n"
+	"usage: ember bio [-i FILE] [--btt | --hist | --snoop | --size | --seek | --top |\n"
+	"                 --monitor | --errors | --heatmap OUT.svg | --blkparse | --stacks |\n"
+	"                 --folded] [--interval SECS [--count N]] [options]\n"
 	"\n"
 	"Block I/O from a recording made with 'ember record --block', or from a\n"
 	"blktrace capture: classic per-CPU files (-i DEV for DEV.blktrace.N, or one\n"
@@ -23,7 +27,10 @@ static const char synopsis[] =
 	"followed from queue (Q) through request allocation (G), insert (I), issue\n"
 	"(D) to completion (C), by device and sector, through merges (a merged I/O\n"
 	"completes with its request), splits, remaps and requeues.  The filters\n"
-	"pick I/Os by the task and time of their queue event.\n"
+	"pick I/Os by the task and time of their queue event.  '-i -' reads a stream\n"
+	"as it comes ('ember record --block -o - | ember bio --monitor -i - --interval 1'):\n"
+	"--snoop and --blkparse lines come out as the events do; the first Ctrl-C\n"
+	"is left to the recorder, whose stream then ends, and the view with it.\n"
 	"\n";
 
 static const char notes[] =
@@ -33,12 +40,18 @@ static const char notes[] =
 	"issue without an insert event (requests sent straight to the driver) counts\n"
 	"as inserted at issue: G2I holds that time and I2D is 0.  --stacks takes an\n"
 	"I/O's stack where it was queued, or where its request was allocated or\n"
-	"issued when its queue event was not seen.\n";
+	"issued when its queue event was not seen.\n"
+	"With --interval an I/O counts in the interval in which its request\n"
+	"completed (or was lost or remapped), so the intervals add up to the whole;\n"
+	"the last one also holds the I/Os still in flight at the end.  Intervals\n"
+	"are of recording time, from the first event.  --seek and Q2Q begin anew\n"
+	"in each interval.\n";
 
 enum { OPT_BTT = 0x4000, OPT_HIST, OPT_SNOOP, OPT_CSV, OPT_BLKPARSE, OPT_SIZE, OPT_SEEK,
-       OPT_ERRORS, OPT_HEATMAP, OPT_STACKS, OPT_FOLDED, OPT_BYTES, OPT_TOP };
+       OPT_ERRORS, OPT_HEATMAP, OPT_STACKS, OPT_FOLDED, OPT_BYTES, OPT_ROWS, OPT_TOP,
+       OPT_MONITOR, OPT_INTERVAL, OPT_COUNT };
 enum view { VIEW_BTT, VIEW_HIST, VIEW_SNOOP, VIEW_BLKPARSE, VIEW_SIZE, VIEW_SEEK, VIEW_ERRORS,
-	    VIEW_HEATMAP, VIEW_STACKS, VIEW_FOLDED };
+	    VIEW_HEATMAP, VIEW_STACKS, VIEW_FOLDED, VIEW_TOP, VIEW_MONITOR };
 
 struct args {
 	struct rp_opts rp;
@@ -47,17 +60,33 @@ struct args {
 	bool view_set;
 	const char *heatmap;
 	struct bio_blkparse blkparse;
+	struct bio_snoop snoop;
+	bool stream;           /* -i -: lines and intervals flushed as they come */
+	u64 count;             /* --count: intervals to print (0: all) */
+	u64 intervals;         /* printed so far */
+	u64 start, last_end;   /* the first interval's start, the last's end */
 };
 
 static int set_view(struct args *a, enum view v)
 {
 	if (a->view_set && a->view != v) {
-		err_set("--btt, --hist, --snoop, --blkparse, --size, --seek, --errors, --heatmap, "
-			"--stacks and --folded exclude each other: pick one");
+		err_set("--btt, --hist, --snoop, --blkparse, --size, --seek, --top, --monitor, "
+			"--errors, --heatmap, --stacks and --folded exclude each other: pick one");
 		return -1;
 	}
 	a->view = v;
 	a->view_set = true;
+	return 1;
+}
+
+static int parse_interval(struct args *a, const char *arg)
+{
+	double secs;
+	if (parse_double(arg, &secs) < 0 || !(secs >= 0.001 && secs <= 1e6)) {
+		err_set("--interval '%s': give seconds, 0.001 or more", arg);
+		return -1;
+	}
+	a->rp.interval_ns = (u64)(secs * 1e9 + 0.5);
 	return 1;
 }
 
@@ -76,13 +105,27 @@ static int parse_one(void *ctx, int opt, const char *arg)
 	case OPT_HEATMAP: a->heatmap = arg; return set_view(a, VIEW_HEATMAP);
 	case OPT_STACKS: return set_view(a, VIEW_STACKS);
 	case OPT_FOLDED: return set_view(a, VIEW_FOLDED);
+	case OPT_TOP: return set_view(a, VIEW_TOP);
+	case OPT_MONITOR: return set_view(a, VIEW_MONITOR);
 	case OPT_BYTES: a->v.bytes = true; return 1;
-	case OPT_TOP:
-		if (parse_int(arg, &a->v.top) < 0 || a->v.top < 1) {
-			err_set("--top '%s': give a count of stacks, 1 or more", arg);
+	case OPT_ROWS:
+		if (parse_int(arg, &a->v.rows) < 0 || a->v.rows < 1) {
+			err_set("--rows '%s': give a count of rows, 1 or more", arg);
 			return -1;
 		}
 		return 1;
+	case OPT_INTERVAL: return parse_interval(a, arg);
+	case OPT_COUNT:
+		if (parse_u64(arg, &a->count) < 0 || !a->count) {
+			err_set("--count '%s': give a count of intervals, 1 or more", arg);
+			return -1;
+		}
+		return 1;
+	case 'd':
+		a->v.dev = a->blkparse.dev = bio_dev_parse(arg);
+		if (!a->v.dev)
+			err_prefix("-d");
+		return a->v.dev ? 1 : -1;
 	case OPT_CSV: a->v.csv = true; return 1;
 	case 'Q': a->v.queued = true; return 1;
 	case 'D': a->v.per_disk = true; return 1;
@@ -90,6 +133,13 @@ static int parse_one(void *ctx, int opt, const char *arg)
 	case 'm': a->v.millis = true; return 1;
 	default: return rp_parse_filter_opt(&a->rp, opt, arg);
 	}
+}
+
+/* The summaries, which --interval prints per interval. */
+static bool by_interval(enum view v)
+{
+	return v == VIEW_BTT || v == VIEW_HIST || v == VIEW_SIZE || v == VIEW_SEEK ||
+	       v == VIEW_TOP || v == VIEW_MONITOR;
 }
 
 static int check_args(struct args *a, int argc, char **argv)
@@ -106,8 +156,16 @@ static int check_args(struct args *a, int argc, char **argv)
 		cmd_error(CMD, "--bytes weighs folded stacks: add --folded");
 		return EXIT_USAGE;
 	}
-	if (a->v.top && a->view != VIEW_STACKS) {
-		cmd_error(CMD, "--top is for the --stacks table: add --stacks");
+	if (a->v.rows && a->view != VIEW_STACKS && a->view != VIEW_TOP) {
+		cmd_error(CMD, "--rows is for the --stacks and --top tables: add one");
+		return EXIT_USAGE;
+	}
+	if (a->rp.interval_ns && !by_interval(a->view)) {
+		cmd_error(CMD, "--interval is for --btt, --hist, --size, --seek, --top and --monitor");
+		return EXIT_USAGE;
+	}
+	if (a->count && !a->rp.interval_ns) {
+		cmd_error(CMD, "--count counts intervals: add --interval SECS");
 		return EXIT_USAGE;
 	}
 	if (a->v.csv && a->view != VIEW_SNOOP) {
@@ -129,9 +187,10 @@ static const struct opt options[] = {
 	OPT('F', 'F', "flags", OPT_NO_ARG, NULL, "... one per rwbs flags (R, W, WS, RA, FWS, ...)"),
 	OPT('m', 'm', "millis", OPT_NO_ARG, NULL, "... in milliseconds instead of microseconds"),
 	OPT(OPT_SNOOP, 0, "snoop", OPT_NO_ARG, NULL,
-	  "one line per completed I/O: TIME(s) (of completion, from\n"
-	  "the first queue), COMM, PID, DISK, T, SECTOR, BYTES,\n"
-	  "QUE(ms) (queue to issue), LAT(ms) (issue to completion)"),
+	  "one line per completed I/O, as its request completes:\n"
+	  "TIME(s) (of completion, from the first queue), COMM, PID,\n"
+	  "DISK, T, SECTOR, BYTES, QUE(ms) (queue to issue),\n"
+	  "LAT(ms) (issue to completion)"),
 	OPT(OPT_CSV, 0, "csv", OPT_NO_ARG, NULL, "--snoop as CSV, with each stamp in ns (q,g,i,d,c)"),
 	OPT(OPT_BLKPARSE, 0, "blkparse", OPT_NO_ARG, NULL,
 	  "one line per event in blkparse's default layout"),
@@ -140,6 +199,14 @@ static const struct opt options[] = {
 	OPT(OPT_SEEK, 0, "seek", OPT_NO_ARG, NULL,
 	  "per device: seek distances (sectors from the previous\n"
 	  "queued I/O's end) and the sequential share"),
+	OPT(OPT_TOP, 0, "top", OPT_NO_ARG, NULL,
+	  "biotop: per process, direction and disk, the I/Os it\n"
+	  "queued that completed: PID COMM D MAJ MIN DISK I/O\n"
+	  "Kbytes (as queued) AVGms (D2C), by Kbytes; the top 20"),
+	OPT(OPT_MONITOR, 0, "monitor", OPT_NO_ARG, NULL,
+	  "blkiomon: per device, the completed requests: sizes\n"
+	  "and D2C (N, MIN, AVG, MAX) of reads and of writes, log2\n"
+	  "histograms of both, counts"),
 	OPT(OPT_ERRORS, 0, "errors", OPT_NO_ARG, NULL, "failed requests with their error"),
 	OPT(OPT_HEATMAP, 0, "heatmap", OPT_ARG, "FILE",
 	  "an SVG latency heat map: time across, log2 latency up,\n"
@@ -148,11 +215,18 @@ static const struct opt options[] = {
 	  "who caused the I/O: the stacks of the tasks that queued\n"
 	  "it (user and kernel, from 'ember record --block -g'),\n"
 	  "by I/O count and bytes, the top 20"),
-	OPT(OPT_TOP, 0, "top", OPT_ARG, "N", "with --stacks: the top N instead"),
+	OPT(OPT_ROWS, 0, "rows", OPT_ARG, "N", "with --stacks or --top: the top N rows instead"),
 	OPT(OPT_FOLDED, 0, "folded", OPT_NO_ARG, NULL,
 	  "the same as folded lines for 'ember flame --folded':\n"
 	  "COMM;ROOT;...;LEAF COUNT (with --bytes: bytes)"),
 	OPT(OPT_BYTES, 0, "bytes", OPT_NO_ARG, NULL, "with --folded: count bytes, not I/Os"),
+	OPT(OPT_INTERVAL, 0, "interval", OPT_ARG, "SECS",
+	  "print the summary for each interval of SECS (recording\n"
+	  "time) and begin anew, each under a '# interval' line"),
+	OPT(OPT_COUNT, 0, "count", OPT_ARG, "N", "with --interval: stop after N intervals"),
+	OPT('d', 'd', "device", OPT_ARG, "DEV",
+	  "only this device's I/Os and events (NAME, /dev/NAME\n"
+	  "or MAJ,MIN)"),
 	OPT_INCLUDE(rp_short_pid_opts),
 	OPT_INCLUDE(rp_view_opts),
 	OPT_END,
@@ -160,7 +234,7 @@ static const struct opt options[] = {
 
 const struct opt_cmd bio_cmd = {
 	.name = CMD,
-	.summary = "block I/O phases, latency histograms and per-I/O lines",
+	.summary = "block I/O phases, latency histograms, per-I/O lines, biotop, blkiomon",
 	.synopsis = synopsis,
 	.opts = options,
 	.notes = notes,
@@ -181,13 +255,73 @@ static bool wants_stacks(const struct args *a)
 	return a->view == VIEW_STACKS || a->view == VIEW_FOLDED;
 }
 
+static int show(const struct args *a, const struct bio_tracker *bt)
+{
+	int rc;
+	switch (a->view) {
+	case VIEW_HIST: rc = bio_print_hist(bt, &a->v, stdout); break;
+	case VIEW_SNOOP: rc = 0; break;      /* printed as the I/Os completed */
+	case VIEW_BLKPARSE: rc = 0; break;   /* printed as the events passed */
+	case VIEW_SIZE: rc = bio_print_size(bt, &a->v, stdout); break;
+	case VIEW_SEEK: rc = bio_print_seek(bt, &a->v, stdout); break;
+	case VIEW_TOP: rc = bio_print_top(bt, &a->v, stdout); break;
+	case VIEW_MONITOR: rc = bio_print_monitor(bt, &a->v, stdout); break;
+	case VIEW_ERRORS: rc = bio_print_errors(bt, &a->v, stdout); break;
+	case VIEW_HEATMAP: rc = bio_write_heatmap(bt, &a->v, a->heatmap); break;
+	case VIEW_STACKS: rc = bio_print_stacks(bt, &a->v, stdout); break;
+	case VIEW_FOLDED: rc = bio_print_folded(bt, &a->v, stdout); break;
+	default: rc = bio_print_btt(bt, &a->v, stdout); break;
+	}
+	return rc;
+}
+
+/* One interval: a line naming it (seconds from the first interval's
+ * start), then the view of the I/Os it ended. */
+static int on_interval(void *ctx, const struct bio_tracker *bt, u64 end, bool last)
+{
+	struct args *a = ctx;
+	if (!a->intervals)
+		a->start = a->last_end = end - MIN(end, a->rp.interval_ns);
+	u64 from = a->last_end - a->start, to = MAX(end, a->last_end) - a->start;
+	a->intervals++;
+	printf("%s# interval %llu: %llu.%06llu - %llu.%06llu s\n", a->intervals > 1 ? "\n" : "",
+	       (unsigned long long)a->intervals, (unsigned long long)(from / 1000000000),
+	       (unsigned long long)(from % 1000000000 / 1000), (unsigned long long)(to / 1000000000),
+	       (unsigned long long)(to % 1000000000 / 1000));
+	a->last_end = MAX(end, a->last_end);
+	if (show(a, bt) < 0)
+		return -1;
+	fflush(stdout);
+	return !last && a->count && a->intervals >= a->count ? 1 : 0;
+}
+
+/* What is printed as the input is read: lines, or intervals. */
+static void as_it_comes(struct args *a, struct bio_load_opts *lo)
+{
+	a->stream = !strcmp(a->rp.input, "-");
+	a->blkparse.out = stdout;
+	a->blkparse.filter = &a->rp.filter;
+	a->blkparse.flush = a->stream;
+	if (a->view == VIEW_BLKPARSE)
+		lo->blkparse = &a->blkparse;
+	if (a->view == VIEW_SNOOP) {
+		a->snoop = (struct bio_snoop){ .o = &a->v, .out = stdout, .flush = a->stream };
+		lo->done = bio_snoop_done;
+		lo->done_ctx = &a->snoop;
+		lo->forget = true;
+	}
+	if (a->rp.interval_ns) {
+		lo->interval = on_interval;
+		lo->interval_ctx = a;
+	}
+}
+
 /* The library reads the input; the warnings and errors are said here. */
 static int load(struct args *a, struct bio_data *d)
 {
 	a->v.filter = &a->rp.filter;
-	a->blkparse.out = stdout;
-	struct bio_load_opts lo = { .rp = &a->rp, .stacks = wants_stacks(a),
-				    .blkparse = a->view == VIEW_BLKPARSE ? &a->blkparse : NULL };
+	struct bio_load_opts lo = { .rp = &a->rp, .stacks = wants_stacks(a) };
+	as_it_comes(a, &lo);
 	int rc = bio_load(d, &lo);
 	if (d->warning[0])
 		cmd_warn(CMD, "%s", d->warning);
@@ -201,26 +335,21 @@ static int load(struct args *a, struct bio_data *d)
 	return d->summary.input_error ? EXIT_RUNTIME : EXIT_OK;
 }
 
-static int show(const struct args *a, const struct bio_tracker *bt)
+static void ignore_once(int sig)
 {
-	int rc;
-	switch (a->view) {
-	case VIEW_HIST: rc = bio_print_hist(bt, &a->v, stdout); break;
-	case VIEW_SNOOP: rc = bio_print_snoop(bt, &a->v, stdout); break;
-	case VIEW_BLKPARSE: rc = 0; break;   /* printed as the events passed */
-	case VIEW_SIZE: rc = bio_print_size(bt, &a->v, stdout); break;
-	case VIEW_SEEK: rc = bio_print_seek(bt, &a->v, stdout); break;
-	case VIEW_ERRORS: rc = bio_print_errors(bt, &a->v, stdout); break;
-	case VIEW_HEATMAP: rc = bio_write_heatmap(bt, &a->v, a->heatmap); break;
-	case VIEW_STACKS: rc = bio_print_stacks(bt, &a->v, stdout); break;
-	case VIEW_FOLDED: rc = bio_print_folded(bt, &a->v, stdout); break;
-	default: rc = bio_print_btt(bt, &a->v, stdout); break;
-	}
-	if (rc < 0) {
-		cmd_error(CMD, "%s", err_msg());
-		return EXIT_RUNTIME;
-	}
-	return EXIT_OK;
+	(void)sig;
+}
+
+/* Read from a pipe, the first Ctrl-C is for the recorder writing it: that
+ * one ends its stream, and the view ends with it, the last interval
+ * printed.  A second Ctrl-C (the handler reset) stops the view at once. */
+static void end_with_the_stream(const struct args *a)
+{
+	if (strcmp(a->rp.input, "-"))
+		return;
+	struct sigaction sa = { .sa_handler = ignore_once, .sa_flags = SA_RESETHAND | SA_RESTART };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
 }
 
 int cmd_bio(int argc, char **argv)
@@ -234,14 +363,18 @@ int cmd_bio(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	rp_progress_if_tty(&a.rp);
+	end_with_the_stream(&a);
 	struct bio_data d = { 0 };
 	rc = load(&a, &d);
-	if (d.bt && (rc == EXIT_OK || bio_nios(d.bt))) {
-		int src = show(&a, d.bt);
-		if (rc == EXIT_OK)
-			rc = src;
+	if (a.view == VIEW_SNOOP && rc == EXIT_OK)
+		bio_snoop_header(&a.snoop);   /* when no line came */
+	/* With intervals, the last one printed what was left. */
+	if (d.bt && !a.rp.interval_ns && (rc == EXIT_OK || bio_nios(d.bt)) && show(&a, d.bt) < 0) {
+		cmd_error(CMD, "%s", err_msg());
+		rc = EXIT_RUNTIME;
 	}
 	fflush(stdout);
+	bio_snoop_free(&a.snoop);
 	bio_data_free(&d);
 	rp_opts_free(&a.rp);
 	return rc;

@@ -85,6 +85,7 @@ int cmd_collapse(int argc, char **argv)
 		rp_opts_free(&rp);
 		return rc;
 	}
+	rp_progress_if_tty(&rp);
 	struct flame_tree *tree = flame_tree_new(NULL);
 	struct collapse_notes notes = { 0 };
 	rc = collapse_replay(&rp, &c, tree, FLAME_AFTER, &notes);

@@ -334,6 +334,7 @@ int cmd_flame(int argc, char **argv)
 		a.svg.countname = "weight";
 	if (a.wall)
 		wall_defaults(&a);
+	rp_progress_if_tty(&a.rp);
 	struct flame_tree *t = flame_tree_new(&a.tree);
 	rc = load_all(&a, t);
 	enum flame_side shown = a.before && a.svg.negate ? FLAME_BEFORE : FLAME_AFTER;

@@ -206,9 +206,12 @@ static int report_branches(struct report_args *a, struct replay *rp)
 
 int cmd_report(int argc, char **argv)
 {
-	struct report_args a = { .children = -1, .branches = -1 };
+	/* perf's default sort, comm,dso,sym (set as keys: nothing to fail). */
+	struct report_args a = {
+		.children = -1, .branches = -1,
+		.hist = { .keys = { HK_COMM, HK_DSO, HK_SYM }, .nkeys = 3 },
+	};
 	rp_opts_init(&a.rp);
-	hist_parse_sort(&a.hist, "comm,dso,sym");
 	int rc = parse_args(&a, argc, argv);
 	if (rc >= 0) {
 		rp_opts_free(&a.rp);

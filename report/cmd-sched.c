@@ -139,6 +139,7 @@ int cmd_sched(int argc, char **argv)
 	rp_opts_init(&rp);
 	struct schedlat_opts o = { 0 };
 	int rc = parse_args(&rp, &o, argc - 1, argv + 1);
+	rp_progress_if_tty(&rp);
 	if (rc < 0)
 		rc = run(&rp, &o);
 	fflush(stdout);

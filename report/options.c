@@ -1,12 +1,14 @@
-/* options.c - the options every analysis shares: input, the sample
- * filters (--comm, --pid, --tid, --cpu, --time), symbols and unwinding,
- * as option table groups (common/options.h) and their parser. */
+/* options.c - what the analysis commands share: input, the sample
+ * filters (--comm, --pid, --tid, --cpu, --time), symbols and unwinding
+ * as option table groups (common/options.h) and their parser, collapse's
+ * options (collapse and flame), the progress line and the warnings after
+ * a replay. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "report/replay/replay.h"
+#include "report/report.h"
 
 /* "START,END" in seconds (perf script's time column); either may be empty. */
 static int parse_time_range(const char *arg, u64 *start, u64 *end)
@@ -135,6 +137,59 @@ int rp_parse_filter_opt(struct rp_opts *o, int opt, const char *arg)
 		return 1;
 	default:
 		return 0;
+	}
+}
+
+const struct opt collapse_options[] = {
+	OPT(COLLAPSE_OPT_WEIGHT, 0, "weight", OPT_ARG, "WHAT",
+	  "samples (default) or period: sum each sample's period\n"
+	  "(what stackcollapse-perf.pl does since 2022 when\n"
+	  "perf script shows the period)"),
+	OPT(COLLAPSE_OPT_ANNOTATE, 0, "annotate", OPT_NO_ARG, NULL,
+	  "mark kernel frames _[k] and JIT frames _[j]"),
+	OPT(COLLAPSE_OPT_PID, 0, "pid", OPT_OPT_ARG, "LIST",
+	  "name the process frame comm-PID; --pid=LIST: only\n"
+	  "these processes (note the '=')"),
+	OPT(COLLAPSE_OPT_TID, 0, "tid", OPT_OPT_ARG, "LIST",
+	  "name the process frame comm-PID/TID; --tid=LIST:\n"
+	  "only these threads"),
+	OPT(COLLAPSE_OPT_SRCLINE, 0, "srcline", OPT_NO_ARG, NULL,
+	  "add \" file:line\" to each frame the DWARF has a line\n"
+	  "for (an inline chain's outer frames: the call site)"),
+	OPT_INCLUDE(rp_sample_opts),
+	OPT_INCLUDE(rp_symbol_opts),
+	OPT_INCLUDE(rp_unwind_opts),
+	OPT_END,
+};
+
+int collapse_parse_opt(struct collapse_opts *c, struct rp_opts *rp, int opt, const char *arg)
+{
+	switch (opt) {
+	case COLLAPSE_OPT_PID:
+		if (arg)
+			return rp_parse_filter_opt(rp, RP_OPT_PID, arg);
+		c->pid = true;
+		return 1;
+	case COLLAPSE_OPT_TID:
+		if (arg)
+			return rp_parse_filter_opt(rp, RP_OPT_TID, arg);
+		c->tid = true;
+		return 1;
+	case COLLAPSE_OPT_ANNOTATE:
+		c->annotate = true;
+		return 1;
+	case COLLAPSE_OPT_SRCLINE:
+		c->srcline = true;
+		return 1;
+	case COLLAPSE_OPT_WEIGHT:
+		if (!strcmp(arg, "period") || !strcmp(arg, "samples")) {
+			c->weight_period = !strcmp(arg, "period");
+			return 1;
+		}
+		err_set("bad --weight '%s' (expected samples or period)", arg);
+		return -1;
+	default:
+		return rp_parse_filter_opt(rp, opt, arg);
 	}
 }
 
@@ -270,26 +325,4 @@ void rp_warn_summary(const char *cmd, const struct rp_summary *sum, const char *
 	note_newer(cmd, sum, input);
 	if (sum->input_error)
 		cmd_error(cmd, "%s: %s (the output covers what came before)", input, sum->error);
-}
-
-/* A count as perf prints it: "501 ", "1K", "2M" (the unit, or a space,
- * right after the number). */
-static void sample_count(char *buf, size_t cap, u64 n)
-{
-	char unit = ' ';
-	for (const char *u = "KMG"; *u && n > 1000; u++) {
-		n /= 1000;
-		unit = *u;
-	}
-	snprintf(buf, cap, "%llu%c", (unsigned long long)n, unit);
-}
-
-void rp_report_header(FILE *out, u64 samples, u64 total, const char *event, bool events,
-		      u64 lost)
-{
-	char count[32];
-	sample_count(count, sizeof(count), samples);
-	fprintf(out, "#\n# Total Lost Samples: %llu\n#\n", (unsigned long long)lost);
-	fprintf(out, "# Samples: %s of event%s '%s'\n", count, events ? "s" : "", event);
-	fprintf(out, "# Event count (approx.): %llu\n#\n", (unsigned long long)total);
 }

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pmc/pmc-internal.h"
 #include "pmc/stat/stat.h"
 
 #define CMD "list"
@@ -88,70 +87,27 @@ static void on_symbolic(const char *name, const char *alias, u32 type,
 	free(full);
 }
 
-static bool is_event_file(const char *name)
+static void on_pmu_event(const char *pmu, const char *name, const char *enc,
+			 void *ctx)
 {
-	size_t n = strlen(name);
-	return name[0] != '.' && !(n > 6 && !strcmp(name + n - 6, ".scale")) &&
-	       !(n > 5 && !strcmp(name + n - 5, ".unit")) &&
-	       !(n > 9 && !strcmp(name + n - 9, ".per-pkg")) &&
-	       !(n > 9 && !strcmp(name + n - 9, ".snapshot"));
+	char *full = xasprintf("%s/%s/", pmu, name);
+	row(ctx, full, "Kernel PMU event", enc);
+	free(full);
 }
 
-static void list_pmu(struct lister *l, const char *pmu)
+static void on_tracepoint(const char *system, const char *name, int id, void *ctx)
 {
-	char *dir = xasprintf("%s/%s/events", PMC_SYSFS_PMUS, pmu);
-	struct dirent **names;
-	int n = scandir(dir, &names, NULL, alphasort);
-	for (int i = 0; i < n; i++) {
-		if (is_event_file(names[i]->d_name)) {
-			char *path = xasprintf("%s/%s", dir, names[i]->d_name);
-			char *enc = read_text_file(path, NULL);
-			if (enc)
-				enc[strcspn(enc, "\n")] = '\0';
-			char *full = xasprintf("%s/%s/", pmu, names[i]->d_name);
-			row(l, full, "Kernel PMU event", enc);
-			free(full);
-			free(enc);
-			free(path);
-		}
-		free(names[i]);
-	}
-	if (n >= 0)
-		free(names);
-	free(dir);
-}
-
-static void list_pmus(struct lister *l)
-{
-	struct dirent **names;
-	int n = scandir(PMC_SYSFS_PMUS, &names, NULL, alphasort);
-	for (int i = 0; i < n; i++) {
-		if (names[i]->d_name[0] != '.')
-			list_pmu(l, names[i]->d_name);
-		free(names[i]);
-	}
-	if (n >= 0)
-		free(names);
+	char *full = xasprintf("%s:%s", system, name);
+	char enc[32];
+	snprintf(enc, sizeof(enc), "id=%d", id);
+	row(ctx, full, "Tracepoint event", enc);
+	free(full);
 }
 
 static void list_tracepoints(struct lister *l)
 {
-	const char *tracefs = pmc_tracefs();
-	if (!tracefs) {
+	if (pmc_each_tracepoint(on_tracepoint, l) < 0)
 		fprintf(l->out, "  (no tracepoints: %s)\n", err_msg());
-		return;
-	}
-	struct pmc_tp *tps;
-	int n = pmc_tp_glob(tracefs, "*", "*", &tps);
-	for (int i = 0; i < n; i++) {
-		char *name = xasprintf("%s:%s", tps[i].system, tps[i].name);
-		char enc[32];
-		snprintf(enc, sizeof(enc), "id=%d", tps[i].id);
-		row(l, name, "Tracepoint event", enc);
-		free(name);
-	}
-	if (n > 0)
-		pmc_tp_free(tps, n);
 }
 
 static void list_table(struct lister *l, const struct pmc_cpu_table *t,
@@ -214,7 +170,7 @@ int cmd_list(int argc, char **argv)
 	fprintf(l.out, "List of events (use with -e):\n\n");
 	pmc_each_symbolic(on_symbolic, &l);
 	if (class_on(&l, "pmu"))
-		list_pmus(&l);
+		pmc_each_pmu_event(on_pmu_event, &l);
 	if (class_on(&l, "tracepoint"))
 		list_tracepoints(&l);
 	if (class_on(&l, "metric")) {

@@ -15,14 +15,6 @@
 
 #define CMD "stat"
 
-static volatile sig_atomic_t stop_requests, stop_signal;
-
-static void on_stop_signal(int sig)
-{
-	stop_signal = sig;
-	stop_requests++;
-}
-
 enum { OPT_JSON = 256, OPT_PER_NODE, OPT_PER_THREAD, OPT_DURATION, OPT_IPC,
        OPT_TLB };
 
@@ -51,28 +43,17 @@ struct cli {
 	unsigned long ticks_printed;   /* -I intervals shown so far */
 };
 
-static int bad(const char *what, const char *fix)
-{
-	cmd_error(CMD, "%s: %s", what, fix);
-	return -1;
-}
-
 static int parse_positive(const char *opt, const char *arg, double *out)
 {
-	char what[128];
-	snprintf(what, sizeof(what), "%s %s", opt, arg);
 	if (parse_double(arg, out) < 0 || !(*out > 0))
-		return bad(what, "give a positive number");
+		return cmd_bad(CMD, "give a positive number", "%s %s", opt, arg);
 	return 0;
 }
 
 static int parse_repeat(struct cli *cl, const char *arg)
 {
-	if (parse_int(arg, &cl->repeat) < 0 || cl->repeat < 1) {
-		char what[128];
-		snprintf(what, sizeof(what), "-r %s", arg);
-		return bad(what, "give a number of runs, 1 or more");
-	}
+	if (parse_int(arg, &cl->repeat) < 0 || cl->repeat < 1)
+		return cmd_bad(CMD, "give a number of runs, 1 or more", "-r %s", arg);
 	return 0;
 }
 
@@ -90,20 +71,11 @@ static int parse_targets(struct cli *cl, int c, const char *arg)
 	return rc;
 }
 
-static int parse_event(struct cli *cl, const char *arg)
-{
-	if (pmc_parse(&cl->events, arg) < 0) {
-		cmd_error(CMD, "-e %s: %s", arg, err_msg());
-		return -1;
-	}
-	return 0;
-}
-
 /* 0, or -1 after printing why. */
 static int parse_option(struct cli *cl, int c, const char *arg)
 {
 	switch (c) {
-	case 'e': return parse_event(cl, arg);
+	case 'e': return cmd_said(CMD, pmc_parse(&cl->events, arg));
 	case 'a': cl->system_wide = true; return 0;
 	case 'C': case 'p': case 't': return parse_targets(cl, c, arg);
 	case 'I': return parse_positive("-I", arg, &cl->interval_ms);
@@ -171,40 +143,37 @@ static int check_cli(struct cli *cl)
 {
 	bool cpu_wide = cl->system_wide || cl->cpus;
 	if (cl->pids && cl->tids)
-		return bad("-p and -t", "give one of them");
+		return cmd_bad(CMD, "give one of them", "-p and -t");
 	if ((cl->pids || cl->tids) && (cl->command || cpu_wide))
-		return bad("-p/-t with a command or -a/-C",
-			   "count either running tasks, a command or CPUs");
+		return cmd_bad(CMD, "count either running tasks, a command or CPUs",
+			       "-p/-t with a command or -a/-C");
 	if (!cl->pids && !cl->tids && !cl->command && !cpu_wide)
-		return bad("nothing to count",
-			   "give a command (ember stat -- CMD), -p, -t, -a or -C");
+		return cmd_bad(CMD, "give a command (ember stat -- CMD), -p, -t, -a or -C",
+			       "nothing to count");
 	if (cl->repeat > 1 && !cl->command)
-		return bad("-r without a command", "-r repeats a command");
+		return cmd_bad(CMD, "-r repeats a command", "-r without a command");
 	if (cl->repeat > 1 && cl->interval_ms > 0)
-		return bad("-r with -I", "use one of them");
+		return cmd_bad(CMD, "use one of them", "-r with -I");
 	if (cl->interval_ms > 0 && cl->interval_ms < 10)
-		return bad("-I below 10 ms", "give -I 10 or more");
+		return cmd_bad(CMD, "give -I 10 or more", "-I below 10 ms");
 	if ((cl->agg == PMC_AGG_CPU || cl->agg == PMC_AGG_NODE) && !cpu_wide)
-		return bad("-A/--per-node without -a or -C",
-			   "per-CPU counts need system-wide counting");
+		return cmd_bad(CMD, "per-CPU counts need system-wide counting",
+			       "-A/--per-node without -a or -C");
 	if (cl->agg == PMC_AGG_THREAD && !cl->pids && !cl->tids)
-		return bad("--per-thread without -p or -t",
-			   "give the process or threads to split");
+		return cmd_bad(CMD, "give the process or threads to split",
+			       "--per-thread without -p or -t");
 	if (cl->sep && cl->json)
-		return bad("-x with --json", "pick one output format");
+		return cmd_bad(CMD, "pick one output format", "-x with --json");
 	if (cl->set != SET_NONE && cl->events.n)
-		return bad("--ipc/--tlb with -e", "the metric set picks its events");
+		return cmd_bad(CMD, "the metric set picks its events",
+			       "--ipc/--tlb with -e");
 	if (cl->set != SET_NONE && cl->agg != PMC_AGG_GLOBAL)
-		return bad("--ipc/--tlb with a per-CPU/node/thread split",
-			   "the table has one row per interval");
+		return cmd_bad(CMD, "the table has one row per interval",
+			       "--ipc/--tlb with a per-CPU/node/thread split");
 	if (cl->set != SET_NONE && cl->repeat > 1)
-		return bad("--ipc/--tlb with -r", "use -I for a series");
+		return cmd_bad(CMD, "use -I for a series", "--ipc/--tlb with -r");
 	/* Looked up as exec will, so a typo is a usage error, as in record. */
-	if (cl->command && child_command_check(cl->command[0]) < 0) {
-		cmd_error(CMD, "%s", err_msg());
-		return -1;
-	}
-	return 0;
+	return cl->command ? cmd_said(CMD, child_command_check(cl->command[0])) : 0;
 }
 
 /* -1 to go on, or the exit status to stop with. */
@@ -484,7 +453,7 @@ static void print_footer(struct cli *cl, const struct pmc_stats *wall,
 			pmc_stats_rel_pct(wall));
 	else
 		fprintf(cl->out, "%18.9f seconds time elapsed\n", wall->mean / 1e9);
-	if (last->have_child && cl->repeat == 1)
+	if (last->end.ran && cl->repeat == 1)
 		fprintf(cl->out, "\n%18.9f seconds user\n%18.9f seconds sys\n",
 			tv_sec(last->ru.ru_utime), tv_sec(last->ru.ru_stime));
 	fputs("\n", cl->out);
@@ -492,28 +461,7 @@ static void print_footer(struct cli *cl, const struct pmc_stats *wall,
 
 /* ---- running ----------------------------------------------------------- */
 
-/* The end as perf 6.1 ends (tried: SIGINT to the process group of
- * `perf stat -- CMD`, and to perf alone): a command that exits on its own,
- * Ctrl-C or not, gives its status; when we were stopped by SIGINT or
- * SIGTERM and the command died of a signal (or there is none), we die of
- * our signal after printing, so a shell sees 130/143 and a script running
- * us stops too.  A command killed otherwise gives 128 + its signal.
- * *die_sig is the signal to die of, or 0. */
-static int exit_status(const struct pmc_run_result *r, int stop_sig, int *die_sig)
-{
-	*die_sig = 0;
-	if (r->have_child && WIFEXITED(r->status))
-		return WEXITSTATUS(r->status);
-	if (stop_sig) {
-		*die_sig = stop_sig;
-		return 128 + stop_sig;
-	}
-	if (r->have_child && WIFSIGNALED(r->status))
-		return 128 + WTERMSIG(r->status);
-	return EXIT_OK;
-}
-
-static struct pmc_run_opts run_opts(struct cli *cl)
+static struct pmc_run_opts run_opts(struct cli *cl, volatile sig_atomic_t *stop)
 {
 	struct pmc_run_opts o = {
 		.events = &cl->events,
@@ -528,7 +476,7 @@ static struct pmc_run_opts run_opts(struct cli *cl)
 		.watch_threads = !cl->pids,
 		.interval_ms = cl->interval_ms,
 		.duration_s = cl->duration,
-		.stop = &stop_requests,
+		.stop = stop,
 		.tick = on_tick,
 		.ctx = cl,
 	};
@@ -567,33 +515,14 @@ static void print_note(struct cli *cl)
 		fprintf(cl->out, "- : %s (%s)\n", cl->table->note, cl->table->name);
 }
 
-/* Ctrl-C and SIGTERM end the count (the command gets them too); the
- * previous handlers come back when the command is done. */
-static void install_signals(struct sigaction old[2])
+/* Runs the count once or -r times and prints.  -1, with how the last
+ * command ended in *end, or EXIT_RUNTIME after printing why. */
+static int run_all(struct cli *cl, volatile sig_atomic_t *stop, struct child_end *end)
 {
-	struct sigaction sa = { .sa_handler = on_stop_signal };
-	sigemptyset(&sa.sa_mask);
-	stop_requests = stop_signal = 0;
-	sigaction(SIGINT, &sa, &old[0]);
-	sigaction(SIGTERM, &sa, &old[1]);
-}
-
-static void restore_signals(const struct sigaction old[2])
-{
-	sigaction(SIGINT, &old[0], NULL);
-	sigaction(SIGTERM, &old[1], NULL);
-}
-
-/* Runs the count once or -r times and prints; the exit status, with
- * *die_sig set when we should end by the stop signal. */
-static int run_all(struct cli *cl, int *die_sig)
-{
-	struct pmc_run_opts o = run_opts(cl);
+	struct pmc_run_opts o = run_opts(cl, stop);
 	struct pmc_run_result r = {0};
 	struct pmc_stats wall = {0}, *stats = NULL;
-	int rc = EXIT_OK;
-	*die_sig = 0;
-	for (int i = 0; i < cl->repeat && !stop_requests; i++) {
+	for (int i = 0; i < cl->repeat && !*stop; i++) {
 		pmc_run_result_free(&r);
 		if (pmc_run(&o, &r) < 0) {
 			cmd_error(CMD, "%s", err_msg());
@@ -610,7 +539,7 @@ static int run_all(struct cli *cl, int *die_sig)
 					sizeof(*stats));
 		pmc_rows_add_stats(&rows, stats);
 		pmc_rows_free(&rows);
-		rc = exit_status(&r, stop_signal, die_sig);
+		*end = r.end;
 	}
 	/* With -I the intervals were the output, as in perf. */
 	if (r.total && cl->interval_ms == 0)
@@ -618,7 +547,7 @@ static int run_all(struct cli *cl, int *die_sig)
 	print_note(cl);
 	pmc_run_result_free(&r);
 	free(stats);
-	return rc;
+	return -1;
 }
 
 static void free_cli(struct cli *cl)
@@ -663,10 +592,14 @@ int cmd_stat(int argc, char **argv)
 	rc = EXIT_RUNTIME;
 	if (pick_events(&cl) < 0 || open_output(&cl) < 0)
 		goto out;
-	struct sigaction old[2];
-	install_signals(old);
-	rc = run_all(&cl, &die_sig);
-	restore_signals(old);
+	/* Ctrl-C and SIGTERM end the count (the command gets SIGINT too);
+	 * as perf, we end by that signal once the counts are printed. */
+	struct stop_handlers h;
+	struct child_end end = {0};
+	rc = run_all(&cl, stop_install(&h, false), &end);
+	stop_restore(&h);
+	if (rc < 0)
+		rc = stop_exit_status(&end, &die_sig);
 out:
 	free_cli(&cl);
 	if (die_sig)

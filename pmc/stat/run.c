@@ -129,7 +129,7 @@ static bool should_stop(struct run *r, bool *forwarded)
 		if (!r->child.pid)
 			return true;
 		if (!*forwarded)
-			kill(r->child.pid, SIGINT);
+			child_kill(&r->child, SIGINT);
 		*forwarded = true;
 	}
 	if (o->duration_s > 0 && since(r->t0) >= o->duration_s * 1e9)
@@ -170,8 +170,7 @@ static void reap(struct run *r, struct pmc_run_result *res)
 	if (r->child.go_fd < 0)
 		child_reap(&r->child, true, &res->ru);
 	child_release(&r->child);
-	res->status = r->child.status;
-	res->have_child = true;
+	res->end = child_end_of(&r->child);
 	r->child.pid = 0;
 }
 
@@ -250,7 +249,7 @@ int pmc_run(const struct pmc_run_opts *o, struct pmc_run_result *res)
 			finish(&r, res);
 		/* --duration ended the count before the command ended. */
 		if (r.child.pid && !child_exited(r.child.pid))
-			kill(r.child.pid, SIGTERM);
+			child_kill(&r.child, SIGTERM);
 	}
 	cleanup(&r, res);
 	return rc;

@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include "common/child.h"
 #include "pmc/pmc.h"
 
 /* `ember stat`: counting like perf stat, --ipc and --tlb breakdowns. */
@@ -255,8 +256,7 @@ struct pmc_run_result {
 	bool *grouped;              /* per event: read with its leader */
 	int ncpus, ntids;
 	double wall_ns;
-	bool have_child;
-	int status;                 /* wait status of the command */
+	struct child_end end;       /* how the command ended (ran: there was one) */
 	struct rusage ru;           /* the command's user and system time */
 };
 

@@ -3,7 +3,7 @@
  * follows each I/O from queue to completion through merges, splits, remaps
  * and requeues, and writes btt-, biolatency-, biosnoop- and blkparse-like
  * views and the checks of `ember verify`.  Errors are returned (err_set);
- * the commands (report/cmd-bio.c, cmd-verify.c, script.c) print them.
+ * the commands (report/cmd-bio.c, cmd-verify.c, cmd-script.c) print them.
  *
  * Files: events.c (block tracepoints decoded), track.c (the tracker),
  * blktrace.c (blktrace captures in, blkparse lines out), load.c (a
@@ -76,6 +76,7 @@ struct bio_io {
 	u32 stack;               /* who queued it: a bio_stacks id, 0 unknown */
 	u32 pid, tid;
 	u32 parent;            /* index + 1 of the request it merged into */
+	u32 child, sibling;    /* index + 1: the I/Os merged into this one, a list */
 	u32 requeues;
 	s32 error;
 	u8 state, flags;
@@ -105,6 +106,36 @@ void bio_track(struct bio_tracker *bt, const struct bio_ev *e, const struct bio_
 /* A hook that sees every decoded event before it is tracked (blkparse). */
 typedef void (*bio_event_fn)(void *ctx, const struct bio_ev *e, const struct bio_who *w);
 void bio_set_hook(struct bio_tracker *bt, bio_event_fn fn, void *ctx);
+/* Called as each request completes (its merged I/Os with it: bio_served). */
+typedef void (*bio_done_fn)(void *ctx, const struct bio_tracker *bt, const struct bio_io *rq);
+void bio_set_done(struct bio_tracker *bt, bio_done_fn fn, void *ctx);
+/* The I/Os a completed request served, itself first and then in the order
+ * they were queued, into out (reset first). */
+typedef VEC(const struct bio_io *) bio_io_list;
+void bio_served(const struct bio_tracker *bt, const struct bio_io *rq, bio_io_list *out);
+/* Keeps memory bounded when nothing reads the tracker at the end (--snoop
+ * as I/Os complete): I/Os whose story is over are dropped now and then. */
+void bio_set_forget(struct bio_tracker *bt, bool on);
+
+/* ---- intervals ------------------------------------------------------------ */
+
+/* At the end of each interval (recording time `end`, ns), fn gets a tracker
+ * of the I/Os whose story ended in it (completed, lost or remapped, merged
+ * ones with their request) and the interval's event counts; those leave
+ * the tracker, the ones in flight stay.  At the end of the input (last),
+ * fn gets the tracker itself: what is left, in flight or not.  fn returns
+ * 0 to go on, 1 to stop reading (bio_stopped), -1 with err_set(). */
+typedef int (*bio_interval_fn)(void *ctx, const struct bio_tracker *bt, u64 end, bool last);
+void bio_set_interval(struct bio_tracker *bt, u64 interval_ns, bio_interval_fn fn, void *ctx);
+/* Ends an interval (the sink's tick does, for recordings).  0, or -1. */
+int bio_tick(struct bio_tracker *bt, u64 end, bool last);
+/* Ends every interval that an event at time t lies past (for sources
+ * without a replay: blktrace captures). */
+int bio_tick_until(struct bio_tracker *bt, u64 t);
+bool bio_stopped(const struct bio_tracker *bt);
+/* The I/Os whose story is over, moved into a new tracker (freed by the
+ * caller), with the event counts since the last take. */
+struct bio_tracker *bio_take_done(struct bio_tracker *bt);
 
 /* ---- who caused the I/O: the stacks of the submitters ------------------- */
 
@@ -138,6 +169,8 @@ int bio_feed_blktrace(struct bio_tracker *bt, const char *path);
 struct bio_blkparse {
 	FILE *out;
 	const struct rp_filter *filter;   /* or NULL */
+	u32 dev;               /* only this device's events; 0: all */
+	bool flush;            /* flush each line (a live stream) */
 	u64 base;              /* the first event's time; 0 until seen */
 };
 void bio_blkparse_line(void *ctx, const struct bio_ev *e, const struct bio_who *w);
@@ -146,6 +179,8 @@ struct rp_sink bio_sink(struct bio_tracker *bt);
 size_t bio_nios(const struct bio_tracker *bt);
 const struct bio_io *bio_get(const struct bio_tracker *bt, size_t i);
 const struct bio_counts *bio_counts(const struct bio_tracker *bt);
+/* The time of the first queue event tracked (0: none yet). */
+u64 bio_first_queue(const struct bio_tracker *bt);
 /* The time an I/O finished: its own, or its request's for merged ones
  * (0 when not completed). */
 u64 bio_done_time(const struct bio_tracker *bt, const struct bio_io *io);
@@ -160,7 +195,15 @@ struct bio_load_opts {
 	 * it to I/Os, bio_blkparse to its lines. */
 	const struct rp_opts *rp;
 	bool stacks;                  /* intern the submitters' stacks (-g) */
-	struct bio_blkparse *blkparse;   /* a line per event, or NULL */
+	/* A line per event, or NULL; its filter is set to rp's. */
+	struct bio_blkparse *blkparse;
+	/* With interval_ns (taken from rp->interval_ns), fn at each interval's
+	 * end (bio_set_interval). */
+	bio_interval_fn interval;
+	void *interval_ctx;
+	bio_done_fn done;             /* each request as it completes, or NULL */
+	void *done_ctx;
+	bool forget;                  /* nothing is read at the end: bio_set_forget */
 };
 
 /* What was read.  Zero it before bio_load; free it with bio_data_free. */
@@ -192,24 +235,46 @@ int bio_verify(const char *path, FILE *out, u64 *problems);
 
 struct bio_view_opts {
 	const struct rp_filter *filter;   /* which I/Os: by submitter and Q time */
+	u32 dev;                /* only this device's I/Os; 0: all */
 	bool queued;            /* --hist: Q2C instead of D2C */
 	bool per_disk, per_flags, millis;
 	bool csv;
 	bool bytes;             /* --folded: weight by bytes, not I/Os */
-	int top;                /* --stacks: how many stacks (0: 20) */
+	int rows;               /* --stacks, --top: how many rows (0: 20) */
 };
 
 /* 'R', 'W', 'D' (discard) or 'N' (other) from an rwbs string. */
 char bio_dir(const char *rwbs);
 /* "loop0" from sysfs when the device exists here, else "7,0". */
 void bio_dev_name(u32 dev, char *buf, size_t size);
-bool bio_io_shown(const struct bio_io *io, const struct rp_filter *f);
+/* The kernel dev_t of "loop0", "/dev/loop0", "7,0" or "7:0"; 0 with
+ * err_set() when it names no block device. */
+u32 bio_dev_parse(const char *s);
+bool bio_io_shown(const struct bio_io *io, const struct bio_view_opts *o);
 /* Whether an event passes a replay filter (pid, tid, comm, CPU, time). */
 bool bio_event_shown(const struct bio_who *w, const struct rp_filter *f);
 
 int bio_print_btt(const struct bio_tracker *bt, const struct bio_view_opts *o, FILE *out);
 int bio_print_hist(const struct bio_tracker *bt, const struct bio_view_opts *o, FILE *out);
-int bio_print_snoop(const struct bio_tracker *bt, const struct bio_view_opts *o, FILE *out);
+/* --snoop: a line per I/O as its request completes (bio_snoop_done, a
+ * bio_done_fn with a struct bio_snoop as ctx), after the header, which
+ * comes with the first line or from bio_snoop_header. */
+struct bio_snoop {
+	const struct bio_view_opts *o;
+	FILE *out;
+	bool flush;            /* flush each line (a live stream) */
+	bool started;          /* the header is out */
+	bio_io_list served;
+};
+void bio_snoop_header(struct bio_snoop *sn);
+void bio_snoop_done(void *ctx, const struct bio_tracker *bt, const struct bio_io *rq);
+void bio_snoop_free(struct bio_snoop *sn);
+/* biotop: per process, direction and disk, the I/Os queued and completed,
+ * their Kbytes and average D2C, biggest first. */
+int bio_print_top(const struct bio_tracker *bt, const struct bio_view_opts *o, FILE *out);
+/* blkiomon: per device, completed requests: sizes and D2C (MIN, AVG, MAX)
+ * by direction, log2 histograms of both, and the counts. */
+int bio_print_monitor(const struct bio_tracker *bt, const struct bio_view_opts *o, FILE *out);
 int bio_print_size(const struct bio_tracker *bt, const struct bio_view_opts *o, FILE *out);
 int bio_print_seek(const struct bio_tracker *bt, const struct bio_view_opts *o, FILE *out);
 int bio_print_errors(const struct bio_tracker *bt, const struct bio_view_opts *o, FILE *out);

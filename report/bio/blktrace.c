@@ -103,8 +103,10 @@ int bio_feed_blktrace(struct bio_tracker *bt, const char *path)
 	struct comms c = { 0 };
 	u64map_init(&c.index);
 	struct pd_blk_rec r;
-	int rc;
-	while ((rc = pd_blk_next(br, &r)) > 0) {
+	int rc = 0;
+	u64 last = 0;
+	bool tick_failed = false;
+	while (!bio_stopped(bt) && (rc = pd_blk_next(br, &r)) > 0) {
 		if (PD_BLK_CAT(r.action) & PD_BLK_TC_NOTIFY) {
 			if (PD_BLK_ACT(r.action) == PD_BLK_TN_PROCESS)
 				comm_note(&c, &r);
@@ -116,9 +118,20 @@ int bio_feed_blktrace(struct bio_tracker *bt, const char *path)
 		struct bio_who w = { .time = r.time ? r.time : 1, .pid = r.pid, .tid = r.pid,
 				     .cpu = r.cpu, .seq = r.sequence,
 				     .comm = comm_of(&c, r.pid) };
-		if (e.kind != BK_OTHER)
+		if (e.kind == BK_OTHER)
+			continue;
+		last = MAX(last, w.time);
+		if (bio_tick_until(bt, w.time) < 0) {
+			rc = -1;
+			tick_failed = true;
+			break;
+		}
+		if (!bio_stopped(bt))
 			bio_track(bt, &e, &w);
 	}
+	/* What was read before an input error is shown, as for recordings. */
+	if (!tick_failed && !bio_stopped(bt) && bio_tick(bt, last, true) < 0)
+		rc = -1;
 	u64map_free(&c.index);
 	VEC_FREE(&c.names);
 	pd_blk_close(br);
@@ -141,7 +154,7 @@ void bio_blkparse_line(void *ctx, const struct bio_ev *e, const struct bio_who *
 	const char *comm = w->comm && *w->comm ? w->comm : "?";
 	if (!bp->base)
 		bp->base = w->time;
-	if (!bio_event_shown(w, bp->filter))
+	if ((bp->dev && e->dev != bp->dev) || !bio_event_shown(w, bp->filter))
 		return;
 	u64 t = w->time - bp->base;
 	fprintf(out, "%3u,%-3u %2u %8u %5llu.%09llu %5u %2s %3s ", BIO_MAJOR(e->dev),
@@ -171,4 +184,6 @@ void bio_blkparse_line(void *ctx, const struct bio_ev *e, const struct bio_who *
 		fprintf(out, "%llu + %u [%s]\n", (unsigned long long)e->sector, e->nr_sector, comm);
 		break;
 	}
+	if (bp->flush)
+		fflush(out);
 }

@@ -248,7 +248,7 @@ int bio_print_btt(const struct bio_tracker *bt, const struct bio_view_opts *o, F
 	all->total = true;
 	for (size_t i = 0; i < bio_nios(bt); i++) {
 		const struct bio_io *io = bio_get(bt, i);
-		if (!bio_io_shown(io, o->filter))
+		if (!bio_io_shown(io, o))
 			continue;
 		struct dev_stats *d = dev_get(devs, &n, MAX_DEVS, io->dev);
 		if (d)

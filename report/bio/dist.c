@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/bio/bio.h"
+#include "report/bio/bio-internal.h"
 
 #define DIST_SLOTS 48
 #define MAX_KEYS 1024
@@ -18,16 +18,6 @@ struct dist {
 	u64 last_end;
 	bool have_end;
 };
-
-static int log2_slot(u64 v)
-{
-	int s = 0;
-	while (v > 1 && s < DIST_SLOTS - 1) {
-		v >>= 1;
-		s++;
-	}
-	return s;
-}
 
 static struct dist *dist_get(struct dist *v, size_t *n, const char *key, u32 dev)
 {
@@ -42,30 +32,11 @@ static struct dist *dist_get(struct dist *v, size_t *n, const char *key, u32 dev
 	return &v[(*n)++];
 }
 
-static void print_slots(const struct dist *d, const char *unit, FILE *out)
-{
-	int top = 0;
-	u64 most = 1;
-	for (int i = 0; i < DIST_SLOTS; i++)
-		if (d->slot[i]) {
-			top = i;
-			most = MAX(most, d->slot[i]);
-		}
-	fprintf(out, "%10s%-14s : count     distribution\n", unit, "");
-	for (int i = 0; i <= top; i++) {
-		u64 lo = i ? 1ull << i : 0, hi = (1ull << (i + 1)) - 1;
-		int stars = (int)(d->slot[i] * 40 / most);
-		fprintf(out, "%10llu -> %-10llu : %-8llu |%-40.*s|\n", (unsigned long long)lo,
-			(unsigned long long)hi, (unsigned long long)d->slot[i], stars,
-			"****************************************");
-	}
-}
-
 /* An I/O the size and seek views count: seen queued, not the remainder of
  * a split (its parent counts), and passing the filters. */
 static bool queued_and_shown(const struct bio_io *io, const struct bio_view_opts *o)
 {
-	return io->t[BT_Q] && !(io->flags & BF_SPLIT) && bio_io_shown(io, o->filter);
+	return io->t[BT_Q] && !(io->flags & BF_SPLIT) && bio_io_shown(io, o);
 }
 
 /* The end of a view of n distributions: a line when there were none. */
@@ -89,13 +60,13 @@ int bio_print_size(const struct bio_tracker *bt, const struct bio_view_opts *o, 
 		struct dist *d = dist_get(v, &n, io->comm[0] ? io->comm : "?", 0);
 		if (!d)
 			continue;
-		d->slot[log2_slot((u64)io->own_sector * 512 / 1024)]++;
+		d->slot[bio_log2_slot((u64)io->own_sector * 512 / 1024, DIST_SLOTS)]++;
 		d->n++;
 	}
 	for (size_t i = 0; i < n; i++) {
 		fprintf(out, "%sProcess name = %s: %llu I/Os\n", i ? "\n" : "", v[i].key,
 			(unsigned long long)v[i].n);
-		print_slots(&v[i], "Kbytes", out);
+		bio_print_log2(out, "Kbytes", v[i].slot, DIST_SLOTS, false);
 	}
 	return end_dists(v, n, out);
 }
@@ -115,7 +86,7 @@ int bio_print_seek(const struct bio_tracker *bt, const struct bio_view_opts *o, 
 		if (d->have_end) {
 			u64 dist = io->sector > d->last_end ? io->sector - d->last_end
 							    : d->last_end - io->sector;
-			d->slot[log2_slot(dist)] += dist != 0;
+			d->slot[bio_log2_slot(dist, DIST_SLOTS)] += dist != 0;
 			d->zero += dist == 0;
 			d->n++;
 		}
@@ -132,7 +103,7 @@ int bio_print_seek(const struct bio_tracker *bt, const struct bio_view_opts *o, 
 			(unsigned long long)(v[i].n - v[i].zero),
 			v[i].n ? 100.0 * (double)(v[i].n - v[i].zero) / (double)v[i].n : 0.0);
 		if (v[i].n > v[i].zero)
-			print_slots(&v[i], "sectors", out);
+			bio_print_log2(out, "sectors", v[i].slot, DIST_SLOTS, false);
 	}
 	return end_dists(v, n, out);
 }
@@ -146,7 +117,7 @@ int bio_print_errors(const struct bio_tracker *bt, const struct bio_view_opts *o
 		"RWBS", "SECTOR", "BYTES", "ERROR");
 	for (size_t i = 0; i < bio_nios(bt); i++) {
 		const struct bio_io *io = bio_get(bt, i);
-		if (!io->error || io->state != BS_DONE || !bio_io_shown(io, o->filter))
+		if (!io->error || io->state != BS_DONE || !bio_io_shown(io, o))
 			continue;
 		char name[64];
 		bio_dev_name(io->dev, name, sizeof(name));

@@ -40,7 +40,7 @@ static bool latency(const struct bio_tracker *bt, const struct bio_io *io,
 	u64 from = o->queued ? io->t[BT_Q] : rq->t[BT_D];
 	*done = bio_done_time(bt, io);
 	if ((!o->queued && io != rq) || !from || !*done || *done < from || !io->t[BT_Q] ||
-	    !bio_io_shown(io, o->filter))
+	    !bio_io_shown(io, o))
 		return false;
 	*lat = *done - from;
 	return true;

@@ -5,6 +5,22 @@
 
 #include "report/bio/bio.h"
 
+/* What the command asked to see as the events pass. */
+static void set_callbacks(struct bio_tracker *bt, const struct bio_load_opts *o)
+{
+	/* The blkparse lines filtered as the views' I/Os are: by the task
+	 * each event ran in, its CPU and time (rp_opts.filter). */
+	if (o->blkparse) {
+		o->blkparse->filter = &o->rp->filter;
+		bio_set_hook(bt, bio_blkparse_line, o->blkparse);
+	}
+	if (o->done)
+		bio_set_done(bt, o->done, o->done_ctx);
+	bio_set_forget(bt, o->forget);
+	if (o->interval)
+		bio_set_interval(bt, o->rp->interval_ns, o->interval, o->interval_ctx);
+}
+
 /* A blktrace capture: no replay, no tracing data; the same tracker. */
 static int load_blktrace(struct bio_data *d, const struct bio_load_opts *o)
 {
@@ -14,8 +30,7 @@ static int load_blktrace(struct bio_data *d, const struct bio_load_opts *o)
 		return -1;
 	}
 	d->bt = bio_tracker_new(NULL);
-	if (o->blkparse)
-		bio_set_hook(d->bt, bio_blkparse_line, o->blkparse);
+	set_callbacks(d->bt, o);
 	return bio_feed_blktrace(d->bt, o->rp->input);
 }
 
@@ -52,10 +67,9 @@ static int run(struct bio_data *d, const struct bio_load_opts *o, struct replay 
 {
 	d->bt = bio_tracker_new(&d->tp);
 	bio_set_stacks(d->bt, d->st);
-	if (o->blkparse)
-		bio_set_hook(d->bt, bio_blkparse_line, o->blkparse);
+	set_callbacks(d->bt, o);
 	struct rp_sink sink = bio_sink(d->bt);
-	if (rp_run(r, &sink) < 0)
+	if (rp_run(r, &sink) < 0 && !bio_stopped(d->bt))
 		return -1;
 	d->summary = *rp_summary(r);
 	d->replayed = true;

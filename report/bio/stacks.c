@@ -7,7 +7,6 @@
 
 #include "flamegraph/flamegraph.h"
 #include "report/bio/bio.h"
-#include "report/sched/sched.h"
 #include "report/replay/replay.h"
 
 /* The stacks, and each stored frame's name (offsets into names, one per
@@ -17,6 +16,7 @@ struct bio_stacks {
 	struct stackset set;
 	VEC(u32) name_at;
 	struct strbuf names;      /* NUL-separated frame names */
+	struct rp_fold fold;      /* scratch for naming */
 };
 
 struct bio_stacks *bio_stacks_new(void)
@@ -33,6 +33,7 @@ void bio_stacks_free(struct bio_stacks *st)
 	stackset_free(&st->set);
 	VEC_FREE(&st->name_at);
 	sb_free(&st->names);
+	rp_fold_free(&st->fold);
 	free(st);
 }
 
@@ -43,9 +44,10 @@ u32 bio_stacks_intern(struct bio_stacks *st, const struct rp_sample *s)
 		return 0;
 	bool added;
 	u32 id = stackset_intern(&st->set, s->frames, s->nframes, s->s->pid, NULL, NULL, &added);
+	bool java = s->thread && rp_fold_java(s->thread->comm);
 	for (size_t i = st->name_at.n; added && i < st->set.frames.n; i++) {
 		VEC_PUSH(&st->name_at, (u32)st->names.len);
-		offcpu_frame_name(&st->set.frames.v[i], &st->names);
+		rp_fold_name(&st->names, &st->fold, &st->set.frames.v[i], java);
 		sb_add(&st->names, "", 1);   /* keeps the NUL: names are back to back */
 	}
 	return id + 1;
@@ -82,7 +84,7 @@ struct st_total {
  * counted again on the device they went to. */
 static bool io_counted(const struct bio_io *io, const struct bio_view_opts *o)
 {
-	return io->state != BS_REMAPPED && bio_io_shown(io, o->filter);
+	return io->state != BS_REMAPPED && bio_io_shown(io, o);
 }
 
 static struct st_total *totals(const struct bio_tracker *bt, const struct bio_view_opts *o,
@@ -150,7 +152,7 @@ int bio_print_stacks(const struct bio_tracker *bt, const struct bio_view_opts *o
 	size_t n;
 	struct st_total *t = totals(bt, o, &n, &all);
 	qsort(t, n, sizeof(*t), by_ios);
-	size_t top = o->top > 0 ? (size_t)o->top : 20, shown = 0;
+	size_t top = o->rows > 0 ? (size_t)o->rows : 20, shown = 0;
 	fprintf(out, "Who queued the I/O: %llu I/Os, %llu bytes, by the submitter's stack\n"
 		"(at block_bio_queue; at request allocation or issue when no queue was seen)\n\n",
 		(unsigned long long)all.ios, (unsigned long long)all.bytes);
@@ -163,7 +165,7 @@ int bio_print_stacks(const struct bio_tracker *bt, const struct bio_view_opts *o
 		rest_stacks++;
 	}
 	if (rest_stacks)
-		fprintf(out, "%llu more stack%s with %llu I/Os: --top N shows more, --folded all\n",
+		fprintf(out, "%llu more stack%s with %llu I/Os: --rows N shows more, --folded all\n",
 			(unsigned long long)rest_stacks, rest_stacks == 1 ? "" : "s",
 			(unsigned long long)rest_ios);
 	free(t);

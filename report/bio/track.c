@@ -30,6 +30,15 @@ struct bio_tracker {
 	bio_stack_fn stack_of;   /* names the submitter's stack, or NULL */
 	struct bio_stacks *stacks;
 	u32 cur_stack;           /* the stack of the event being tracked */
+	u64 first_q;             /* the first queue event's time */
+	bio_done_fn done;        /* each request as it completes */
+	void *done_ctx;
+	bool forget;             /* drop finished I/Os now and then */
+	size_t forget_at;        /* ... when this many are held */
+	u64 interval, next_tick; /* intervals: length, end of the current one */
+	bio_interval_fn on_interval;
+	void *interval_ctx;
+	bool stopped;            /* on_interval asked to stop */
 };
 
 static u64 key_of(u32 dev, u64 sector)
@@ -185,6 +194,8 @@ static void on_queue(struct bio_tracker *bt, const struct bio_ev *e, const struc
 	}
 	struct bio_io *io = new_io(bt, e, s);
 	io->t[BT_Q] = s->time;
+	if (!bt->first_q)
+		bt->first_q = s->time;
 	put(bt, &bt->pending, e->dev, e->sector, io);
 }
 
@@ -237,6 +248,8 @@ static void merge_into(struct bio_tracker *bt, struct bio_io *io, struct bio_io 
 	unput(bt, &bt->pending, io->dev, io->sector, io);
 	io->state = BS_MERGED;
 	io->parent = index_of(bt, rq);
+	io->sibling = rq->child;
+	rq->child = index_of(bt, io);
 	io->flags |= flag;
 }
 
@@ -338,6 +351,156 @@ static void on_complete(struct bio_tracker *bt, const struct bio_ev *e, u64 time
 	rq_unindex(bt, rq);
 	rq->state = BS_DONE;
 	rq->t[BT_C] = time;
+	if (bt->done)
+		bt->done(bt->done_ctx, bt, rq);
+}
+
+/* ---- finished I/Os out: intervals, and bounded memory -------------------- */
+
+/* An I/O's story is over when its request's is: completed, lost or
+ * remapped.  Merged I/Os go with their request, so the indices that link
+ * them (parent, child, sibling) stay within one tracker. */
+static bool finished(const struct bio_tracker *bt, const struct bio_io *io)
+{
+	u8 st = bio_request(bt, io)->state;
+	return st == BS_DONE || st == BS_LOST || st == BS_REMAPPED;
+}
+
+static u32 relink(const u32 *to, u32 v)
+{
+	return v ? to[v - 1] : NONE;
+}
+
+static void if_clear(struct inflight *m)
+{
+	memset(m->vals, 0, m->cap * sizeof(*m->vals));
+	m->n = 0;
+}
+
+/* Splits bt's I/Os: the finished ones into out (when given), the others
+ * kept in order; the in-flight maps rebuilt for those kept. */
+static void split_done(struct bio_tracker *bt, struct bio_tracker *out)
+{
+	size_t n = bt->ios.n, kept = 0, gone = 0;
+	u32 *to = xcalloc(n ? n : 1, sizeof(*to));
+	bool *fin = xcalloc(n ? n : 1, sizeof(*fin));
+	for (size_t i = 0; i < n; i++) {
+		fin[i] = finished(bt, &bt->ios.v[i]);
+		to[i] = (u32)(fin[i] ? ++gone : ++kept);
+	}
+	if (out)
+		VEC_GROW(&out->ios, gone);
+	for (size_t i = 0, k = 0; i < n; i++) {
+		struct bio_io io = bt->ios.v[i];
+		io.parent = relink(to, io.parent);
+		io.child = relink(to, io.child);
+		io.sibling = relink(to, io.sibling);
+		if (!fin[i])
+			bt->ios.v[k++] = io;
+		else if (out)
+			out->ios.v[out->ios.n++] = io;
+	}
+	bt->ios.n = kept;
+	if_clear(&bt->pending);
+	if_clear(&bt->rq);
+	if_clear(&bt->rq_end);
+	for (size_t i = 0; i < kept; i++) {
+		struct bio_io *io = &bt->ios.v[i];
+		if (io->state == BS_QUEUED)
+			put(bt, &bt->pending, io->dev, io->sector, io);
+		else if (io->state == BS_REQUEST)
+			rq_index(bt, io);
+	}
+	free(to);
+	free(fin);
+}
+
+static void forget_done(struct bio_tracker *bt)
+{
+	split_done(bt, NULL);
+	bt->forget_at = MAX(bt->ios.n * 2, (size_t)4096);
+}
+
+void bio_set_forget(struct bio_tracker *bt, bool on)
+{
+	bt->forget = on;
+	bt->forget_at = 4096;
+}
+
+struct bio_tracker *bio_take_done(struct bio_tracker *bt)
+{
+	struct bio_tracker *out = bio_tracker_new(bt->tp);
+	out->stacks = bt->stacks;
+	out->first_q = bt->first_q;
+	split_done(bt, out);
+	out->c = bt->c;
+	memset(&bt->c, 0, sizeof(bt->c));
+	return out;
+}
+
+void bio_set_done(struct bio_tracker *bt, bio_done_fn fn, void *ctx)
+{
+	bt->done = fn;
+	bt->done_ctx = ctx;
+}
+
+static int cmp_io_ptr(const void *a, const void *b)
+{
+	const struct bio_io *x = *(const struct bio_io *const *)a;
+	const struct bio_io *y = *(const struct bio_io *const *)b;
+	return x < y ? -1 : x > y;
+}
+
+void bio_served(const struct bio_tracker *bt, const struct bio_io *rq, bio_io_list *out)
+{
+	out->n = 0;
+	VEC_PUSH(out, rq);
+	/* The list grows as it is walked: each I/O's merged ones follow. */
+	for (size_t i = 0; i < out->n; i++)
+		for (u32 c = out->v[i]->child; c; c = bt->ios.v[c - 1].sibling)
+			VEC_PUSH(out, &bt->ios.v[c - 1]);
+	if (out->n > 2)
+		qsort(out->v + 1, out->n - 1, sizeof(*out->v), cmp_io_ptr);
+}
+
+/* ---- intervals ----------------------------------------------------------- */
+
+void bio_set_interval(struct bio_tracker *bt, u64 interval_ns, bio_interval_fn fn, void *ctx)
+{
+	bt->interval = interval_ns;
+	bt->on_interval = fn;
+	bt->interval_ctx = ctx;
+}
+
+bool bio_stopped(const struct bio_tracker *bt) { return bt->stopped; }
+
+int bio_tick(struct bio_tracker *bt, u64 end, bool last)
+{
+	if (!bt->on_interval || bt->stopped)
+		return 0;
+	int rc;
+	if (last) {
+		rc = bt->on_interval(bt->interval_ctx, bt, end, true);
+	} else {
+		struct bio_tracker *done = bio_take_done(bt);
+		rc = bt->on_interval(bt->interval_ctx, done, end, false);
+		bio_tracker_free(done);
+	}
+	if (rc > 0)
+		bt->stopped = true;
+	return rc < 0 ? -1 : 0;
+}
+
+int bio_tick_until(struct bio_tracker *bt, u64 t)
+{
+	if (!bt->interval)
+		return 0;
+	if (!bt->next_tick)
+		bt->next_tick = t + bt->interval;
+	for (; t >= bt->next_tick && !bt->stopped; bt->next_tick += bt->interval)
+		if (bio_tick(bt, bt->next_tick, false) < 0)
+			return -1;
+	return 0;
 }
 
 void bio_set_stack_fn(struct bio_tracker *bt, bio_stack_fn fn, struct bio_stacks *st)
@@ -356,6 +519,8 @@ void bio_set_hook(struct bio_tracker *bt, bio_event_fn fn, void *ctx)
 
 void bio_track(struct bio_tracker *bt, const struct bio_ev *e, const struct bio_who *w)
 {
+	if (bt->forget && bt->ios.n >= bt->forget_at)
+		forget_done(bt);
 	if (bt->hook)
 		bt->hook(bt->hook_ctx, e, w);
 	switch (e->kind) {
@@ -396,9 +561,23 @@ static int bt_sample(void *ctx, const struct rp_sample *s)
 	return 0;
 }
 
+/* A stop asked for (--count) ends the replay as an error would; the
+ * caller tells them apart with bio_stopped. */
+static int bt_tick(void *ctx, u64 end, bool last)
+{
+	struct bio_tracker *bt = ctx;
+	if (bio_tick(bt, end, last) < 0)
+		return -1;
+	if (bt->stopped) {
+		err_set("stopped after the intervals asked for");
+		return -1;
+	}
+	return 0;
+}
+
 struct rp_sink bio_sink(struct bio_tracker *bt)
 {
-	return (struct rp_sink){ .ctx = bt, .sample = bt_sample };
+	return (struct rp_sink){ .ctx = bt, .sample = bt_sample, .tick = bt_tick };
 }
 
 struct bio_tracker *bio_tracker_new(const struct bio_tp *tp)
@@ -423,6 +602,7 @@ void bio_tracker_free(struct bio_tracker *bt)
 }
 
 size_t bio_nios(const struct bio_tracker *bt) { return bt->ios.n; }
+u64 bio_first_queue(const struct bio_tracker *bt) { return bt->first_q; }
 const struct bio_io *bio_get(const struct bio_tracker *bt, size_t i) { return &bt->ios.v[i]; }
 const struct bio_counts *bio_counts(const struct bio_tracker *bt) { return &bt->c; }
 

@@ -4,9 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "report/bio/bio.h"
+#include "report/bio/bio-internal.h"
 
 char bio_dir(const char *rwbs)
 {
@@ -30,6 +33,32 @@ void bio_dev_name(u32 dev, char *buf, size_t size)
 	snprintf(buf, size, "%s", slash ? slash + 1 : target);
 }
 
+/* "MAJ,MIN" or "MAJ:MIN". */
+static u32 dev_numbers(const char *s)
+{
+	unsigned maj, min;
+	char sep, end;
+	if (sscanf(s, "%u%c%u%c", &maj, &sep, &min, &end) != 3 || (sep != ',' && sep != ':') ||
+	    maj > 0xfff || min > 0xfffff)
+		return 0;
+	return maj << 20 | min;
+}
+
+u32 bio_dev_parse(const char *s)
+{
+	u32 dev = dev_numbers(s);
+	if (dev)
+		return dev;
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s%s", strchr(s, '/') ? "" : "/dev/", s);
+	struct stat st;
+	if (stat(path, &st) < 0 || !S_ISBLK(st.st_mode)) {
+		err_set("'%s' is not a block device: give NAME (/dev/NAME) or MAJ,MIN", s);
+		return 0;
+	}
+	return major(st.st_rdev) << 20 | minor(st.st_rdev);
+}
+
 static bool task_passes(const struct rp_filter *f, u32 pid, u32 tid, const char *comm)
 {
 	return (!f->npids || rp_id_listed(f->pids, f->npids, pid)) &&
@@ -43,8 +72,11 @@ static bool time_passes(const struct rp_filter *f, u64 t)
 }
 
 /* I/Os belong to the task that queued them, at the time it did. */
-bool bio_io_shown(const struct bio_io *io, const struct rp_filter *f)
+bool bio_io_shown(const struct bio_io *io, const struct bio_view_opts *o)
 {
+	const struct rp_filter *f = o->filter;
+	if (o->dev && io->dev != o->dev)
+		return false;
 	if (!f)
 		return true;
 	u64 t = io->t[BT_Q] ? io->t[BT_Q] : io->t[BT_G];
@@ -71,16 +103,6 @@ struct hist {
 	u64 n;
 };
 
-static int lat_slot(u64 v)
-{
-	int s = 0;
-	while (v > 1 && s < LAT_SLOTS - 1) {
-		v >>= 1;
-		s++;
-	}
-	return v ? s : 0;
-}
-
 static struct hist *hist_get(struct hist *v, size_t *n, size_t cap, u32 dev, const char *flags)
 {
 	for (size_t i = 0; i < *n; i++)
@@ -92,25 +114,6 @@ static struct hist *hist_get(struct hist *v, size_t *n, size_t cap, u32 dev, con
 	v[*n].dev = dev;
 	snprintf(v[*n].flags, sizeof(v[*n].flags), "%s", flags);
 	return &v[(*n)++];
-}
-
-static void print_one_hist(const struct hist *h, const struct bio_view_opts *o, FILE *out)
-{
-	int top = 0;
-	u64 most = 1;
-	for (int i = 0; i < LAT_SLOTS; i++)
-		if (h->slot[i]) {
-			top = i;
-			most = MAX(most, h->slot[i]);
-		}
-	fprintf(out, "%10s%-14s : count     distribution\n", o->millis ? "msecs" : "usecs", "");
-	for (int i = 0; i <= top; i++) {
-		u64 lo = i ? 1ull << i : 0, hi = (1ull << (i + 1)) - 1;
-		int stars = (int)(h->slot[i] * 40 / most);
-		fprintf(out, "%10llu -> %-10llu : %-8llu |%-40.*s|\n", (unsigned long long)lo,
-			(unsigned long long)hi, (unsigned long long)h->slot[i], stars,
-			"****************************************");
-	}
 }
 
 static void print_hist_title(const struct hist *h, const struct bio_view_opts *o, FILE *out)
@@ -140,13 +143,13 @@ int bio_print_hist(const struct bio_tracker *bt, const struct bio_view_opts *o, 
 		if (!o->queued && io != rq)
 			continue;
 		if (!from || !done || done < from || (io->flags & BF_NO_QUEUE && !(io->flags & BF_SPLIT)) ||
-		    !bio_io_shown(io, o->filter))
+		    !bio_io_shown(io, o))
 			continue;
 		struct hist *h = hist_get(v, &n, MAX_HISTS, o->per_disk ? io->dev : 0,
 					  o->per_flags ? io->rwbs : "");
 		if (!h)
 			continue;
-		h->slot[lat_slot((done - from) / unit)]++;
+		h->slot[bio_log2_slot((done - from) / unit, LAT_SLOTS)]++;
 		h->n++;
 		measured++;
 	}
@@ -155,7 +158,7 @@ int bio_print_hist(const struct bio_tracker *bt, const struct bio_view_opts *o, 
 		o->queued ? "I/Os" : "requests");
 	for (size_t i = 0; i < n; i++) {
 		print_hist_title(&v[i], o, out);
-		print_one_hist(&v[i], o, out);
+		bio_print_log2(out, o->millis ? "msecs" : "usecs", v[i].slot, LAT_SLOTS, false);
 	}
 	free(v);
 	return ferror(out) ? (err_set("writing the histograms failed"), -1) : 0;
@@ -193,25 +196,72 @@ static void snoop_line(const struct bio_tracker *bt, const struct bio_io *io, u6
 	fputc('\n', out);
 }
 
-/* Lines come in the order I/Os were queued, timed by their completion. */
-int bio_print_snoop(const struct bio_tracker *bt, const struct bio_view_opts *o, FILE *out)
+void bio_snoop_header(struct bio_snoop *sn)
 {
-	u64 base = 0;
-	for (size_t i = 0; i < bio_nios(bt) && !base; i++)
-		base = bio_get(bt, i)->t[BT_Q];
-	if (o->csv)
+	if (sn->started)
+		return;
+	sn->started = true;
+	if (sn->o->csv)
 		fputs("time_s,comm,pid,disk,rwbs,sector,bytes,que_ms,lat_ms,q_ns,g_ns,i_ns,d_ns,"
-		      "c_ns\n", out);
+		      "c_ns\n", sn->out);
 	else
-		fprintf(out, "%-11s %-14s %-7s %-9s %s %-10s %-7s %7s %7s\n", "TIME(s)", "COMM",
+		fprintf(sn->out, "%-11s %-14s %-7s %-9s %s %-10s %-7s %7s %7s\n", "TIME(s)", "COMM",
 			"PID", "DISK", "T", "SECTOR", "BYTES", "QUE(ms)", "LAT(ms)");
-	for (size_t i = 0; i < bio_nios(bt); i++) {
-		const struct bio_io *io = bio_get(bt, i);
-		const struct bio_io *rq = bio_request(bt, io);
-		if (!io->t[BT_Q] || !rq->t[BT_D] || !bio_done_time(bt, io) ||
-		    !bio_io_shown(io, o->filter))
-			continue;
-		snoop_line(bt, io, base, o, out);
+	if (sn->flush)
+		fflush(sn->out);
+}
+
+/* Lines come as requests complete, a request's I/Os in the order they
+ * were queued, times from the first queue. */
+void bio_snoop_done(void *ctx, const struct bio_tracker *bt, const struct bio_io *rq)
+{
+	struct bio_snoop *sn = ctx;
+	if (!rq->t[BT_D])
+		return;
+	bio_snoop_header(sn);
+	bio_served(bt, rq, &sn->served);
+	for (size_t i = 0; i < sn->served.n; i++) {
+		const struct bio_io *io = sn->served.v[i];
+		if (io->t[BT_Q] && bio_io_shown(io, sn->o))
+			snoop_line(bt, io, bio_first_queue(bt), sn->o, sn->out);
 	}
-	return ferror(out) ? (err_set("writing the lines failed"), -1) : 0;
+	if (sn->flush)
+		fflush(sn->out);
+}
+
+void bio_snoop_free(struct bio_snoop *sn)
+{
+	VEC_FREE(&sn->served);
+}
+
+/* ---- log2 histograms ------------------------------------------------------ */
+
+int bio_log2_slot(u64 v, int n)
+{
+	int s = 0;
+	while (v > 1 && s < n - 1) {
+		v >>= 1;
+		s++;
+	}
+	return s;
+}
+
+void bio_print_log2(FILE *out, const char *unit, const u64 *slot, int n, bool from_first)
+{
+	int first = -1, top = 0;
+	u64 most = 1;
+	for (int i = 0; i < n; i++)
+		if (slot[i]) {
+			first = first < 0 ? i : first;
+			top = i;
+			most = MAX(most, slot[i]);
+		}
+	fprintf(out, "%10s%-14s : count     distribution\n", unit, "");
+	for (int i = from_first && first > 0 ? first : 0; i <= top; i++) {
+		u64 lo = i ? 1ull << i : 0, hi = (1ull << (i + 1)) - 1;
+		int stars = (int)(slot[i] * 40 / most);
+		fprintf(out, "%10llu -> %-10llu : %-8llu |%-40.*s|\n", (unsigned long long)lo,
+			(unsigned long long)hi, (unsigned long long)slot[i], stars,
+			"****************************************");
+	}
 }

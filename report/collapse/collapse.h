@@ -14,20 +14,6 @@ struct collapse_opts {
 	bool srcline;         /* " file:line" after each frame's name */
 };
 
-enum {
-	COLLAPSE_OPT_PID = 0x3000, COLLAPSE_OPT_TID, COLLAPSE_OPT_ANNOTATE,
-	COLLAPSE_OPT_WEIGHT, COLLAPSE_OPT_SRCLINE,
-};
-
-/* The options of collapse and of flame's data-file input: collapse's own
- * and the shared view options, whose bare --pid/--tid name process
- * frames here (--pid=LIST still filters). */
-extern const struct opt collapse_options[];
-
-/* 1 when opt was one of collapse_options, 0 when
- * not, -1 with err_set() on a bad value. */
-int collapse_parse_opt(struct collapse_opts *c, struct rp_opts *rp, int opt, const char *arg);
-
 /* What collapse_replay found that the user should hear. */
 struct collapse_notes {
 	bool no_callchains;         /* stacks are one frame deep */
@@ -41,10 +27,5 @@ struct collapse_notes {
  * the user should hear is in n (after a failed replay too). */
 int collapse_replay(struct rp_opts *rp, const struct collapse_opts *o, struct flame_tree *tree,
 		    enum flame_side side, struct collapse_notes *n);
-
-/* cmd-collapse.c, for the commands that fold (collapse, flame): prints
- * the notes and collapse_replay's error (rc -1) as "ember CMD: ..."; returns
- * the exit status. */
-int collapse_say(const char *cmd, const char *input, int rc, const struct collapse_notes *n);
 
 #endif

@@ -198,7 +198,7 @@ static void put_col(struct strbuf *sb, const struct br_row *r, int col)
 		sb_puts(sb, r->k.comm);
 		break;
 	case COL_DSO:
-		sb_puts(sb, r->k.from_dso ? sym_dso_short(r->k.from_dso) : "[unknown]");
+		sb_puts(sb, rp_dso_name(r->k.from_dso));
 		break;
 	case COL_FROM:
 		rp_put_sym_column(sb, r->k.from_sym, r->k.from_addr, r->k.from_kernel);
@@ -245,7 +245,7 @@ static int row_cmp(const void *pa, const void *pb)
 
 static void print_event(FILE *out, struct br_event *e, const char *name, u64 lost)
 {
-	rp_report_header(out, e->total, e->total, name, false, lost);
+	hist_report_header(out, e->total, e->total, name, false, lost);
 	qsort(e->rows.v, e->rows.n, sizeof(*e->rows.v), row_cmp);
 	size_t width[NCOLS];
 	struct strbuf cell = {0}, line = {0};

@@ -470,25 +470,12 @@ static void resolve_pending(struct hist *h, struct hframe *f)
 }
 
 /* The srcline key's text for a frame without a line: what perf prints
- * when its line lookup fails: SYM+OFFSET (decimal, from the symbol's
- * start), or DSO[ADDR] (hex file address) with no symbol, and ??:0 with
- * neither.  Interned. */
+ * when its line lookup fails (rp_put_line_stand_in), interned. */
 static const char *stand_in(struct hist *h, const struct hframe *f, const struct hsrc *src)
 {
 	struct strbuf *b = &h->line_buf;
 	sb_reset(b);
-	if (f->sym && (f->dso || f->kernel)) {
-		sb_puts(b, f->sym->name);
-		sb_add(b, "+", 1);
-		sb_add_dec(b, (s64)(src->addr - f->sym->start), 0, ' ');
-	} else if (f->dso) {
-		sb_puts(b, sym_dso_short(f->dso));
-		sb_add(b, "[", 1);
-		sb_add_hex(b, src->addr, 0);
-		sb_add(b, "]", 1);
-	} else {
-		sb_puts(b, f->sym ? f->sym->name : "??:0");   /* a marker frame, or nothing */
-	}
+	rp_put_line_stand_in(b, f->sym, f->dso, f->kernel, src->addr);
 	return intern(h, b->s);
 }
 
@@ -839,12 +826,28 @@ void hist_free(struct hist *h)
 
 /* ---- printing ------------------------------------------------------------- */
 
-static const char *dso_name(struct sym_dso *d)
+/* A count as perf prints it: "501 ", "1K", "2M" (the unit, or a space,
+ * right after the number). */
+static void sample_count(char *buf, size_t cap, u64 n)
 {
-	return d ? sym_dso_short(d) : "[unknown]";
+	char unit = ' ';
+	for (const char *u = "KMG"; *u && n > 1000; u++) {
+		n /= 1000;
+		unit = *u;
+	}
+	snprintf(buf, cap, "%llu%c", (unsigned long long)n, unit);
 }
 
-/* "[.] name", "[k] name", or the address when no symbol is known. */
+void hist_report_header(FILE *out, u64 samples, u64 total, const char *event, bool events,
+			u64 lost)
+{
+	char count[32];
+	sample_count(count, sizeof(count), samples);
+	fprintf(out, "#\n# Total Lost Samples: %llu\n#\n", (unsigned long long)lost);
+	fprintf(out, "# Samples: %s of event%s '%s'\n", count, events ? "s" : "", event);
+	fprintf(out, "# Event count (approx.): %llu\n#\n", (unsigned long long)total);
+}
+
 /* Digits of v in decimal. */
 static size_t dec_len(u64 v)
 {
@@ -880,7 +883,7 @@ static void put_key(const struct hist *h, struct strbuf *sb, const struct entry 
 		sb_add_dec(sb, e->k.cpu, 3, '0');
 		break;
 	case HK_DSO:
-		sb_puts(sb, dso_name(e->k.dso));
+		sb_puts(sb, rp_dso_name(e->k.dso));
 		break;
 	case HK_SRCLINE:
 		sb_puts(sb, line_name(h, e));
@@ -907,7 +910,7 @@ static size_t key_len(const struct hist *h, const struct entry *e, enum hist_key
 	case HK_CPU:
 		return MAX(dec_len(e->k.cpu), 3);
 	case HK_DSO:
-		return strlen(dso_name(e->k.dso));
+		return strlen(rp_dso_name(e->k.dso));
 	case HK_SYM:
 		return 4 + (e->k.sym ? strlen(e->k.sym->name) : e->k.addr ? 18 : 16);
 	case HK_SRCLINE:
@@ -1184,7 +1187,7 @@ static void put_pct(struct strbuf *line, u64 part, u64 total)
 static void print_table(struct hist *h, FILE *out, struct table *t, const char *event,
 			bool events, const struct rp_summary *sum)
 {
-	rp_report_header(out, t->samples, t->total, event, events, sum->lost);
+	hist_report_header(out, t->samples, t->total, event, events, sum->lost);
 	size_t n = t->entries.n;
 	const struct entry **rows = xmalloc((n ? n : 1) * sizeof(*rows));
 	u64 *vals = xmalloc((n ? n : 1) * sizeof(*vals));
@@ -1328,7 +1331,7 @@ static void print_group(struct hist *h, FILE *out, const struct pd_group *g,
 	}
 	struct strbuf name = {0};
 	group_name(h, g, &name);
-	rp_report_header(out, samples, total, name.s, true, sum->lost);
+	hist_report_header(out, samples, total, name.s, true, sum->lost);
 	sb_free(&name);
 	const struct entry **rows = xmalloc((v.nrows ? v.nrows : 1) * sizeof(*rows));
 	u64 *vals = xcalloc((v.nrows ? v.nrows : 1) * (size_t)nm, sizeof(u64));

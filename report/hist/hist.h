@@ -39,6 +39,11 @@ struct rp_sink hist_sink(struct hist *h);
 /* Prints the tables like perf report --stdio: one per event, or per
  * event group with a column per member (unless no_group). */
 void hist_print(struct hist *h, FILE *out, const struct rp_summary *sum);
+/* The lines over a report table, as perf report --stdio prints them:
+ * lost samples, "Samples: 1K of event 'NAME'" (events: "of events", as
+ * perf says for a group's leader), the event count. */
+void hist_report_header(FILE *out, u64 samples, u64 total, const char *event, bool events,
+			u64 lost);
 
 /* branches.h - the report by branch: every branch
  * entry of the samples' branch stacks counted once, by command, source

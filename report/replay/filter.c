@@ -6,10 +6,10 @@
 
 #include "report/replay/replay.h"
 
-bool rp_id_listed(const pid_t *v, int n, u32 x)
+bool rp_id_listed(const int *ids, int n, u32 id)
 {
 	for (int i = 0; i < n; i++)
-		if ((u32)v[i] == x)
+		if ((u32)ids[i] == id)
 			return true;
 	return false;
 }

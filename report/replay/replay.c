@@ -768,24 +768,3 @@ void rp_close(struct replay *rp)
 	pd_reader_close(rp->reader);
 	free(rp);
 }
-
-const char *rp_frame_dso(const struct rp_frame *f)
-{
-	return f->dso ? sym_dso_short(f->dso) : "[unknown]";
-}
-
-void rp_put_sym_column(struct strbuf *sb, const struct sym *sym, u64 addr, bool kernel)
-{
-	sb_add(sb, kernel ? "[k] " : "[.] ", 4);
-	if (sym) {
-		sb_puts(sb, sym->name);
-		return;
-	}
-	/* As printf's %#.16llx: no 0x on zero. */
-	if (addr)
-		sb_add(sb, "0x", 2);
-	size_t at = sb->len;
-	sb_add_hex(sb, addr, 16);
-	for (size_t i = at; i < sb->len && sb->s[i] == ' '; i++)
-		sb->s[i] = '0';
-}

@@ -5,10 +5,7 @@
 #ifndef EMBER_REPORT_REPLAY_H
 #define EMBER_REPORT_REPLAY_H
 
-#include <stdio.h>
-
 #include "common/common.h"
-#include "common/options.h"
 #include "format/format.h"
 #include "symbols/symbols.h"
 #include "unwind/unwind.h"
@@ -84,7 +81,7 @@ struct rp_filter {
 struct rp_opts {
 	const char *input;          /* path, "-" for stdin */
 	/* Called now and then with the bytes read and the total (big files
-	 * only); commands use rp_progress_stderr. */
+	 * only); commands set it with rp_progress_if_tty (report.h). */
 	void (*progress)(u64 done, u64 total);
 	bool callchains;            /* resolve whole chains, not only the ip */
 	bool branches;              /* resolve the branch stacks' addresses */
@@ -143,9 +140,11 @@ int rp_run(struct replay *rp, struct rp_sink *sink);
 const struct rp_summary *rp_summary(struct replay *rp);
 void rp_close(struct replay *rp);
 
-/* Filter helpers for analyses that filter their own way: x among the n
- * ids of v; comm among the names of a comma list. */
-bool rp_id_listed(const pid_t *v, int n, u32 x);
+/* Filter helpers for analyses that filter their own way: id among the n
+ * ids of a list of rp_filter (CPUs, or pids and tids: pid_t is int in
+ * Linux, and the compiler says so should it not be); comm among the
+ * names of a comma list. */
+bool rp_id_listed(const int *ids, int n, u32 id);
 bool rp_comm_listed(const char *list, const char *comm);
 
 /* "file:line" of a frame's address from its file's DWARF (looked up once
@@ -161,62 +160,68 @@ void rp_resolve(struct replay *rp, struct rp_frame *f);
 /* The name a frame marked cut (the stack copy ended) shows. */
 #define RP_CUT_NAME "[stack copy ended]"
 
-/* The lines over a report table, as perf report --stdio prints them:
- * lost samples, "Samples: 1K of event 'NAME'" (events: "of events", as
- * perf says for a group's leader), the event count. */
-void rp_report_header(FILE *out, u64 samples, u64 total, const char *event, bool events,
-		      u64 lost);
+/* ---- Frame names (frames.c): how every view names a resolved frame ---- */
 
-/* Display helpers shared by the analyses. */
-const char *rp_frame_dso(const struct rp_frame *f);   /* "[unknown]" when none */
+/* A file as the report's dso column names it: its short name, or
+ * "[unknown]" for none. */
+const char *rp_dso_name(const struct sym_dso *d);
+
+/* perf script's text for one chain frame, after its address: what of
+ * "NAME+0xOFF (FILE)" the fields ask for (an inline frame names no file
+ * and ends in " (inlined)"), and with RP_TEXT_SRCLINE, line (rp_srcline's,
+ * or NULL) on a line of its own, as perf prints them. */
+enum { RP_TEXT_SYM = 1, RP_TEXT_SYMOFF = 2, RP_TEXT_DSO = 4, RP_TEXT_SRCLINE = 8 };
+void rp_put_frame_text(struct strbuf *sb, const struct rp_frame *f, unsigned what,
+		       const char *line);
+
 /* A report's symbol column as perf prints it: "[.] name", "[k] name", or
  * the address (perf's %#.16llx) when no symbol is known. */
 void rp_put_sym_column(struct strbuf *sb, const struct sym *sym, u64 addr, bool kernel);
-/* The symbol name, or NULL when unresolved. */
-static inline const char *rp_frame_sym(const struct rp_frame *f)
-{
-	return f->sym ? f->sym->name : NULL;
-}
+/* What perf's srcline column shows for an address whose line is unknown:
+ * SYM+OFFSET (decimal, from the symbol's start), DSO[ADDR] (hex file
+ * address) with no symbol, ??:0 with neither. */
+void rp_put_line_stand_in(struct strbuf *sb, const struct sym *sym, const struct sym_dso *dso,
+			  bool kernel, u64 addr);
 
-/* Option parsing shared by report, script and later views: handles
- * -i, --comm, --pid, --tid, --cpu, --time.  Returns 1 when opt was one of
- * these, 0 when not, -1 with err_set() on a bad value. */
-int rp_parse_filter_opt(struct rp_opts *o, int opt, const char *arg);
-/* The views' defaults: input ember.data, names demangled, -g chains with
- * a frameless leaf's caller restored (from the snapshot record -g takes;
- * `script` turns it off to print chains as perf does). */
-void rp_opts_init(struct rp_opts *o);
-void rp_opts_free(struct rp_opts *o);
-
-/* A progress line on stderr, for commands to hand to rp_opts.progress when
- * stderr is a terminal: rp_progress_if_tty(&opts). */
-void rp_progress_if_tty(struct rp_opts *o);
-
-/* The warnings every analysis owes its user after a replay: a file not
- * closed cleanly, untrusted files, an input error (printed by commands). */
-void rp_warn_summary(const char *cmd, const struct rp_summary *sum, const char *input);
-/* The same for a view whose figures lost events skew (offcpu, bio): a
- * file not closed cleanly, the events lost and what that did to the view
- * (lost_effect), an input error. */
-void rp_warn_view(const char *cmd, const struct rp_summary *sum, const char *input,
-		  const char *lost_effect);
-
-/* getopt_long codes for the shared options. */
-enum {
-	RP_OPT_COMM = 0x1000, RP_OPT_PID, RP_OPT_TID, RP_OPT_CPU, RP_OPT_TIME,
-	RP_OPT_NO_DEMANGLE, RP_OPT_UNWINDER, RP_OPT_LEAF_FIX, RP_OPT_NO_LEAF_FIX, RP_OPT_INLINE,
-	RP_OPT_NO_INLINE, RP_OPT_KALLSYMS,
+/* Folded stacks: the names stackcollapse-perf.pl gives the frames of
+ * perf script's text (collapse, flame, offcpu, bio --folded): arguments
+ * dropped, ';' made ':', quotes removed, "[file]" for an unknown symbol
+ * in a known file, "a->b" two frames, the second inlined; kind as the
+ * folding rules' --annotate tells it (kernel, JIT, user). */
+enum rp_frame_kind { RP_FRAME_USER, RP_FRAME_KERNEL, RP_FRAME_JIT, RP_FRAME_INLINED };
+struct rp_fold_part {
+	size_t off, len;            /* in rp_fold.text */
+	enum rp_frame_kind kind;
 };
-/* The shared option groups (report/options.c), each defined once and
- * included in the tables of the commands that take it; their ids go to
- * rp_parse_filter_opt.  rp_view_opts is all of them but -i. */
-extern const struct opt rp_input_opts[];     /* -i, --input FILE */
-extern const struct opt rp_pid_tid_opts[];   /* --pid LIST, --tid LIST */
-extern const struct opt rp_short_pid_opts[]; /* -p LIST, as --pid */
-extern const struct opt rp_sample_opts[];    /* --comm, --cpu, --time */
-extern const struct opt rp_symbol_opts[];    /* --no-demangle, --kallsyms */
-extern const struct opt rp_unwind_opts[];    /* --unwinder, --[no-]leaf-fix, --[no-]inline */
-extern const struct opt rp_view_opts[];
+/* Names gathered for one stack (zeroed to start, rp_fold_free to end). */
+struct rp_fold {
+	struct strbuf text;
+	VEC(struct rp_fold_part) parts;
+	struct strbuf scratch, file;   /* rp_fold_frame's own */
+};
+void rp_fold_reset(struct rp_fold *fo);
+void rp_fold_free(struct rp_fold *fo);
+/* Adds the names of frame f (none for a frame the rules skip, a name in
+ * parentheses; several for an inline chain); java: the process is a
+ * Java one (comm "java..."), whose class paths lose their 'L'.  Returns
+ * whether the names depend on f's symbol (or, unresolved, file) and java
+ * alone, so callers may keep them per symbol. */
+bool rp_fold_frame(struct rp_fold *fo, const struct rp_frame *f, bool java);
+bool rp_fold_java(const char *comm);
+/* The process frame: comm, "comm-PID" or "comm-PID/TID", spaces made '_'. */
+enum rp_fold_thread { RP_FOLD_COMM, RP_FOLD_PID, RP_FOLD_TID };
+void rp_fold_process(struct rp_fold *fo, const char *comm, u32 pid, u32 tid,
+		     enum rp_fold_thread show);
+/* A frame of the view's own ("--", "[no stack]"). */
+void rp_fold_literal(struct rp_fold *fo, const char *name, enum rp_frame_kind kind);
+/* The text of part i. */
+static inline const char *rp_fold_at(const struct rp_fold *fo, size_t i)
+{
+	return fo->text.s ? fo->text.s + fo->parts.v[i].off : "";
+}
+/* Frame f's names as one string, ';' between the parts of an inline
+ * chain (fo is scratch space), for views that show a frame per line. */
+void rp_fold_name(struct strbuf *sb, struct rp_fold *fo, const struct rp_frame *f, bool java);
 
 /* stackset.h - unique stacks of resolved frames,
  * each stored once per process and found again by hash: the off-CPU and

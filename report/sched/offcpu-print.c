@@ -6,43 +6,16 @@
 
 #include "report/sched/sched.h"
 
-/* ---- names --------------------------------------------------------------- */
+/* Frames are named by the folding rule of replay/frames.c, as collapse
+ * names them: the table shows the names the folded stacks carry. */
 
-void offcpu_frame_name(const struct rp_frame *f, struct strbuf *sb)
+enum rp_fold_thread offcpu_thread_show(const char *thread_fmt)
 {
-	const char *name = rp_frame_sym(f);
-	if (!name) {
-		const char *dso = f->dso ? sym_dso_short(f->dso) : NULL;
-		if (!dso)
-			sb_puts(sb, "[unknown]");
-		else if (dso[0] == '[')
-			sb_puts(sb, dso);
-		else
-			sb_printf(sb, "[%s]", dso);
-		return;
-	}
-	/* Arguments of demangled names go; ';' separates frames in folded text. */
-	size_t len = strcspn(name, "(");
-	if (len == 0)
-		len = strlen(name);
-	while (len > 1 && name[len - 1] == ' ')
-		len--;
-	for (size_t i = 0; i < len; i++)
-		sb_add(sb, name[i] == ';' ? ":" : &name[i], 1);
-}
-
-void offcpu_thread_frame(struct strbuf *sb, const char *comm, u32 pid, u32 tid,
-			 const char *thread_fmt)
-{
-	size_t off = sb->len;
-	sb_puts(sb, comm);
 	if (thread_fmt && !strcmp(thread_fmt, "tid"))
-		sb_printf(sb, "-%u/%u", pid, tid);
-	else if (thread_fmt && !strcmp(thread_fmt, "pid"))
-		sb_printf(sb, "-%u", pid);
-	for (size_t i = off; i < sb->len; i++)
-		if (sb->s[i] == ' ' || sb->s[i] == ';')
-			sb->s[i] = '_';
+		return RP_FOLD_TID;
+	if (thread_fmt && !strcmp(thread_fmt, "pid"))
+		return RP_FOLD_PID;
+	return RP_FOLD_COMM;
 }
 
 /* ---- table --------------------------------------------------------------- */
@@ -69,8 +42,8 @@ static const struct oc_agg **sorted_aggs(const struct offcpu *oc, size_t *n)
 	return v;
 }
 
-static void print_frames(const struct offcpu *oc, u32 stack, bool root_first,
-			 struct strbuf *sb, FILE *out)
+static void print_frames(const struct offcpu *oc, u32 stack, bool root_first, bool java,
+			 struct rp_fold *fo, struct strbuf *sb, FILE *out)
 {
 	u32 n;
 	const struct rp_frame *f = offcpu_stack(oc, stack, &n);
@@ -81,8 +54,8 @@ static void print_frames(const struct offcpu *oc, u32 stack, bool root_first,
 	for (u32 k = 0; k < n; k++) {
 		const struct rp_frame *fr = &f[root_first ? n - 1 - k : k];
 		sb_reset(sb);
-		offcpu_frame_name(fr, sb);
-		fprintf(out, "    %s\n", sb->s);
+		rp_fold_name(sb, fo, fr, java);
+		fprintf(out, "    %s\n", sb->s ? sb->s : "");
 	}
 }
 
@@ -105,18 +78,19 @@ static void print_who(const char *label, const char *comm, u32 pid, u32 tid, FIL
 		fprintf(out, "    %-16s %s (%u)", label, comm, tid);
 }
 
-static void print_agg(const struct offcpu *oc, const struct oc_agg *a, struct strbuf *sb,
-		      FILE *out)
+static void print_agg(const struct offcpu *oc, const struct oc_agg *a, struct rp_fold *fo,
+		      struct strbuf *sb, FILE *out)
 {
+	bool java = rp_fold_java(a->comm);
 	if (a->waker_stack != OC_NONE) {
 		print_who("waker:", a->waker_comm, a->waker_pid, a->waker_tid, out);
 		fputc('\n', out);
-		print_frames(oc, a->waker_stack, true, sb, out);
+		print_frames(oc, a->waker_stack, true, rp_fold_java(a->waker_comm), fo, sb, out);
 		fprintf(out, "    %-16s %s\n", "--", "--");
-		print_frames(oc, a->stack, false, sb, out);
+		print_frames(oc, a->stack, false, java, fo, sb, out);
 		print_who("target:", a->comm, a->pid, a->tid, out);
 	} else {
-		print_frames(oc, a->stack, false, sb, out);
+		print_frames(oc, a->stack, false, java, fo, sb, out);
 		print_who("-", a->comm, a->pid, a->tid, out);
 	}
 	fprintf(out, " %c\n", a->state);
@@ -143,10 +117,12 @@ int offcpu_print_table(const struct offcpu *oc, FILE *out)
 	size_t n;
 	const struct oc_agg **v = sorted_aggs(oc, &n);
 	struct strbuf sb = { 0 };
+	struct rp_fold fo = { 0 };
 	for (size_t i = 0; i < n; i++)
-		print_agg(oc, v[i], &sb, out);
+		print_agg(oc, v[i], &fo, &sb, out);
 	print_footer(offcpu_stats(oc), out);
 	sb_free(&sb);
+	rp_fold_free(&fo);
 	free(v);
 	if (ferror(out)) {
 		err_set("writing the table failed");
@@ -183,73 +159,63 @@ int offcpu_print_threads(const struct offcpu *oc, FILE *out)
 
 /* ---- folded -------------------------------------------------------------- */
 
-struct fold_ctx {
-	struct strbuf names;
-	VEC(size_t) ends;              /* end offset of each frame's name */
-	VEC(struct flame_frame) frames;
-	VEC(enum flame_kind) kinds;
-};
-
-static void fold_push(struct fold_ctx *c, enum flame_kind kind)
-{
-	VEC_PUSH(&c->ends, c->names.len);
-	VEC_PUSH(&c->kinds, kind);
-}
-
-static void fold_stack(struct fold_ctx *c, const struct offcpu *oc, u32 stack,
-		       bool root_first, enum flame_kind kind)
+static void fold_stack(struct offcpu_folder *c, const struct offcpu *oc, u32 stack,
+		       bool root_first, bool java)
 {
 	u32 n;
 	const struct rp_frame *f = offcpu_stack(oc, stack, &n);
 	if (stack == OC_NONE) {
-		sb_puts(&c->names, "[no stack]");
-		fold_push(c, kind);
+		rp_fold_literal(&c->fold, "[no stack]", RP_FRAME_USER);
 		return;
 	}
-	for (u32 k = 0; k < n; k++) {
-		offcpu_frame_name(&f[root_first ? n - 1 - k : k], &c->names);
-		fold_push(c, kind);
-	}
+	for (u32 k = 0; k < n; k++)
+		rp_fold_frame(&c->fold, &f[root_first ? n - 1 - k : k], java);
 }
 
-static int fold_one(struct fold_ctx *c, const struct offcpu *oc, const struct oc_agg *a,
+int offcpu_folder_add(struct offcpu_folder *c, struct flame_tree *tree, enum flame_kind kind,
+		      u64 count)
+{
+	const struct rp_fold *fo = &c->fold;
+	size_t n = MIN(fo->parts.n, (size_t)FLAME_MAX_DEPTH);
+	VEC_GROW(&c->frames, n);
+	for (size_t i = 0; i < n; i++) {
+		const struct rp_fold_part *p = &fo->parts.v[i];
+		/* The view's kind, but for the later parts of an inline chain. */
+		enum flame_kind k = p->kind == RP_FRAME_INLINED ? FLAME_INLINED : kind;
+		c->frames.v[i] = (struct flame_frame){ rp_fold_at(fo, i), p->len, k };
+	}
+	return flame_tree_add(tree, c->frames.v, n, count, FLAME_AFTER);
+}
+
+void offcpu_folder_free(struct offcpu_folder *c)
+{
+	rp_fold_free(&c->fold);
+	VEC_FREE(&c->frames);
+}
+
+static int fold_one(struct offcpu_folder *c, const struct offcpu *oc, const struct oc_agg *a,
 		    struct flame_tree *tree, enum flame_kind kind, const char *thread_fmt)
 {
-	sb_reset(&c->names);
-	c->ends.n = c->kinds.n = 0;
-	offcpu_thread_frame(&c->names, a->comm, a->pid, a->tid, thread_fmt);
-	fold_push(c, kind);
-	fold_stack(c, oc, a->stack, true, kind);
+	rp_fold_reset(&c->fold);
+	rp_fold_process(&c->fold, a->comm, a->pid, a->tid, offcpu_thread_show(thread_fmt));
+	fold_stack(c, oc, a->stack, true, rp_fold_java(a->comm));
 	if (a->waker_stack != OC_NONE) {
 		/* offwaketime's layout: the waker hangs below a "--" frame,
 		 * leaf first, its comm last. */
-		sb_puts(&c->names, "--");
-		fold_push(c, kind);
-		fold_stack(c, oc, a->waker_stack, false, kind);
-		sb_puts(&c->names, a->waker_comm);
-		fold_push(c, kind);
+		rp_fold_literal(&c->fold, "--", RP_FRAME_USER);
+		fold_stack(c, oc, a->waker_stack, false, rp_fold_java(a->waker_comm));
+		rp_fold_literal(&c->fold, a->waker_comm, RP_FRAME_USER);
 	}
-	VEC_GROW(&c->frames, c->ends.n);
-	size_t start = 0, n = MIN(c->ends.n, (size_t)FLAME_MAX_DEPTH);
-	for (size_t i = 0; i < n; i++) {
-		c->frames.v[i] = (struct flame_frame){ c->names.s + start, c->ends.v[i] - start,
-						       c->kinds.v[i] };
-		start = c->ends.v[i];
-	}
-	u64 us = (a->total_ns + 500) / 1000;
-	return flame_tree_add(tree, c->frames.v, n, us, FLAME_AFTER);
+	return offcpu_folder_add(c, tree, kind, (a->total_ns + 500) / 1000);
 }
 
 int offcpu_fold(const struct offcpu *oc, struct flame_tree *tree, enum flame_kind kind,
 		const char *thread_fmt)
 {
-	struct fold_ctx c = { 0 };
+	struct offcpu_folder c = { 0 };
 	int rc = 0;
 	for (size_t i = 0; i < offcpu_naggs(oc) && rc == 0; i++)
 		rc = fold_one(&c, oc, offcpu_agg(oc, i), tree, kind, thread_fmt);
-	sb_free(&c.names);
-	VEC_FREE(&c.ends);
-	VEC_FREE(&c.frames);
-	VEC_FREE(&c.kinds);
+	offcpu_folder_free(&c);
 	return rc;
 }

@@ -11,23 +11,9 @@ struct wall {
 	struct flame_tree *tree;
 	const char *thread_fmt;
 	const struct rp_filter *filter;
-	struct strbuf names;
-	VEC(size_t) ends;
-	VEC(struct flame_frame) frames;
+	struct offcpu_folder folder;
 	u64 other_samples;            /* samples of events that are not time */
 };
-
-static int wall_frames_add(struct wall *w, u64 us)
-{
-	VEC_GROW(&w->frames, w->ends.n);
-	size_t start = 0, n = MIN(w->ends.n, (size_t)FLAME_MAX_DEPTH);
-	for (size_t i = 0; i < n; i++) {
-		w->frames.v[i] = (struct flame_frame){ w->names.s + start, w->ends.v[i] - start,
-						       FLAME_USER };
-		start = w->ends.v[i];
-	}
-	return flame_tree_add(w->tree, w->frames.v, n, us, FLAME_AFTER);
-}
 
 static int wall_on_cpu(void *ctx, const struct rp_sample *s)
 {
@@ -40,23 +26,19 @@ static int wall_on_cpu(void *ctx, const struct rp_sample *s)
 	if (!s->thread || !sched_filter_match(f, s->s->pid, s->s->tid, s->thread->comm) ||
 	    s->s->time < f->time_start || (f->time_end && s->s->time > f->time_end))
 		return 0;
-	sb_reset(&w->names);
-	w->ends.n = 0;
-	offcpu_thread_frame(&w->names, s->thread->comm, s->s->pid, s->s->tid, w->thread_fmt);
-	VEC_PUSH(&w->ends, w->names.len);
-	for (int i = s->nframes - 1; i >= 0; i--) {
-		offcpu_frame_name(&s->frames[i], &w->names);
-		VEC_PUSH(&w->ends, w->names.len);
-	}
+	struct rp_fold *fo = &w->folder.fold;
+	rp_fold_reset(fo);
+	rp_fold_process(fo, s->thread->comm, s->s->pid, s->s->tid, offcpu_thread_show(w->thread_fmt));
+	bool java = rp_fold_java(s->thread->comm);
+	for (int i = s->nframes - 1; i >= 0; i--)
+		rp_fold_frame(fo, &s->frames[i], java);
 	/* Clock events count nanoseconds: the period is the time on CPU. */
-	return wall_frames_add(w, (s->s->period + 500) / 1000);
+	return offcpu_folder_add(&w->folder, w->tree, FLAME_USER, (s->s->period + 500) / 1000);
 }
 
 static void wall_free(struct wall *w)
 {
-	sb_free(&w->names);
-	VEC_FREE(&w->ends);
-	VEC_FREE(&w->frames);
+	offcpu_folder_free(&w->folder);
 }
 
 int offcpu_wall_replay(const struct rp_opts *rp, const char *thread_fmt,

@@ -154,13 +154,20 @@ int offcpu_print_threads(const struct offcpu *oc, FILE *out);
  * (FLAME_USER, or another kind to colour them apart). */
 int offcpu_fold(const struct offcpu *oc, struct flame_tree *tree, enum flame_kind kind,
 		const char *thread_fmt);
-/* A frame's folded name: the symbol without arguments, "[file]" when
- * only the file is known, "[unknown]" otherwise. */
-void offcpu_frame_name(const struct rp_frame *f, struct strbuf *sb);
-/* The per-thread root frame of a folded stack: "comm", "comm-PID" or
- * "comm-PID/TID" for thread_fmt NULL, "pid" or "tid". */
-void offcpu_thread_frame(struct strbuf *sb, const char *comm, u32 pid, u32 tid,
-			 const char *thread_fmt);
+/* Folded stacks as the flame tree takes them: the names (replay/frames.c's
+ * folding rule, as collapse names frames) and the tree's frames. */
+struct offcpu_folder {
+	struct rp_fold fold;
+	VEC(struct flame_frame) frames;
+};
+/* Adds the stack fold names to tree (count on the after side), every
+ * frame of kind but an inline chain's later parts (FLAME_INLINED). */
+int offcpu_folder_add(struct offcpu_folder *c, struct flame_tree *tree, enum flame_kind kind,
+		      u64 count);
+void offcpu_folder_free(struct offcpu_folder *c);
+/* The per-thread root frame of a folded stack for thread_fmt NULL, "pid"
+ * or "tid": "comm", "comm-PID" or "comm-PID/TID". */
+enum rp_fold_thread offcpu_thread_show(const char *thread_fmt);
 
 /* What offcpu_run found that the user should hear. */
 struct offcpu_notes {
@@ -176,11 +183,6 @@ struct offcpu_notes {
  * *r alone may be set after an error. */
 int offcpu_run(const struct rp_opts *rp, struct offcpu_opts *o, struct sched_tp *tp,
 	       struct offcpu **oc, struct replay **r, struct offcpu_notes *n);
-
-/* cmd-offcpu.c, for the commands that run it (offcpu, flame --wall):
- * prints the notes and offcpu_run's error (rc -1) or the replay's
- * warnings as "ember CMD: ..."; returns the exit status. */
-int offcpu_say_run(const char *cmd, const char *input, int rc, const struct offcpu_notes *n);
 
 /* What the wall view found for the user (flame --wall prints it). */
 struct offcpu_wall_notes {

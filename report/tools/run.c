@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "report/report.h"
 #include "report/tools/tools-internal.h"
 
 /* The live recorder, for the stop signals to reach (a signal handler

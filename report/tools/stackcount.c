@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/sched/sched.h"
+#include "flamegraph/flamegraph.h"
 #include "report/tools/tools.h"
 
 struct stackcount {
@@ -16,6 +16,7 @@ struct stackcount {
 	struct tool_counts rows;   /* key: attr index << 32 | stack id */
 	VEC(char *) comms;         /* by stack id: the process's name */
 	struct strbuf sb;
+	struct rp_fold fold;       /* rp_fold_name's scratch */
 };
 
 static int start(void *ctx, const struct tool_env *env)
@@ -49,7 +50,7 @@ static int sample(void *ctx, const struct rp_sample *s)
 static const char *frame_name(struct stackcount *x, const struct rp_frame *f)
 {
 	sb_reset(&x->sb);
-	offcpu_frame_name(f, &x->sb);
+	rp_fold_name(&x->sb, &x->fold, f, false);
 	return x->sb.s ? x->sb.s : "[unknown]";
 }
 
@@ -140,6 +141,7 @@ static void stackcount_free(void *ctx)
 		free(x->comms.v[i]);
 	VEC_FREE(&x->comms);
 	sb_free(&x->sb);
+	rp_fold_free(&x->fold);
 	free(x);
 }
 

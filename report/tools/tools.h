@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 
+#include "common/options.h"
 #include "report/replay/replay.h"
 
 /* What a tool sees of its input once it is open. */

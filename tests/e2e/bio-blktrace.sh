@@ -3,7 +3,8 @@
 # ftrace headers: blktrace(8) itself cannot run here) captures the same
 # run as 'ember record --block': their issue and completion counts agree
 # and their D2C averages are close; ember reads the capture directly, as a
-# classic blktrace file too, and matches btt on it when btt is installed.
+# classic blktrace file too, and matches btt on it when btt is installed,
+# and blkiomon's figures with --monitor.
 . "$(dirname "$0")/../e2e-lib.sh"
 
 need_root || { skip bio-blktrace "needs root for losetup and tracefs"; exit 0; }
@@ -82,14 +83,14 @@ check "the capture's table: 200 writes and 200 reads of 64 KiB" \
 
 # The same records as classic blktrace per-CPU files: headers stripped,
 # the header's pid, cpu and time put in the record, sequence numbers and a
-# file per CPU.
+# file per CPU (and one file of all, for blkiomon).
 python3 - "$TMP/blk.bin" "$TMP/loop" <<'PY'
 import struct, sys
 d = open(sys.argv[1], "rb").read()
 at = 0
 while at < len(d) and d[at:at + 1] == b"#":
     at = d.index(b"\n", at) + 1
-out, seq = {}, {}
+out, seq, one = {}, {}, bytearray()
 while at + 64 <= len(d):
     pid, cpu, ts = struct.unpack_from("<IIQ", d, at)
     if cpu >= 4096:
@@ -102,9 +103,11 @@ while at + 64 <= len(d):
     struct.pack_into("<I", rec, 32, pid)
     struct.pack_into("<I", rec, 40, cpu)
     out.setdefault(cpu, bytearray()).extend(rec + d[at + 64:at + 64 + pdu])
+    one += rec + d[at + 64:at + 64 + pdu]
     at += 64 + pdu
 for cpu in range(max(out) + 1):
     open(f"{sys.argv[2]}.blktrace.{cpu}", "wb").write(out.get(cpu, b""))
+open(f"{sys.argv[2]}.one", "wb").write(one)   # all CPUs in the tracer's order
 PY
 "$EMBER" bio -i "$TMP/loop" >"$TMP/btt.classic" 2>&1
 check "classic per-CPU files (-i DEV for DEV.blktrace.N, merged by time) give the same table" \
@@ -118,6 +121,39 @@ if command -v blkparse >/dev/null; then
 		eval 'test -s "$TMP/bp.ref" && cmp -s "$TMP/bp.ref" "$TMP/bp.mine"'
 else
 	skip "blkparse" "blkparse (Debian package blktrace) is not installed"
+fi
+
+"$EMBER" bio -i "$TMP/blk.bin" --monitor --interval 0.01 >"$TMP/mon.iv" 2>&1
+reqs() { awk '/^requests: / { n += $2 } END { print n + 0 }' "$1"; }
+"$EMBER" bio -i "$TMP/blk.bin" --monitor >"$TMP/mon.all" 2>&1
+check "--monitor --interval 0.01 on the capture: $(grep -c '^# interval' "$TMP/mon.iv") intervals, $(reqs "$TMP/mon.iv") requests, as the whole ($(reqs "$TMP/mon.all"))" \
+	test "$(reqs "$TMP/mon.iv")" = "$(reqs "$TMP/mon.all")" -a "$(reqs "$TMP/mon.all")" -ge 400 -a "$(grep -c '^# interval' "$TMP/mon.iv")" -ge 2
+
+if command -v blkiomon >/dev/null; then
+	# blkiomon reads one time-ordered stream (loop.one: the blk tracer's
+	# records in their order) and prints at its interval's timer, nothing
+	# at the end of its input: the input is held open past one interval.
+	(cat "$TMP/loop.one"; sleep 2.5) | timeout 10 blkiomon -I 1 -h - >"$TMP/blkiomon" 2>/dev/null
+	"$EMBER" bio -i "$TMP/blk.bin" --monitor >"$TMP/monitor" 2>&1
+	for dir in read write; do
+		d=$(echo $dir | cut -c1 | tr rw RW)
+		# blkiomon: "d2c read (usec): num N, min A, max B, sum S, ..."
+		ref=$(awk -v k="d2c $dir" 'index($0, k) == 1 { gsub(",", ""); print $5, $7, $9, $11 / ($5 ? $5 : 1); exit }' "$TMP/blkiomon")
+		sref=$(awk -v k="sizes $dir" 'index($0, k) == 1 { gsub(",", ""); print $5, $7, $9; exit }' "$TMP/blkiomon")
+		mine=$(awk -v k="$d" '$1 == k && $2 == "D2C(us)" { print $3, int($4), int($6), $5 }' "$TMP/monitor")
+		smine=$(awk -v k="$d" '$1 == k && $2 == "bytes" { print $3, int($4), int($6) }' "$TMP/monitor")
+		set -- $ref; rn=${1:-x} rmin=${2:-x} rmax=${3:-x} ravg=${4:-x}
+		set -- $mine; mn=${1:-} mmin=${2:-} mmax=${3:-} mavg=${4:-0}
+		if [ "$rn" = x ]; then
+			skip "blkiomon $dir" "blkiomon printed no d2c $dir line"
+			continue
+		fi
+		# blkiomon sums whole microseconds: its average is lower by under 1.
+		check "--monitor $dir: N $mn, D2C MIN $mmin MAX $mmax AVG $mavg us; blkiomon N $rn MIN $rmin MAX $rmax AVG $ravg; sizes (N MIN MAX) $smine and $sref" \
+			eval 'test "$mn" = "$rn" -a "$mmin" = "$rmin" -a "$mmax" = "$rmax" -a "$smine" = "$sref" && within "$mavg" "$ravg" 1'
+	done
+else
+	skip "blkiomon" "blkiomon (Debian package blktrace) is not installed"
 fi
 
 if command -v btt >/dev/null; then

@@ -5,6 +5,8 @@
 # of 64 KiB (direct, one bio each) to a loop device at once.  Each filter
 # keeps exactly the unfiltered lines of its pid or CPU, as many as plain
 # `ember script` keeps block events, and a pid's queue events are its writes.
+# `ember bio --blkparse` goes through the same library call: with each
+# filter it prints the very lines script --blkparse prints.
 . "$(dirname "$0")/../e2e-lib.sh"
 . "$(dirname "$0")/../e2e-bio-lib.sh"
 bio_setup bio-script-filters
@@ -33,6 +35,16 @@ plain() {
 check "unfiltered: as many lines as plain script has block events ($(wc -l <"$TMP/all"))" \
 	test "$(wc -l <"$TMP/all")" = "$(plain)"
 
+# same_in_bio FILTER...: bio --blkparse FILTER prints what script
+# --blkparse FILTER printed into $TMP/f.
+same_in_bio() {
+	"$EMBER" bio -i "$F" --blkparse "$@" >"$TMP/b" 2>"$TMP/berr"
+	check "bio --blkparse $*: the lines of script --blkparse $* ($(wc -l <"$TMP/b"))" \
+		cmp -s "$TMP/b" "$TMP/f"
+}
+cp "$TMP/all" "$TMP/f"
+same_in_bio
+
 # filtered NAME AWK-TEST FILTER...: the lines FILTER keeps are exactly the
 # unfiltered lines AWK-TEST picks, and as many as plain script keeps (some
 # with EMPTY_OK=1: a CPU may have seen no block event).
@@ -44,6 +56,7 @@ filtered() {
 	n=$(wc -l <"$TMP/f") p=$(plain "$@")
 	check "--blkparse $*: $n lines, the unfiltered ones of $name ($(wc -l <"$TMP/want")), plain script $p" \
 		eval 'test -s "$TMP/f" -o "${EMPTY_OK:-}" = 1 && cmp -s "$TMP/f" "$TMP/want" && test "$n" = "$p"'
+	same_in_bio "$@"
 }
 filtered "pid $P1" "\$5 == $P1" --pid "$P1"
 check "--pid $P1: its 30 queued writes" test "$(queues "$TMP/f" "$P1")" = 30
@@ -67,3 +80,4 @@ m=$(wc -l <"$TMP/f") p=$(plain --time "$A,$B")
 in_all() { awk 'NR == FNR { a[$0] = 1; next } !($0 in a) { bad++ } END { exit bad > 0 }' "$TMP/all" "$1"; }
 check "--blkparse --time $A,$B: $m of $n lines, plain script $p, each an unfiltered line" \
 	eval 'test "$m" -gt 0 -a "$m" -lt "$n" -a "$m" = "$p" && in_all "$TMP/f"'
+same_in_bio --time "$A,$B"

@@ -69,5 +69,5 @@ check "--stacks without -g: exit 1, says to record with -g" \
 	eval 'test $rc -eq 1 && grep -q "record --block -g" "$TMP/e" && test "$(wc -l <"$TMP/e")" -eq 1'
 "$EMBER" bio -i "$F" --bytes >/dev/null 2>"$TMP/e"; rc=$?
 check "--bytes without --folded: exit 2" eval 'test $rc -eq 2 && grep -q "add --folded" "$TMP/e"'
-"$EMBER" bio -i "$F" --stacks --top 0 >/dev/null 2>"$TMP/e"; rc=$?
-check "--top 0: exit 2" test $rc -eq 2
+"$EMBER" bio -i "$F" --stacks --rows 0 >/dev/null 2>"$TMP/e"; rc=$?
+check "--rows 0: exit 2" test $rc -eq 2

@@ -96,6 +96,16 @@ if "$EMBER" record -q --off-cpu --call-graph dwarf -o "$TMP/dwarf.data" -- "$W" 
 	"$EMBER" offcpu -i "$TMP/dwarf.data" --folded --comm offcpu >"$TMP/dwarf.folded" 2>/dev/null
 	check "--call-graph dwarf: _start...main;sleep_steps;sleep_ms under the kernel frames" \
 		grep -q '^offcpu;_start;.*;main;sleep_steps;sleep_ms;[^ ]*schedule' "$TMP/dwarf.folded"
+	# One naming rule (report/replay/frames.c): the off-CPU stacks are the
+	# sched_switch samples' stacks, which collapse folds, so every frame
+	# offcpu names (inline frames of libc among them), collapse names alike.
+	"$EMBER" collapse -i "$TMP/dwarf.data" --comm offcpu 2>/dev/null | sed 's/ [0-9]*$//' |
+		tr ';' '\n' | sort -u >"$TMP/c.names"
+	sed 's/ [0-9]*$//' "$TMP/dwarf.folded" | cut -d';' -f2- | tr ';' '\n' |
+		grep -vx '\[no stack\]' | sort -u >"$TMP/o.names"
+	missing=$(comm -23 "$TMP/o.names" "$TMP/c.names" | head -3 | tr '\n' ' ')
+	check "offcpu --folded and collapse name frames alike ($(wc -l <"$TMP/o.names") names; offcpu's that collapse lacks: ${missing:-none})" \
+		test -s "$TMP/o.names" -a -z "$missing"
 else
 	fail "record --off-cpu --call-graph dwarf" "the recording failed"
 fi

@@ -343,6 +343,112 @@ static void test_blkparse_filter(void)
 	      "--time: 2 lines, times from the first event");
 }
 
+/* Intervals: finished I/Os leave with their merged ones, in-flight ones
+ * stay and complete later through the rebuilt maps. */
+static void test_take_done(void)
+{
+	struct bio_tracker *bt = bio_tracker_new(NULL);
+	ev(bt, BK_QUEUE, 0, 8, 100);      /* a: request, b merged into it */
+	ev(bt, BK_GETRQ, 0, 8, 110);
+	ev(bt, BK_QUEUE, 64, 8, 115);     /* c: in flight across the tick */
+	ev(bt, BK_GETRQ, 64, 8, 116);
+	ev(bt, BK_QUEUE, 8, 8, 120);
+	ev(bt, BK_BACKMERGE, 8, 8, 121);
+	ev(bt, BK_ISSUE, 0, 16, 140);
+	ev(bt, BK_ISSUE, 64, 8, 141);
+	ev(bt, BK_COMPLETE, 0, 16, 200);
+	struct bio_tracker *done = bio_take_done(bt);
+	CHECK(bio_nios(done) == 2 && bio_nios(bt) == 1, "%zu done, %zu kept", bio_nios(done),
+	      bio_nios(bt));
+	const struct bio_io *m = bio_get(done, 1);
+	CHECK(bio_request(done, m) == bio_get(done, 0) && bio_done_time(done, m) == 200,
+	      "the merged I/O still finds its request");
+	bio_io_list l = { 0 };
+	bio_served(done, bio_get(done, 0), &l);
+	CHECK(l.n == 2 && l.v[1] == m, "the request served itself and the merged I/O");
+	CHECK(bio_counts(done)->back_merges == 1 && bio_counts(bt)->back_merges == 0,
+	      "the counts go with the interval");
+	bio_tracker_free(done);
+	ev(bt, BK_COMPLETE, 64, 8, 300);
+	CHECK(bio_get(bt, 0)->state == BS_DONE && bio_get(bt, 0)->t[BT_C] == 300,
+	      "the kept request completes after the split");
+	done = bio_take_done(bt);
+	CHECK(bio_nios(done) == 1 && bio_nios(bt) == 0, "then it leaves too");
+	VEC_FREE(&l);
+	bio_tracker_free(done);
+	bio_tracker_free(bt);
+}
+
+static int count_interval(void *ctx, const struct bio_tracker *bt, u64 end, bool last)
+{
+	u64 *v = ctx;
+	(void)end;
+	v[0]++;
+	v[1] += bio_nios(bt);
+	return last ? 0 : v[0] >= v[2];
+}
+
+/* Ticks end intervals; a request counts once, in the interval it completed. */
+static void test_ticks(void)
+{
+	struct bio_tracker *bt = bio_tracker_new(NULL);
+	u64 seen[3] = { 0, 0, 100 };      /* intervals, I/Os, stop after */
+	bio_set_interval(bt, 1000, count_interval, seen);
+	for (u64 i = 0; i < 10; i++) {
+		u64 t = 1 + i * 500;
+		CHECK(bio_tick_until(bt, t) == 0, "tick");
+		ev(bt, BK_QUEUE, i * 8, 8, t);
+		ev(bt, BK_GETRQ, i * 8, 8, t + 1);
+		ev(bt, BK_ISSUE, i * 8, 8, t + 2);
+		ev(bt, BK_COMPLETE, i * 8, 8, t + 700);
+	}
+	CHECK(bio_tick(bt, 6000, true) == 0, "last tick");
+	CHECK(seen[0] == 5 && seen[1] == 10, "%llu intervals, %llu I/Os",
+	      (unsigned long long)seen[0], (unsigned long long)seen[1]);
+	bio_tracker_free(bt);
+	bt = bio_tracker_new(NULL);
+	u64 two[3] = { 0, 0, 2 };
+	bio_set_interval(bt, 1000, count_interval, two);
+	for (u64 t = 1; t < 10000; t += 100)
+		bio_tick_until(bt, t);
+	CHECK(two[0] == 2 && bio_stopped(bt), "stopped after 2 intervals (%llu)",
+	      (unsigned long long)two[0]);
+	bio_tracker_free(bt);
+}
+
+static void count_done(void *ctx, const struct bio_tracker *bt, const struct bio_io *rq)
+{
+	(void)bt;
+	(void)rq;
+	(*(u64 *)ctx)++;
+}
+
+/* --snoop's tracker forgets finished I/Os: memory stays bounded, and an
+ * I/O in flight across a forgetting still completes. */
+static void test_forget(void)
+{
+	struct bio_tracker *bt = bio_tracker_new(NULL);
+	u64 done = 0;
+	size_t most = 0;
+	bio_set_forget(bt, true);
+	bio_set_done(bt, count_done, &done);
+	ev(bt, BK_QUEUE, 1u << 30, 8, 1);       /* in flight all along */
+	ev(bt, BK_GETRQ, 1u << 30, 8, 2);
+	ev(bt, BK_ISSUE, 1u << 30, 8, 3);
+	for (u64 i = 0; i < 20000; i++) {
+		u64 t = 10 + i * 10;
+		ev(bt, BK_QUEUE, i * 8, 8, t);
+		ev(bt, BK_GETRQ, i * 8, 8, t + 1);
+		ev(bt, BK_ISSUE, i * 8, 8, t + 2);
+		ev(bt, BK_COMPLETE, i * 8, 8, t + 5);
+		most = MAX(most, bio_nios(bt));
+	}
+	ev(bt, BK_COMPLETE, 1u << 30, 8, 300000);
+	CHECK(done == 20001, "%llu requests completed", (unsigned long long)done);
+	CHECK(most <= 4096, "at most %zu I/Os held", most);
+	bio_tracker_free(bt);
+}
+
 int main(void)
 {
 	RUN(test_back_merge);
@@ -353,5 +459,8 @@ int main(void)
 	RUN(test_rq_merge_and_remap);
 	RUN(test_blktrace_swapped);
 	RUN(test_blkparse_filter);
+	RUN(test_take_done);
+	RUN(test_ticks);
+	RUN(test_forget);
 	return test_summary();
 }

@@ -1,6 +1,8 @@
-/* test-common.c - unit tests of common/: parsing, hash map, buffers, and
- * the held child's command lookup. */
+/* test-common.c - unit tests of common/: parsing, hash map, buffers, the
+ * held child's command lookup, stop requests and the exit status. */
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -105,6 +107,43 @@ static void test_command_check(void)
 	}
 }
 
+/* Wait statuses as wait4 gives them. */
+#define EXITED(n) ((n) << 8)
+#define KILLED(sig) (sig)
+
+static void test_exit_status(void)
+{
+	struct stop_handlers h;
+	int die;
+	/* No stop request. */
+	volatile sig_atomic_t *stop = stop_install(&h, false);
+	struct child_end none = { 0 };
+	CHECK(stop_exit_status(&none, &die) == 0 && die == 0, "no command: 0");
+	struct child_end e = { .ran = true, .status = EXITED(3) };
+	CHECK(stop_exit_status(&e, &die) == 3 && die == 0, "its own exit 3");
+	e.status = KILLED(SIGSEGV);
+	CHECK(stop_exit_status(&e, &die) == 128 + SIGSEGV && die == 0, "SIGSEGV: 139");
+	e.sent = 1ULL << SIGTERM;   /* --duration ended it */
+	e.status = KILLED(SIGTERM);
+	CHECK(stop_exit_status(&e, &die) == 0 && die == 0, "ended by us: 0");
+	e.status = KILLED(SIGSEGV);
+	CHECK(stop_exit_status(&e, &die) == 128 + SIGSEGV, "another signal than ours");
+	stop_restore(&h);
+	/* A request that comes while the stop signals are blocked is counted
+	 * once they are restored, before the status is chosen. */
+	stop = stop_install(&h, true);
+	raise(SIGTERM);
+	CHECK(*stop == 0 && stop_signal() == 0, "taken while blocked");
+	stop_restore(&h);
+	CHECK(*stop == 1 && stop_signal() == SIGTERM, "pending SIGTERM not counted");
+	e = (struct child_end){ .ran = true, .status = KILLED(SIGINT), .sent = 1ULL << SIGINT };
+	CHECK(stop_exit_status(&e, &die) == 128 + SIGTERM && die == SIGTERM,
+	      "stopped: ends by SIGTERM");
+	e.status = EXITED(3);
+	CHECK(stop_exit_status(&e, &die) == 3 && die == 0, "stopped but exited 3 itself");
+	CHECK(signal(SIGTERM, SIG_DFL) == SIG_DFL, "the old handler is back");
+}
+
 int main(void)
 {
 	RUN(test_cpu_list);
@@ -114,5 +153,6 @@ int main(void)
 	RUN(test_strbuf);
 	RUN(test_errors);
 	RUN(test_command_check);
+	RUN(test_exit_status);
 	return test_summary();
 }
