@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <asm/perf_regs.h>
 
 #include "record/record-internal.h"
 
@@ -81,7 +82,7 @@ static void config_period(struct rec_session *s, struct rec_evsel *e)
 		e->attr.freq = 0;
 		return;
 	}
-	if (o->period || (is_tracepoint(e) && !o->freq)) {
+	if (o->period || ((is_tracepoint(e) || e->ev->every_hit) && !o->freq)) {
 		e->attr.sample_period = o->period ? o->period : 1;
 		e->attr.freq = 0;
 		return;
@@ -106,6 +107,13 @@ static bool chainless(const struct rec_session *s, int ei)
 	return i >= s->o->chainless_first && i - s->o->chainless_first < s->o->chainless_n;
 }
 
+/* --tool's events that read strings from the user stack. */
+static bool snapshot(const struct rec_session *s, int ei)
+{
+	size_t i = (size_t)ei;
+	return i >= s->o->snap_first && i - s->o->snap_first < s->o->snap_n;
+}
+
 static void config_sample_type(struct rec_session *s, int ei)
 {
 	struct rec_evsel *e = &s->evsels[ei];
@@ -117,6 +125,12 @@ static void config_sample_type(struct rec_session *s, int ei)
 		a->sample_type |= PERF_SAMPLE_RAW;
 	if (chainless(s, ei))
 		return;
+	if (snapshot(s, ei) && s->o->callgraph == REC_CG_NONE) {
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = 1ULL << PERF_REG_X86_SP;
+		a->sample_stack_user = s->o->snap_bytes;
+		return;
+	}
 	if (s->o->callgraph != REC_CG_NONE)
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 	if (s->o->callgraph == REC_CG_DWARF || s->o->callgraph == REC_CG_ONLINE) {
@@ -163,7 +177,7 @@ static void config_sideband(struct rec_session *s, struct perf_event_attr *a)
 	 * perf 6.1 unwinds a sample -g left raw no further than its first
 	 * frame without them (0 of 1011 python3 samples reached main, 1018
 	 * with them). */
-	a->mmap_data = rec_copies_stacks(s->o);
+	a->mmap_data = rec_copies_stacks(s->o) || s->o->snap_n;   /* --tool: literals */
 }
 
 static void config_one(struct rec_session *s, int ei)
