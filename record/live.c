@@ -22,6 +22,18 @@ struct rec_live {
 	char err[512];             /* its message (err_msg is per thread) */
 };
 
+/* A tool's events, as record --tool NAME [-e ...] chooses them. */
+static int live_tool_events(struct rec_opts *o, const struct rec_live_opts *lo)
+{
+	o->freq = 0;                  /* every hit, as record --tool */
+	o->callgraph = REC_CG_NONE;   /* rec_tool_add says (stackcount: fp) */
+	o->tool = lo->tool;
+	for (size_t i = 0; i < lo->nevents; i++)
+		if (pmc_parse(&o->events, lo->events[i]) < 0)
+			return -1;
+	return rec_tool_add(o, lo->tool);
+}
+
 /* The events of the kind, and the ring size record would choose. */
 static int live_events(struct rec_live *l, const struct rec_live_opts *lo)
 {
@@ -49,6 +61,8 @@ static int live_events(struct rec_live *l, const struct rec_live_opts *lo)
 		o->off_cpu = lo->kind == REC_LIVE_OFFCPU ? REC_OFFCPU_SWITCHES : REC_OFFCPU_WAKERS;
 		o->mmap_pages = 512;
 		return rec_add_off_cpu_events(o, &fell_back);
+	case REC_LIVE_TOOL:
+		return live_tool_events(o, lo);
 	}
 	return 0;
 }
@@ -80,7 +94,9 @@ static void *live_thread(void *arg)
 {
 	struct rec_live *l = arg;
 	struct rec_session *s = l->s;
-	if (rec_start(s) < 0 || rec_run(s) < 0 || rec_finish(s) < 0) {
+	/* A tool's tracepoints leave out this process's hits: the view's
+	 * thread's and, now that it runs, this one's. */
+	if ((l->o.tool && rec_tool_exclude_self(s) < 0) || rec_start(s) < 0 || rec_run(s) < 0 || rec_finish(s) < 0) {
 		snprintf(l->err, sizeof(l->err), "%s", err_msg());
 		l->usage = s->fail == REC_FAIL_USAGE;
 		l->result = -1;

@@ -221,6 +221,10 @@ int rec_add_off_cpu_events(struct rec_opts *o, bool *fell_back);
 int rec_tool_add(struct rec_opts *o, const char *name);
 /* 0 when NAME is a tool, -1 with err_set() listing the tools. */
 int rec_tool_check(const char *name);
+/* A live tool (live.c), on its recording thread: the tool's tracepoints
+ * leave out this thread's hits as well as the process's main thread's.
+ * 0, or -1 with err_set(). */
+int rec_tool_exclude_self(struct rec_session *s);
 void rec_note(struct rec_session *s, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
 /* events.c */

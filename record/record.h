@@ -20,6 +20,7 @@ enum rec_live_kind {
 	REC_LIVE_SCHED,            /* sched_switch and wakeups (sched lat) */
 	REC_LIVE_OFFCPU,           /* sched_switch with chains, switches (offcpu) */
 	REC_LIVE_OFFCPU_WAKERS,    /* ... and wakeups with chains (offcpu --wakers) */
+	REC_LIVE_TOOL,             /* a tool's events, as record --tool NAME */
 };
 
 /* A live recording: the targets as record's options say them. */
@@ -34,6 +35,9 @@ struct rec_live_opts {
 	bool callchains;           /* -g: as record -g (unwound while recording) */
 	double duration;           /* seconds, 0 for none */
 	const char *output;        /* also keep the recording here, or NULL */
+	const char *tool;          /* REC_LIVE_TOOL: the tool's name, and the */
+	const char *const *events; /* events it counts (-e: funccount, */
+	size_t nevents;            /* stackcount) */
 	int fd;                    /* the stream goes to this pipe (closed at the end) */
 	volatile sig_atomic_t *stop;  /* set (by a signal handler) to stop */
 	const sigset_t *poll_mask; /* the signal mask to wait with (the stop

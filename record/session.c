@@ -98,8 +98,11 @@ static int targets_command(struct rec_session *s)
 	if (child_command_check(s->o->command[0]) < 0)
 		return usage_fail(s);
 	sigset_t child_mask = s->poll_mask;
-	if (child_fork(&s->child, s->o->command, &child_mask,
-			   s->o->output && !strcmp(s->o->output, "-")) < 0)
+	/* A live tool's lines are its standard output: the command's go to
+	 * standard error, as under record -o -. */
+	bool stdout_taken = (s->o->output && !strcmp(s->o->output, "-")) ||
+			    (s->o->live && s->o->tool);
+	if (child_fork(&s->child, s->o->command, &child_mask, stdout_taken) < 0)
 		return -1;
 	add_thread(s, s->o->system_wide || s->o->cpus ? -1 : s->child.pid);
 	return 0;

@@ -2,6 +2,7 @@
  * ...) needs, added to a recording by `ember record --tool NAME`; the tools
  * in report/tools/ read exactly these. */
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "record/record-internal.h"
@@ -77,15 +78,43 @@ int rec_tool_check(const char *name)
 
 /* A tool's tracepoints, without the recorder's own hits: system-wide, a
  * recorder draining syscall events makes syscalls that make more of them
- * (syscount -a counted 8745 of its own in a second). */
+ * (syscount -a counted 8745 of its own in a second).  Live, the recorder
+ * is a thread of the view's process, not there yet: its thread sets the
+ * filter (rec_tool_exclude_self; the kernel takes one filter per event). */
 static int add_tracepoints(struct rec_opts *o, const char *spec)
 {
 	char filter[64];
 	if (pmc_parse(&o->events, spec) < 0)
 		return -1;
+	if (o->live)
+		return 0;
 	snprintf(filter, sizeof(filter), "common_pid != %d", (int)getpid());
 	return o->events.v[o->events.last].attr.type == PERF_TYPE_TRACEPOINT
 	       ? pmc_set_filter(&o->events, filter) : 0;
+}
+
+int rec_tool_exclude_self(struct rec_session *s)
+{
+	const struct tool_events *t = find_tool(s->o->tool);
+	char filter[96];
+	if (!t || t->need_event)
+		return 0;   /* the user's events, unfiltered as record's */
+	snprintf(filter, sizeof(filter), "common_pid != %d && common_pid != %d", (int)getpid(),
+		 (int)gettid());
+	for (int ei = 0; ei < s->nevsels; ei++) {
+		if (s->evsels[ei].attr.type != PERF_TYPE_TRACEPOINT)
+			continue;
+		for (int ci = 0; ci < s->ncpus; ci++)
+			for (int ti = 0; ti < s->nthreads; ti++) {
+				int fd = *rec_fd_slot(s, ci, ti, ei);
+				if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter) < 0) {
+					err_set_errno("filter '%s' on %s", filter,
+						      s->evsels[ei].ev->name);
+					return -1;
+				}
+			}
+	}
+	return 0;
 }
 
 int rec_tool_add(struct rec_opts *o, const char *name)

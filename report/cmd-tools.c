@@ -159,7 +159,7 @@ int cmd_opensnoop(int argc, char **argv)
 
 static const struct opt syscount_opts[] = {
 	OPT_INCLUDE(tool_target_opts),
-	OPT_INCLUDE(tool_interval_opts),
+	OPT_INCLUDE(live_interval_opts),
 	OPT(OPT_LATENCY, 'L', "latency", OPT_NO_ARG, NULL,
 	  "total and average time in each syscall"),
 	OPT(OPT_PER_PROCESS, 'P', "process", OPT_NO_ARG, NULL, "by process, not by syscall"),
@@ -227,7 +227,7 @@ int cmd_exitsnoop(int argc, char **argv)
 
 static const struct opt cpudist_opts[] = {
 	OPT_INCLUDE(tool_target_opts),
-	OPT_INCLUDE(tool_interval_opts),
+	OPT_INCLUDE(live_interval_opts),
 	OPT(OPT_OFFCPU, 'O', "offcpu", OPT_NO_ARG, NULL, "off-CPU lengths instead"),
 	OPT(OPT_PER_PROCESS, 'P', "pids", OPT_NO_ARG, NULL, "a histogram per process"),
 	OPT(OPT_MILLIS, 'm', "milliseconds", OPT_NO_ARG, NULL, "in milliseconds, not microseconds"),
@@ -260,7 +260,7 @@ int cmd_cpudist(int argc, char **argv)
 
 static const struct opt irqs_opts[] = {
 	OPT_INCLUDE(tool_target_opts_no_c),
-	OPT_INCLUDE(tool_interval_opts),
+	OPT_INCLUDE(live_interval_opts),
 	OPT(OPT_DIST, 'd', "dist", OPT_NO_ARG, NULL, "a histogram of durations for each"),
 	OPT(OPT_COUNTS, 'C', "count-only", OPT_NO_ARG, NULL, "how many times, not how long"),
 	OPT_END,
@@ -318,7 +318,7 @@ int cmd_hardirqs(int argc, char **argv)
 
 static const struct opt funccount_opts[] = {
 	OPT_INCLUDE(tool_target_opts),
-	OPT_INCLUDE(tool_interval_opts),
+	OPT_INCLUDE(live_interval_opts),
 	OPT(OPT_PER_PROCESS, 'P', "per-process", OPT_NO_ARG, NULL, "a count per process"),
 	OPT_END,
 };
@@ -393,7 +393,7 @@ int cmd_funccount(int argc, char **argv)
 
 static const struct opt stackcount_opts[] = {
 	OPT_INCLUDE(tool_target_opts),
-	OPT_INCLUDE(tool_interval_opts),
+	OPT_INCLUDE(live_interval_opts),
 	OPT(OPT_FOLDED, 'f', "folded", OPT_NO_ARG, NULL, "folded lines (process;root;...;leaf N)"),
 	OPT(OPT_FLAME, 0, "flame", OPT_ARG, "FILE.svg", "a flame graph of the stacks into FILE.svg"),
 	OPT_END,
@@ -486,7 +486,7 @@ int cmd_drsnoop(int argc, char **argv)
 
 static const struct opt writeback_opts[] = {
 	OPT_INCLUDE(tool_target_opts),
-	OPT_INCLUDE(tool_interval_opts),
+	OPT_INCLUDE(live_interval_opts),
 	OPT_END,
 };
 

@@ -144,7 +144,8 @@ struct live *live_start(const struct live_opts *o, enum rec_live_kind kind,
 		.cpus = o->cpus, .ncpus = o->ncpus, .pids = o->pids, .npids = o->npids,
 		.tids = o->tids, .ntids = o->ntids, .command = o->command,
 		.freq = o->freq, .callchains = o->callchains, .duration = o->duration,
-		.output = o->output, .fd = p[1], .stop = l->stop,
+		.output = o->output, .tool = o->tool, .events = o->events,
+		.nevents = o->nevents, .fd = p[1], .stop = l->stop,
 		.poll_mask = &l->stop_h.mask,
 	};
 	l->rec = rec_live_start(&ro, usage);

@@ -30,6 +30,9 @@ struct live_opts {
 	const char *output;        /* -o FILE: keep the recording */
 	u64 freq;                  /* -F HZ */
 	bool callchains;           /* set by the view (-g) */
+	const char *tool;          /* REC_LIVE_TOOL: set by the tool, with */
+	const char *const *events; /* the events it counts (-e) */
+	size_t nevents;
 };
 
 /* The option groups, for the views' tables: targets (-a, -C, -t, -o, -F,

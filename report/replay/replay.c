@@ -43,6 +43,7 @@ struct replay {
 	 * last_time - now seen at a round: a lower bound that converges). */
 	s64 clock_offset;
 	bool clock_known;
+	bool clock_guessed;        /* no event yet: offset 0 until one comes */
 	u64 nexited;               /* threads marked exited since the last sweep */
 	u32 comm_serial;           /* comm_changes values, never reused */
 	u64 last_trim;             /* when sweep_exited last gave memory back */
@@ -647,7 +648,9 @@ static void summarize_symbols(struct replay *rp)
 static int tick_until(struct replay *rp, struct rp_sink *sink, u64 t)
 {
 	u64 step = rp->opts.interval_ns;
-	if (!rp->next_tick)
+	/* A guessed clock far behind the recording's: restart from here
+	 * rather than print the intervals between. */
+	if (!rp->next_tick || (rp->clock_guessed && t >= rp->next_tick + step))
 		rp->next_tick = t + step;
 	for (; t >= rp->next_tick; rp->next_tick += step)
 		if (sink->tick && sink->tick(sink->ctx, rp->next_tick, false) < 0)
@@ -721,9 +724,19 @@ static int on_round(struct replay *rp, struct rp_sink *sink)
 	u64 now = now_ns();
 	s64 off = (s64)(rp->last_time - now);
 	rp->rounds++;
-	if (rp->last_time && (!rp->clock_known || off > rp->clock_offset)) {
+	if (rp->last_time && (!rp->clock_known || rp->clock_guessed || off > rp->clock_offset)) {
 		rp->clock_offset = off;
 		rp->clock_known = true;
+		rp->clock_guessed = false;
+	}
+	/* A quiet target: two rounds and no event has told the recording's
+	 * clock.  The intervals begin now on CLOCK_MONOTONIC, which the perf
+	 * clock is near (0.65 s behind on this VM), so they are printed when
+	 * nothing happens; the first event's time corrects the offset. */
+	if (rp->opts.interval_ns && !rp->clock_known && rp->rounds >= 2) {
+		rp->clock_known = rp->clock_guessed = true;
+		rp->clock_offset = 0;
+		rp->next_tick = now + rp->opts.interval_ns;
 	}
 	if (rp->opts.interval_ns && rp->next_tick && rp->clock_known &&
 	    tick_until(rp, sink, (u64)((s64)now + rp->clock_offset)) < 0)

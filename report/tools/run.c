@@ -1,50 +1,45 @@
-/* run.c - runs a tool: opens the recording (a file, or the live
- * recorder's stream), lets the tool find its tracepoints, drives its sink
- * through the replay, and says what was lost. */
-#include <fcntl.h>
-#include <signal.h>
+/* run.c - runs a tool: opens the recording (a file, or the live engine's
+ * stream), lets the tool find its tracepoints, drives its sink through
+ * the replay, and says what was lost. */
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "report/report.h"
-#include "report/tools/tools-internal.h"
+#include "report/tools/tools.h"
 
-/* The live recorder, for the stop signals to reach (a signal handler
- * has nowhere else to look). */
-static volatile sig_atomic_t live_recorder;
-
-static void forward_stop(int sig)
-{
-	(void)sig;
-	if (live_recorder > 0)
-		kill((pid_t)live_recorder, SIGINT);
-}
-
-/* --count: the sink's tick passes through here and stops the replay once
- * the last interval is printed. */
+/* The sink a tool runs under: its intervals (--interval, each printed
+ * and reset), and the end at --count. */
 struct counted {
 	struct rp_sink inner;
 	const struct tool *t;
+	struct live *live;         /* NULL for a file */
+	u64 interval_ns;
 	u64 left;
-	u64 first_time;
+	u64 base;                  /* where the first interval began */
 	bool done, ticked;
 };
 
-/* A summary tool's interval: "[seconds since the first event]", what it
- * gathered, then a fresh start. */
+/* A summary tool's interval: "[seconds since the first interval began]",
+ * what it gathered, then a fresh start.  The first interval begins at the
+ * first event; live, the ticks come on the recording's clock, events or
+ * none. */
 static int summary_tick(struct counted *c, u64 end)
 {
-	fprintf(stdout, "[%.3f s]\n", c->first_time && end > c->first_time
-		? (double)(end - c->first_time) / 1e9 : 0.0);
+	if (!c->ticked)
+		c->base = end > c->interval_ns ? end - c->interval_ns : 0;
+	fprintf(stdout, "[%.3f s]\n", end > c->base ? (double)(end - c->base) / 1e9 : 0.0);
 	c->t->print(c->t->ctx, stdout);
 	fputc('\n', stdout);
+	fflush(stdout);
 	if (c->t->reset)
 		c->t->reset(c->t->ctx);
 	c->ticked = true;
 	return 0;
 }
 
+/* After the last --count interval: a file stops here; live, the recording
+ * is told to stop and the replay reads what is left of its stream, which
+ * the tool no longer sees. */
 static int counted_tick(void *ctx, u64 end, bool last)
 {
 	struct counted *c = ctx;
@@ -54,6 +49,10 @@ static int counted_tick(void *ctx, u64 end, bool last)
 		 : c->inner.tick ? c->inner.tick(c->inner.ctx, end, last) : 0;
 	if (rc == 0 && c->left && --c->left == 0) {
 		c->done = true;
+		if (c->live) {
+			live_stop(c->live);
+			return 0;
+		}
 		err_set("done");
 		return -1;
 	}
@@ -63,17 +62,13 @@ static int counted_tick(void *ctx, u64 end, bool last)
 static int counted_sample(void *ctx, const struct rp_sample *s)
 {
 	struct counted *c = ctx;
-	if (!c->first_time)
-		c->first_time = s->s->time;
-	return c->inner.sample ? c->inner.sample(c->inner.ctx, s) : 0;
+	return !c->done && c->inner.sample ? c->inner.sample(c->inner.ctx, s) : 0;
 }
 
 static int counted_event(void *ctx, const struct pd_event *ev, const struct rp_thread *t)
 {
 	struct counted *c = ctx;
-	if (!c->first_time && ev->has_time)
-		c->first_time = ev->s.time;
-	return c->inner.event ? c->inner.event(c->inner.ctx, ev, t) : 0;
+	return !c->done && c->inner.event ? c->inner.event(c->inner.ctx, ev, t) : 0;
 }
 
 /* Without --interval, a summary tool prints the whole recording. */
@@ -94,98 +89,81 @@ static void say_losses(const char *cmd, const struct rp_summary *sum)
 		cmd_error(cmd, "%s", sum->error);
 }
 
-/* 0, or the exit status of a failure (printed). */
-static int replay_tool(struct tool *t, const struct tool_target *tg, const char *input,
-		       struct counted *c, char *open_error)
+/* Replays o's input (a file, or live's stream) into the tool; the exit
+ * status, failures printed. */
+static int replay_tool(struct tool *t, const struct tool_target *tg, struct rp_opts *o,
+		       struct live *live)
 {
-	struct rp_opts o;
-	rp_opts_init(&o);
-	o.input = input;
-	o.callchains = t->callchains;
-	o.interval_ns = tg->interval_ns;
+	o->callchains = t->callchains;
+	o->interval_ns = (u64)(tg->live.interval * 1e9 + 0.5);
 	int rc = EXIT_RUNTIME;
-	struct replay *r = rp_open(&o);
+	struct replay *r = rp_open(o);
 	if (!r) {
-		/* Live, the recorder says why its stream is empty. */
-		if (open_error)
-			snprintf(open_error, 512, "%s", err_msg());
-		else
-			cmd_error(t->name, "%s", err_msg());
-		goto out;
+		cmd_error(t->name, "%s", err_msg());
+		return rc;
 	}
 	struct tool_env env = { .reader = rp_reader(r), .out = stdout };
 	if (pd_trace_open_ids(env.reader, &env.trace, NULL, 0, NULL, NULL) < 0) {
-		cmd_error(t->name, "%s: tracing data: %s", input, err_msg());
+		cmd_error(t->name, "%s: tracing data: %s", o->input, err_msg());
 		goto close;
 	}
 	if (t->start && t->start(t->ctx, &env) < 0) {
 		cmd_error(t->name, "%s", err_msg());
 		goto close;
 	}
-	c->inner = t->sink;
-	c->t = t;
-	c->left = tg->count;
-	struct rp_sink sink = { .ctx = c, .sample = counted_sample, .event = counted_event,
+	struct counted c = { .inner = t->sink, .t = t, .live = live,
+			     .interval_ns = o->interval_ns, .left = tg->live.count };
+	struct rp_sink sink = { .ctx = &c, .sample = counted_sample, .event = counted_event,
 				 .tick = counted_tick, .finish = counted_finish };
-	if (rp_run(r, &sink) < 0 && !c->done)
+	if (rp_run(r, &sink) < 0 && !c.done)
 		cmd_error(t->name, "%s", err_msg());
 	else
 		rc = EXIT_OK;
 	fflush(stdout);
 	say_losses(t->name, rp_summary(r));
-	if (rp_summary(r)->input_error && !c->done)
+	if (rp_summary(r)->input_error && !c.done)
 		rc = EXIT_RUNTIME;
 close:
 	pd_trace_free(env.trace);
 	rp_close(r);
-out:
-	rp_opts_free(&o);
 	return rc;
 }
 
-/* The recorder reads our standard input's place; the replay reads its
- * stream as standard input ("-"). */
-static int run_live(struct tool *t, const struct tool_target *tg)
+/* Live: the tool's events recorded on a thread of this process (report/
+ * live), its stream replayed as it comes; Ctrl-C and SIGTERM end the
+ * recording, the tool prints what it gathered and the exit is 0 (or the
+ * command's status). */
+static int run_live(struct tool *t, struct tool_target *tg)
 {
-	struct tool_live l;
-	int keep_stdin = fcntl(0, F_DUPFD_CLOEXEC, 0);
-	if (tool_live_start(&l, t->name, tg) < 0) {
+	struct rp_opts o;
+	rp_opts_init(&o);
+	tg->live.tool = t->name;
+	tg->live.events = tg->events.v;
+	tg->live.nevents = tg->events.n;
+	bool usage;
+	struct live *l = live_start(&tg->live, REC_LIVE_TOOL, &o, &usage);
+	int rc;
+	if (!l) {
 		cmd_error(t->name, "%s", err_msg());
-		close(keep_stdin);
-		return EXIT_RUNTIME;
+		rc = usage ? EXIT_USAGE : EXIT_RUNTIME;
+	} else {
+		rc = replay_tool(t, tg, &o, l);
+		rc = live_end(l, t->name, rc);
 	}
-	live_recorder = l.recorder;
-	struct sigaction sa = { .sa_handler = forward_stop }, old_int, old_term;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	dup2(l.fd, 0);
-	struct counted c = {0};
-	char open_error[512] = "";
-	int rc = replay_tool(t, tg, "-", &c, open_error);
-	int rec = tool_live_stop(&l, c.done || rc != EXIT_OK);
-	close(0);
-	live_recorder = 0;
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	dup2(keep_stdin, 0);
-	close(keep_stdin);
-	/* The recorder said why it failed; a Ctrl-C or a command's own
-	 * status comes back as record gives it. */
-	if (open_error[0] && !rec)
-		cmd_error(t->name, "the recorder's stream: %s", open_error);
-	if ((rc == EXIT_OK || open_error[0]) && !c.done && rec)
-		rc = rec;
+	rp_opts_free(&o);
 	return rc;
 }
 
 int tool_run(struct tool *t, struct tool_target *tg)
 {
-	if (tg->input) {
-		struct counted c = {0};
-		return replay_tool(t, tg, tg->input, &c, NULL);
-	}
-	return run_live(t, tg);
+	if (!tg->input)
+		return run_live(t, tg);
+	struct rp_opts o;
+	rp_opts_init(&o);
+	o.input = tg->input;
+	int rc = replay_tool(t, tg, &o, NULL);
+	rp_opts_free(&o);
+	return rc;
 }
 
 void tool_free(struct tool *t)

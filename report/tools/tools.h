@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "common/options.h"
+#include "report/live/live.h"
 #include "report/replay/replay.h"
 
 /* What a tool sees of its input once it is open. */
@@ -33,22 +34,16 @@ struct tool {
 };
 
 /* Where the events come from: a file (-i), or live from a target (-a,
- * -p, -C, a command) for --duration; --interval/--count for the tools
- * that print summaries; -o keeps the live recording. */
+ * the default, -p, -C, a command) for --duration, -o keeping the
+ * recording; --interval/--count for the tools that print summaries. */
 struct tool_target {
 	const char *input;
-	const char *output;
-	bool all;
-	const char *pids, *cpus;
-	const char *duration;      /* seconds, as given */
-	u64 interval_ns;
-	u64 count;                 /* intervals to print, 0 = until the end */
-	char **command;            /* NULL-terminated, or NULL */
+	struct live_opts live;     /* report/live's, parsed by live_parse_opt */
 	VEC(const char *) events;  /* -e for funccount and stackcount */
 };
 
-/* Runs tool t on the target: offline, or live through a recorder whose
- * stream the replay reads (live.c).  Prints errors as "ember NAME: ...";
+/* Runs tool t on the target: offline, or live on report/live's engine
+ * (a recording thread whose stream the replay reads through a pipe).  Prints errors as "ember NAME: ...";
  * returns the exit status. */
 int tool_run(struct tool *t, struct tool_target *tg);
 
@@ -61,13 +56,12 @@ int tool_finish_target(const char *cmd, struct tool_target *tg, int argc, char *
 void tool_target_free(struct tool_target *tg);
 
 enum {
-	TOOL_OPT_INPUT = 0x6000, TOOL_OPT_OUTPUT, TOOL_OPT_ALL, TOOL_OPT_PID, TOOL_OPT_CPU,
-	TOOL_OPT_DURATION, TOOL_OPT_INTERVAL, TOOL_OPT_COUNT, TOOL_OPT_EVENT,
+	TOOL_OPT_INPUT = 0x6000, TOOL_OPT_EVENT,
 	TOOL_OPT_OWN = 0x6100,     /* the tools' own options start here */
 };
 extern const struct opt tool_target_opts[];     /* -i -o -a -p -C --duration */
 extern const struct opt tool_target_opts_no_c[];  /* the same, --cpu without -C */
-extern const struct opt tool_interval_opts[];   /* --interval --count */
+/* --interval and --count: report/live's live_interval_opts. */
 
 /* ---- Helpers for the tools' sinks (util.c) ------------------------------ */
 
