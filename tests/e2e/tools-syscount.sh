@@ -3,7 +3,7 @@
 # 12345 times gives exactly 12345 getppid; -L a plausible time (at least
 # 50 ns a call); -P the process; live and offline the same; the count
 # equals perf script's on the same file; --interval/--count print
-# intervals.
+# intervals, live on a quiet target too (ticks on the engine's clock).
 . "$(dirname "$0")/../e2e-lib.sh"
 
 need_root || { skip tools-syscount "needs root for tracepoints"; exit 0; }
@@ -37,3 +37,12 @@ check "--interval with --count 2 prints two intervals" test "$(grep -c '^\[' "$T
 "$EMBER" syscount --count 2 -i "$F" >/dev/null 2>&1
 check "--count without --interval is a usage error" test $? = 2
 idle_cpus
+# A sleeping process makes no syscall: the intervals still end on time
+# (the timeout only keeps a broken build from hanging the suite).
+sleep 60 &
+quiet=$!
+timeout 15 "$EMBER" syscount --interval 1 --count 3 -p "$quiet" >"$TMP/quiet" 2>"$TMP/qerr"
+rc=$?
+kill "$quiet" 2>/dev/null
+check "live --interval 1 --count 3 on a sleeping pid: 3 intervals (exit $rc)" \
+	test "$(grep -c '^\[' "$TMP/quiet")" = 3 -a "$rc" = 0
