@@ -239,10 +239,11 @@ int pd_write_mmap2(struct pd_writer *w, const struct perf_event_attr *attr,
 size_t pd_sample_id_size(const struct perf_event_attr *attr);
 
 /* ---- Reader --------------------------------------------------------------
- * Files (PERFILE2, read through mmap) and streams (the pipe variant),
- * decoded into plain structs and delivered in time order (FINISHED_ROUND,
- * or a bounded reorder window when a file has none).  Every size read from
- * the input is checked against what remains before it is used. */
+ * Files (PERFILE2: header and features through a mapping, records by
+ * pread) and streams (the pipe variant, by read), decoded into plain
+ * structs and delivered in time order (FINISHED_ROUND, or a bounded
+ * reorder window when a file has none).  Every size read from the input
+ * is checked against what remains before it is used. */
 
 /* One event (attr) of the file. */
 struct pd_attr {
@@ -470,6 +471,29 @@ struct pd_rewrite {
  * record's 65535-byte limit (or when s's offsets do not lie inside rec). */
 size_t pd_sample_rewrite(const struct pd_attr *a, const void *rec, const struct pd_sample *s,
 			 const struct pd_rewrite *rw, void *out, size_t cap);
+
+/* ---- Tracepoint sets --------------------------------------------------------
+ * The tracepoints the recorder records for a view and the view decodes,
+ * listed once (tracepoints.c), each set in its enum's order. */
+enum pd_tp_set { PD_TP_BLOCK, PD_TP_SCHED };
+
+/* record --block (those the kernel has), ember bio and script --blkparse. */
+enum pd_tp_block {
+	PD_TP_BIO_QUEUE, PD_TP_GETRQ, PD_TP_RQ_INSERT, PD_TP_RQ_ISSUE, PD_TP_RQ_COMPLETE,
+	PD_TP_RQ_REQUEUE, PD_TP_RQ_MERGE, PD_TP_BIO_BACKMERGE, PD_TP_BIO_FRONTMERGE,
+	PD_TP_SPLIT, PD_TP_BIO_REMAP, PD_TP_RQ_REMAP, PD_TP_PLUG, PD_TP_UNPLUG,
+	PD_TP_RQ_ERROR, PD_TP_BLOCK_NR
+};
+
+/* record --off-cpu (the wakeups from its level "wakeups" on), ember
+ * offcpu and sched lat. */
+enum pd_tp_sched {
+	PD_TP_SCHED_SWITCH, PD_TP_SCHED_WAKEUP, PD_TP_SCHED_WAKEUP_NEW, PD_TP_SCHED_NR
+};
+
+/* A set's names ("block:block_bio_queue"), indexed by its enum; *n gets
+ * how many. */
+const char *const *pd_tracepoints(enum pd_tp_set set, int *n);
 
 /* ---- Tracepoints -----------------------------------------------------------
  * The recorded tracing data (HEADER_TRACING_DATA) parsed, so tracepoint

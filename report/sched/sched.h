@@ -9,7 +9,15 @@
 #include "report/replay/replay.h"
 #include "flamegraph/flamegraph.h"
 
-enum sched_kind { SCHED_OTHER, SCHED_SWITCH, SCHED_WAKEUP, SCHED_WAKEUP_NEW };
+/* format/'s sched set (what record --off-cpu records), each kind one past
+ * its place in the set. */
+enum sched_kind {
+	SCHED_OTHER,
+	SCHED_SWITCH = 1 + PD_TP_SCHED_SWITCH,
+	SCHED_WAKEUP = 1 + PD_TP_SCHED_WAKEUP,
+	SCHED_WAKEUP_NEW = 1 + PD_TP_SCHED_WAKEUP_NEW,
+	SCHED_KINDS = 1 + PD_TP_SCHED_NR
+};
 
 /* One decoded scheduler tracepoint sample. */
 struct sched_ev {
@@ -23,8 +31,8 @@ struct sched_ev {
 /* The tracepoint ids of one recording. */
 struct sched_tp {
 	struct pd_trace *trace;    /* NULL when the file has no tracing data */
-	u64 id[4];                 /* by sched_kind; valid when have[kind] */
-	bool have[4];
+	u64 id[SCHED_KINDS];       /* by sched_kind; valid when have[kind] */
+	bool have[SCHED_KINDS];
 };
 
 /* Finds the sched tracepoints among the recording's events.  -1 with
