@@ -155,6 +155,9 @@ struct pd_reader {
 	u64 seq, max_time, round_limit, last_out_time;
 	VEC(u64) scratch;      /* aligned copy of one record */
 
+	struct pd_trace *trace;    /* opts.tracing: the tracing data parsed */
+	char *trace_error;         /* ... or why it could not be */
+
 	struct pd_reader_stats stats;
 };
 
@@ -206,5 +209,17 @@ int pdr_user_record(struct pd_reader *r, const u8 *rec, u64 offset);
 const struct pd_attr *pdr_attr_of(struct pd_reader *r, const u8 *rec, size_t size, u32 type);
 /* Frees what pdr_read_header and pdr_user_record kept. */
 void pdr_header_free(struct pd_reader *r);
+/* Parses the tracing data read so far (opts.tracing), or notes why not. */
+void pdr_read_trace(struct pd_reader *r);
+
+/* tracedata.c: the tracing data parsed; NULL with err_set() naming the
+ * offset when it is malformed.  It forks (a crash in libtraceevent costs
+ * a child, not the command), so it wants a process that runs one thread:
+ * the reader calls it as it opens (pdr_read_trace), the fuzz target in a
+ * process of its own. */
+struct pd_trace *pd_trace_parse(const void *data, size_t len);
+void pd_trace_free(struct pd_trace *t);
+/* How many threads this process runs (1 when /proc cannot tell). */
+int pdt_threads(void);
 
 #endif

@@ -369,6 +369,11 @@ struct pd_reader;
 
 struct pd_reader_opts {
 	bool unordered;                /* deliver in file order, no sorting */
+	/* Parse the recording's tracing data (HEADER_TRACING_DATA) as the
+	 * reader opens, for pd_reader_trace.  The parse forks (tracedata.c),
+	 * which is safe only while the process runs one thread: so it is
+	 * done here, before a view starts any, and refused after. */
+	bool tracing;
 };
 
 /* path "-" reads the pipe variant from stdin.  NULL with err_set(). */
@@ -497,17 +502,21 @@ const char *const *pd_tracepoints(enum pd_tp_set set, int *n);
 
 /* ---- Tracepoints -----------------------------------------------------------
  * The recorded tracing data (HEADER_TRACING_DATA) parsed, so tracepoint
- * samples can be named and their raw fields decoded offline. */
+ * samples can be named and their raw fields decoded offline.  A reader
+ * opened with pd_reader_opts.tracing parses it as it opens. */
 struct pd_trace;
 
-/* NULL with err_set() naming the offset when the data is malformed. */
-struct pd_trace *pd_trace_parse(const void *data, size_t len);
-void pd_trace_free(struct pd_trace *t);
+/* The reader's parsed tracing data: 0 with *t, which the reader owns
+ * (NULL when the recording has none, a stream's came after its first
+ * round, or opts.tracing was not set); -1 with err_set() when it is
+ * malformed or was not parsed because the process ran other threads when
+ * the reader opened. */
+int pd_reader_trace(const struct pd_reader *r, struct pd_trace **t);
 
-/* The recording's tracing data parsed (*t; NULL when it has none) and
- * the attrs of the named tracepoints found: for each names[k] (NULL ones
- * skipped), ids[k] is its id and have[k] says it was recorded.  0, or -1
- * with err_set() when the tracing data is malformed. */
+/* The reader's tracing data (as pd_reader_trace) and the attrs of the
+ * named tracepoints found: for each names[k] (NULL ones skipped), ids[k]
+ * is its id and have[k] says it was recorded.  0, or -1 with err_set()
+ * as pd_reader_trace. */
 int pd_trace_open_ids(struct pd_reader *r, struct pd_trace **t, const char *const *names,
 		      int n, u64 *ids, bool *have);
 

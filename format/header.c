@@ -508,8 +508,38 @@ int pdr_read_header(struct pd_reader *r, const char *path, bool use_stdin)
 	return 0;
 }
 
+void pdr_read_trace(struct pd_reader *r)
+{
+	size_t len;
+	const void *data = pd_reader_feature(r, PD_FEAT_TRACING_DATA, &len);
+	if (!data)
+		return;
+	int threads = pdt_threads();
+	if (threads > 1) {
+		r->trace_error = xasprintf("tracing data: not parsed: this process ran %d threads "
+					   "when the recording was opened, and the parse forks "
+					   "(open it before starting any)", threads);
+		return;
+	}
+	r->trace = pd_trace_parse(data, len);
+	if (!r->trace)
+		r->trace_error = xstrdup(err_msg());
+}
+
+int pd_reader_trace(const struct pd_reader *r, struct pd_trace **t)
+{
+	*t = r->trace;
+	if (r->trace_error) {
+		err_set("%s", r->trace_error);
+		return -1;
+	}
+	return 0;
+}
+
 void pdr_header_free(struct pd_reader *r)
 {
+	pd_trace_free(r->trace);
+	free(r->trace_error);
 	for (size_t i = 0; i < r->attrs.n; i++) {
 		free(r->attrs.v[i].ids);
 		free(r->attrs.v[i].name);

@@ -174,6 +174,8 @@ struct pd_reader *pd_reader_open(const char *path, const struct pd_reader_opts *
 		goto fail;
 	if (r->pipe && r->ordered)
 		pdr_fill_queue(r);   /* the stream's attrs lead it: read them now */
+	if (opts && opts->tracing)
+		pdr_read_trace(r);
 	return r;
 fail:
 	pd_reader_close(r);

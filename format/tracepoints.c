@@ -5,9 +5,10 @@
 
 /* In record --block's order, which is the order of the recording's
  * attrs.  block_io_start and block_io_done (kernels 6.5 on) are left out:
- * they mark the same moments as block_rq_insert/issue and
- * block_rq_complete for I/O accounting, no view reads them, and each would
- * cost a sample (with -g a call chain) per I/O. */
+ * they mark again, for I/O accounting, the moments of block_getrq (a
+ * request made from a bio) and block_rq_complete; no view reads them
+ * (blktrace does not trace them either), and each would cost a sample
+ * (with -g a call chain) per I/O. */
 static const char *const block_tps[PD_TP_BLOCK_NR] = {
 	[PD_TP_BIO_QUEUE] = "block:block_bio_queue",
 	[PD_TP_GETRQ] = "block:block_getrq",

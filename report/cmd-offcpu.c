@@ -261,7 +261,6 @@ int cmd_offcpu(int argc, char **argv)
 	fflush(stdout);
 	offcpu_free(oc);
 	rp_close(r);
-	sched_tp_free(&tp);
 	rp_opts_free(&a.rp);
 	return rc;
 }

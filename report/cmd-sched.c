@@ -87,6 +87,7 @@ static int run(struct rp_opts *rp, struct schedlat_opts *o)
 {
 	struct rp_opts all = *rp;
 	memset(&all.filter, 0, sizeof(all.filter));   /* filters apply to the woken */
+	all.tracing = true;
 	o->filter = &rp->filter;
 	struct replay *r = rp_open(&all);
 	if (!r) {
@@ -114,7 +115,6 @@ static int run(struct rp_opts *rp, struct schedlat_opts *o)
 			rc = EXIT_RUNTIME;
 	}
 	schedlat_free(sl);
-	sched_tp_free(&tp);
 	rp_close(r);
 	return rc;
 }

@@ -39,7 +39,7 @@ enum bio_kind {
 };
 
 struct bio_tp {
-	struct pd_trace *trace;
+	struct pd_trace *trace;  /* the reader's: valid while it is open */
 	u64 id[BK_MAX];
 	bool have[BK_MAX];
 };
@@ -58,7 +58,6 @@ struct bio_ev {
 
 /* 0 with nothing found is fine (a recording without block events). */
 int bio_tp_init(struct bio_tp *tp, struct pd_reader *r);
-void bio_tp_free(struct bio_tp *tp);
 enum bio_kind bio_tp_decode(const struct bio_tp *tp, const struct pd_attr *a,
 			    const struct pd_sample *s, struct bio_ev *out);
 

@@ -15,12 +15,6 @@ int bio_tp_init(struct bio_tp *tp, struct pd_reader *r)
 	return pd_trace_open_ids(r, &tp->trace, names, n, tp->id + 1, tp->have + 1);
 }
 
-void bio_tp_free(struct bio_tp *tp)
-{
-	pd_trace_free(tp->trace);
-	tp->trace = NULL;
-}
-
 static enum bio_kind kind_of(const struct bio_tp *tp, const struct pd_attr *a)
 {
 	if (!tp->trace || !a || a->attr.type != PERF_TYPE_TRACEPOINT)

@@ -14,12 +14,6 @@ int sched_tp_init(struct sched_tp *tp, struct pd_reader *r)
 	return pd_trace_open_ids(r, &tp->trace, names, n, tp->id + 1, tp->have + 1);
 }
 
-void sched_tp_free(struct sched_tp *tp)
-{
-	pd_trace_free(tp->trace);
-	tp->trace = NULL;
-}
-
 char sched_state_char(u64 prev_state)
 {
 	/* The kernel's report bits, in the order of its format string; none

@@ -30,15 +30,16 @@ struct sched_ev {
 
 /* The tracepoint ids of one recording. */
 struct sched_tp {
-	struct pd_trace *trace;    /* NULL when the file has no tracing data */
+	struct pd_trace *trace;    /* the reader's (valid while it is open);
+				      NULL when the file has no tracing data */
 	u64 id[SCHED_KINDS];       /* by sched_kind; valid when have[kind] */
 	bool have[SCHED_KINDS];
 };
 
-/* Finds the sched tracepoints among the recording's events.  -1 with
- * err_set() when the tracing data cannot be parsed. */
+/* Finds the sched tracepoints among the recording's events (the reader
+ * opened with the tracing data: rp_opts.tracing).  -1 with err_set() when
+ * the tracing data cannot be parsed. */
 int sched_tp_init(struct sched_tp *tp, struct pd_reader *r);
-void sched_tp_free(struct sched_tp *tp);
 
 /* Decodes a sample; SCHED_OTHER for anything else (or a malformed one). */
 enum sched_kind sched_tp_decode(const struct sched_tp *tp, const struct pd_attr *a,
