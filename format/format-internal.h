@@ -1,7 +1,7 @@
 /* format-internal.h - what the reader's files (reader.c, window.c,
- * order.c, header.c) and the record decoder (decode.c) share: unaligned
- * loads, a bounds-checked cursor over input bytes, the reader itself.
- * Private to format/. */
+ * order.c, header.c, attrs.c) and the record decoder (decode.c) share:
+ * unaligned loads, a bounds-checked cursor over input bytes, the reader
+ * itself.  Private to format/. */
 #ifndef EMBER_FORMAT_INTERNAL_H
 #define EMBER_FORMAT_INTERNAL_H
 
@@ -99,7 +99,7 @@ u64 pdz_file_offset(const struct pdz_stream *z, u64 zoff);
  * the input's raw records in (the window, compressed records inflated);
  * order.c puts them back into time order (FINISHED_ROUND); header.c reads
  * the file header, attrs and features, and the records that carry them in
- * a stream. */
+ * a stream; attrs.c keeps the attrs and finds each record's. */
 
 /* A queued offset with this bit is one in the decompressed stream. */
 #define ZOFF (1ull << 63)
@@ -199,14 +199,20 @@ int pdr_next_raw(struct pd_reader *r, const u8 **rec, u64 *offset);
  * out_end)) or the input ends. */
 void pdr_fill_queue(struct pd_reader *r);
 
+/* attrs.c: adds an attr read at offset (size bytes on disk) and its nids
+ * kernel ids; -1 (pdr_fail_at) when it is too small. */
+int pdr_add_attr(struct pd_reader *r, const u8 *p, size_t size, const u8 *ids, size_t nids,
+		 u64 offset);
+/* Which attr a record belongs to (NULL when it names none that exists). */
+const struct pd_attr *pdr_attr_of(struct pd_reader *r, const u8 *rec, size_t size, u32 type);
+void pdr_attrs_free(struct pd_reader *r);
+
 /* header.c: the file's header, attrs and features, or the stream's
  * header (its attrs and features come as records); -1 with err_set(). */
 int pdr_read_header(struct pd_reader *r, const char *path, bool use_stdin);
 /* Handles one of perf's own records (type >= PD_RECORD_HEADER_ATTR):
  * 1 when consumed here, 0 to deliver, -1 on error. */
 int pdr_user_record(struct pd_reader *r, const u8 *rec, u64 offset);
-/* Which attr a record belongs to (NULL when it names none that exists). */
-const struct pd_attr *pdr_attr_of(struct pd_reader *r, const u8 *rec, size_t size, u32 type);
 /* Frees what pdr_read_header and pdr_user_record kept. */
 void pdr_header_free(struct pd_reader *r);
 /* Parses the tracing data read so far (opts.tracing), or notes why not. */

@@ -191,6 +191,7 @@ void pd_reader_close(struct pd_reader *r)
 	if (r->fd > 0)
 		close(r->fd);
 	pdr_header_free(r);
+	pdr_attrs_free(r);
 	VEC_FREE(&r->queue);
 	VEC_FREE(&r->merge_tmp);
 	VEC_FREE(&r->scratch);
