@@ -95,6 +95,10 @@ struct rp_opts {
 	 * later with rp_resolve(), while kallsyms loads on another thread:
 	 * for sinks that aggregate before they need names. */
 	bool defer_kernel;
+	/* The view decodes tracepoints: the reader parses the tracing data as
+	 * rp_open opens it (pd_reader_opts.tracing), before rp_run starts the
+	 * symbol threads; the view takes it from rp_reader (pd_reader_trace). */
+	bool tracing;
 	struct sym_opts sym;
 	struct rp_filter filter;
 	/* User stacks: the DWARF unwinder for --call-graph dwarf files, and

@@ -103,6 +103,7 @@ static int replay_tool(struct tool *t, const struct tool_target *tg, const char 
 	o.input = input;
 	o.callchains = t->callchains;
 	o.interval_ns = tg->interval_ns;
+	o.tracing = true;          /* the tools decode tracepoints by field name */
 	int rc = EXIT_RUNTIME;
 	struct replay *r = rp_open(&o);
 	if (!r) {
@@ -136,7 +137,6 @@ static int replay_tool(struct tool *t, const struct tool_target *tg, const char 
 	if (rp_summary(r)->input_error && !c->done)
 		rc = EXIT_RUNTIME;
 close:
-	pd_trace_free(env.trace);
 	rp_close(r);
 out:
 	rp_opts_free(&o);
