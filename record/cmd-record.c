@@ -354,15 +354,6 @@ static int add_off_cpu_events(struct cli *cl)
 	return 0;
 }
 
-/* The block tracepoints ember bio uses, those this kernel has. */
-static const char *const block_tps[] = {
-	"block_bio_queue", "block_getrq", "block_rq_insert", "block_rq_issue",
-	"block_rq_complete", "block_rq_requeue", "block_rq_merge",
-	"block_bio_backmerge", "block_bio_frontmerge", "block_split",
-	"block_bio_remap", "block_rq_remap", "block_plug", "block_unplug",
-	"block_io_start", "block_io_done", "block_rq_error",
-};
-
 /* "dev == A || dev == B" for events that carry a dev field; NULL when
  * the event has none (plug, unplug) and so cannot be filtered. */
 static char *device_filter(const struct cli *cl, const char *tp)
@@ -381,10 +372,9 @@ static char *device_filter(const struct cli *cl, const char *tp)
 	return sb.s;
 }
 
-static int add_block_event(struct cli *cl, const char *tp)
+/* spec is "block:NAME", tp its NAME. */
+static int add_block_event(struct cli *cl, const char *spec, const char *tp)
 {
-	char spec[128];
-	snprintf(spec, sizeof(spec), "block:%s", tp);
 	if (pmc_parse(&cl->o.events, spec) < 0) {
 		cmd_error(CMD, "--block: %s", err_msg());
 		return -1;
@@ -397,9 +387,10 @@ static int add_block_event(struct cli *cl, const char *tp)
 	return rc;
 }
 
-/* --block: every block tracepoint of the list the kernel has (older and
- * newer kernels differ), each hit recorded; -d narrows them in the kernel.
- * Plug and unplug carry no device and are left out when -d is given. */
+/* --block: every tracepoint of format/'s block set (the ones ember bio
+ * decodes) that the kernel has (older and newer kernels differ), each hit
+ * recorded; -d narrows them in the kernel.  Plug and unplug carry no
+ * device and are left out when -d is given. */
 static int add_block_events(struct cli *cl)
 {
 	struct rec_opts *o = &cl->o;
@@ -409,13 +400,15 @@ static int add_block_events(struct cli *cl)
 	}
 	if (o->events.n == 0 && (o->freq || o->period) && add_default_event(cl) < 0)
 		return -1;
-	int added = 0;
-	for (size_t i = 0; i < ARRAY_SIZE(block_tps); i++) {
-		if (pmc_tracepoint_id("block", block_tps[i]) < 0)
+	int added = 0, ntps;
+	const char *const *tps = pd_tracepoints(PD_TP_BLOCK, &ntps);
+	for (int i = 0; i < ntps; i++) {
+		const char *tp = strchr(tps[i], ':') + 1;
+		if (pmc_tracepoint_id("block", tp) < 0)
 			continue;
-		if (cl->ndevs && strstr(block_tps[i], "plug"))
+		if (cl->ndevs && (i == PD_TP_PLUG || i == PD_TP_UNPLUG))
 			continue;
-		if (add_block_event(cl, block_tps[i]) < 0)
+		if (add_block_event(cl, tps[i], tp) < 0)
 			return -1;
 		added++;
 	}

@@ -29,11 +29,15 @@ int rec_add_off_cpu_events(struct rec_opts *o, bool *fell_back)
 	if (o->events.n == 0 && (o->freq || o->period) &&
 	    rec_add_default_event(&o->events, fell_back) < 0)
 		return -1;
+	/* format/'s sched set: the switch, then the wakeups */
+	int ntps;
+	const char *const *tps = pd_tracepoints(PD_TP_SCHED, &ntps);
 	size_t wakeups = 0;
-	int rc = pmc_parse(&o->events, "sched:sched_switch");
+	int rc = pmc_parse(&o->events, tps[PD_TP_SCHED_SWITCH]);
 	if (rc == 0 && o->off_cpu >= REC_OFFCPU_WAKEUPS) {
 		wakeups = o->events.n;
-		rc = pmc_parse(&o->events, "sched:sched_wakeup,sched:sched_wakeup_new");
+		for (int i = PD_TP_SCHED_WAKEUP; rc == 0 && i < ntps; i++)
+			rc = pmc_parse(&o->events, tps[i]);
 	}
 	if (rc < 0)
 		return -1;

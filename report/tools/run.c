@@ -96,6 +96,7 @@ static int replay_tool(struct tool *t, const struct tool_target *tg, struct rp_o
 {
 	o->callchains = t->callchains;
 	o->interval_ns = (u64)(tg->live.interval * 1e9 + 0.5);
+	o->tracing = true;         /* the tools decode tracepoints by field name */
 	int rc = EXIT_RUNTIME;
 	struct replay *r = rp_open(o);
 	if (!r) {
@@ -124,7 +125,6 @@ static int replay_tool(struct tool *t, const struct tool_target *tg, struct rp_o
 	if (rp_summary(r)->input_error && !c.done)
 		rc = EXIT_RUNTIME;
 close:
-	pd_trace_free(env.trace);
 	rp_close(r);
 	return rc;
 }
