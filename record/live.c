@@ -96,7 +96,8 @@ static void *live_thread(void *arg)
 	struct rec_session *s = l->s;
 	/* A tool's tracepoints leave out this process's hits: the view's
 	 * thread's and, now that it runs, this one's. */
-	if ((l->o.tool && rec_tool_exclude_self(s) < 0) || rec_start(s) < 0 || rec_run(s) < 0 || rec_finish(s) < 0) {
+	if ((l->o.tool && rec_tool_exclude_self(s) < 0) || rec_start(s) < 0 ||
+	    rec_run(s) < 0 || rec_finish(s) < 0) {
 		snprintf(l->err, sizeof(l->err), "%s", err_msg());
 		l->usage = s->fail == REC_FAIL_USAGE;
 		l->result = -1;
