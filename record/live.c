@@ -49,6 +49,16 @@ static int live_events(struct rec_live *l, const struct rec_live_opts *lo)
 		o->off_cpu = lo->kind == REC_LIVE_OFFCPU ? REC_OFFCPU_SWITCHES : REC_OFFCPU_WAKERS;
 		o->mmap_pages = 512;
 		return rec_add_off_cpu_events(o, &fell_back);
+	case REC_LIVE_BLOCK:
+		o->freq = 0;          /* block events only, as record --block -F 0 */
+		o->mmap_pages = 512;  /* 2 MiB: a busy disk's events come in bursts */
+		/* Completions run in interrupts and other tasks' time. */
+		if (lo->npids || lo->ntids) {
+			err_set("block I/O completes outside the task: record system-wide "
+				"(-a, or a command) or with -C");
+			return -1;
+		}
+		return rec_add_block_events(o, lo->devs, lo->ndevs);
 	}
 	return 0;
 }

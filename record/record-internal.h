@@ -212,6 +212,11 @@ int rec_add_default_event(struct pmc_list *l, bool *fell_back);
  * asks), switch records, and frame-pointer chains unless o says; -1 with
  * err_set(). */
 int rec_add_off_cpu_events(struct rec_opts *o, bool *fell_back);
+/* --block: every block tracepoint of the list the kernel has (older and
+ * newer kernels differ), each hit recorded (o->block set); devs (kernel
+ * dev_t: MAJOR << 20 | MINOR) narrow them in the kernel, and plug and
+ * unplug, which carry no device, are then left out.  -1 with err_set(). */
+int rec_add_block_events(struct rec_opts *o, const u32 *devs, int ndevs);
 void rec_note(struct rec_session *s, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
 /* events.c */

@@ -20,6 +20,7 @@ enum rec_live_kind {
 	REC_LIVE_SCHED,            /* sched_switch and wakeups (sched lat) */
 	REC_LIVE_OFFCPU,           /* sched_switch with chains, switches (offcpu) */
 	REC_LIVE_OFFCPU_WAKERS,    /* ... and wakeups with chains (offcpu --wakers) */
+	REC_LIVE_BLOCK,            /* the block tracepoints (as record --block) */
 };
 
 /* A live recording: the targets as record's options say them. */
@@ -32,6 +33,8 @@ struct rec_live_opts {
 	char **command;            /* -- command, NULL-terminated, or NULL */
 	u64 freq;                  /* samples per second per CPU; 0: default */
 	bool callchains;           /* -g: as record -g (unwound while recording) */
+	const u32 *devs; int ndevs;        /* REC_LIVE_BLOCK: only these devices
+					      (kernel dev_t, as record -d) */
 	double duration;           /* seconds, 0 for none */
 	const char *output;        /* also keep the recording here, or NULL */
 	int fd;                    /* the stream goes to this pipe (closed at the end) */

@@ -30,11 +30,17 @@ struct live_opts {
 	const char *output;        /* -o FILE: keep the recording */
 	u64 freq;                  /* -F HZ */
 	bool callchains;           /* set by the view (-g) */
+	const u32 *devs; int ndevs;        /* set by the view: block devices
+					      (REC_LIVE_BLOCK), none for all */
 };
 
 /* The option groups, for the views' tables: targets (-a, -C, -t, -o, -F,
  * --duration), -p as a target, and --interval/--count. */
 extern const struct opt live_target_opts[];
+/* Parts of it, for views that take fewer targets (bio: no -t, no -F):
+ * -a and -C; --duration and -o. */
+extern const struct opt live_system_opts[];
+extern const struct opt live_keep_opts[];
 extern const struct opt live_pid_opts[];
 extern const struct opt live_interval_opts[];
 
