@@ -58,6 +58,8 @@ static int live_events(struct rec_live *l, const struct rec_live_opts *lo)
 				"(-a, or a command) or with -C");
 			return -1;
 		}
+		if (!o->cpus)
+			o->system_wide = true;   /* with a command too, as record --block */
 		return rec_add_block_events(o, lo->devs, lo->ndevs);
 	}
 	return 0;

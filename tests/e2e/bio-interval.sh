@@ -165,7 +165,7 @@ truncate -s 8M "$TMP/other.img"
 L2=$(losetup -f --show "$TMP/other.img") || { skip btrace "a second loop device could not be made"; exit 0; }
 "$EMBER" btrace "$LOOP" >"$TMP/bt" 2>"$TMP/bt.err" &
 BT=$!
-# Ready once a probe write shows (the recorder starts in a child).
+# Ready once a probe write shows (the recording starts on its own thread).
 for i in $(seq 100); do
 	dd if=/dev/zero of="$LOOP" bs=4k count=1 oflag=direct 2>/dev/null
 	grep -q ' Q ' "$TMP/bt" && break

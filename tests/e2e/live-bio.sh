@@ -3,7 +3,8 @@
 # with two dd writers of known sizes (12288 KiB in 64 KiB writes, 8192 KiB
 # in 128 KiB writes, direct) on a loop device gives each writer's Kbytes,
 # summed over its intervals, within 2%; blkiomon per interval adds up to
-# the kept -o file read back; each interval ends with the '# live:' line.
+# the kept -o file read back; each interval ends with the '# live:' line;
+# --snoop -- command prints the command's I/Os (recorded system-wide).
 . "$(dirname "$0")/../e2e-lib.sh"
 BG=
 bio_more_cleanup() { [ -n "$BG" ] && kill -INT "$BG" 2>/dev/null; }
@@ -68,6 +69,12 @@ check "--monitor -a --interval 1 --duration 4: exit $rc, the intervals' requests
 ni=$(grep -c '^# interval ' "$TMP/mon") nl=$(grep -c '^# live: ' "$TMP/mon")
 check "--monitor -a: 4 or 5 intervals ($ni), each with the live line ($nl)" \
 	test "$ni" -ge 4 -a "$ni" -le 5 -a "$ni" = "$nl"
+
+# ---- -- command: the whole system while the command runs ----
+"$EMBER" bio --snoop -d "$LOOP" -- dd if=/dev/zero of="$LOOP" bs=64k count=8 oflag=direct \
+	>"$TMP/snoop" 2>"$TMP/snoop.err"; rc=$?
+n=$(awk '$2 == "dd" && $5 == "W" && $7 == 65536' "$TMP/snoop" | wc -l)
+check "--snoop -d $LOOP -- dd (8 writes of 64 KiB): $n lines, exit $rc" test "$n" = 8 -a "$rc" = 0
 
 # ---- usage ----
 "$EMBER" bio --top -a -i "$TMP/mon.data" >/dev/null 2>&1
