@@ -18,11 +18,7 @@ bio_more_cleanup() {
 bio_setup bio-interval
 
 # Each writer one dd process, fed in four pieces with pauses between.
-WL="(for i in 1 2 3 4; do head -c 3145728 /dev/zero; sleep 0.3; done) |
-	dd of=$LOOP bs=64k iflag=fullblock oflag=direct 2>/dev/null & echo \$! >$TMP/pids
-    (for i in 1 2 3 4; do head -c 2097152 /dev/zero; sleep 0.3; done) |
-	dd of=$LOOP bs=128k seek=96 iflag=fullblock oflag=direct 2>/dev/null & echo \$! >>$TMP/pids
-    wait"
+WL=$(bio_two_writers "$TMP/pids")
 F=$TMP/two.data
 ok=
 for try in 1 2 3; do

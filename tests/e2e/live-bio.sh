@@ -11,11 +11,7 @@ bio_more_cleanup() { [ -n "$BG" ] && kill -INT "$BG" 2>/dev/null; }
 . "$(dirname "$0")/../e2e-bio-lib.sh"
 bio_setup live-bio
 
-WL="(for i in 1 2 3 4; do head -c 3145728 /dev/zero; sleep 0.3; done) |
-	dd of=$LOOP bs=64k iflag=fullblock oflag=direct 2>/dev/null & echo \$! >$TMP/pids
-    (for i in 1 2 3 4; do head -c 2097152 /dev/zero; sleep 0.3; done) |
-	dd of=$LOOP bs=128k seek=96 iflag=fullblock oflag=direct 2>/dev/null & echo \$! >>$TMP/pids
-    wait"
+WL=$(bio_two_writers "$TMP/pids")
 
 # Waits (up to 10 s) for the first interval of a live view: it records.
 wait_interval() {
