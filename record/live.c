@@ -51,7 +51,9 @@ static int live_events(struct rec_live *l, const struct rec_live_opts *lo)
 		return rec_add_off_cpu_events(o, &fell_back);
 	case REC_LIVE_BLOCK:
 		o->freq = 0;          /* block events only, as record --block -F 0 */
-		o->mmap_pages = 512;  /* 2 MiB: a busy disk's events come in bursts */
+		/* 2 MiB: a busy disk's events come in bursts; 4 MiB, as record
+		 * --block -g, with the submitters' stacks. */
+		o->mmap_pages = lo->callchains ? REC_STACK_PAGES : 512;
 		/* Completions run in interrupts and other tasks' time. */
 		if (lo->npids || lo->ntids) {
 			err_set("block I/O completes outside the task: record system-wide "
