@@ -8,7 +8,7 @@
 
 BUILD   ?= build
 CC      ?= cc
-MODULES := common format pmc pmc/stat record symbols unwind report report/replay report/hist report/collapse report/script report/sched report/bio report/live flamegraph
+MODULES := common format pmc pmc/stat record symbols unwind report report/replay report/hist report/collapse report/script report/sched report/bio report/live report/tools flamegraph
 
 # pkg-config name -> Debian package that provides it.
 PKGS    := libelf:libelf-dev libdw:libdw-dev libunwind:libunwind-dev libunwind-generic:libunwind-dev \
@@ -80,6 +80,18 @@ $(BUILD)/tests/tools/%: tests/tools/%.c $(BUILD)/libember.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libember.a $(LDLIBS_ALL)
 
+# syscount's names: the kernel's syscall table for this machine's arch,
+# from the kernel headers Debian installs (linux-libc-dev), at build time.
+SYSCALL_HDR := $(firstword $(wildcard /usr/include/$(shell $(CC) -dumpmachine)/asm/unistd_64.h \
+                 /usr/include/asm/unistd_64.h))
+$(BUILD)/gen/syscall-names.h: $(SYSCALL_HDR)
+	@mkdir -p $(dir $@)
+	sed -n 's/^#define __NR_\([a-z0-9_]*\)[[:space:]][[:space:]]*\([0-9][0-9]*\).*/[\2] = "\1",/p' $< >$@.tmp
+	@test -s $@.tmp || { echo "no syscall numbers in $<"; exit 1; }
+	mv $@.tmp $@
+$(BUILD)/report/tools/syscalls.o: $(BUILD)/gen/syscall-names.h
+$(BUILD)/report/tools/syscalls.o: CFLAGS_ALL += -I$(BUILD)/gen
+
 # Workloads are the ground truth of the end-to-end tests: built with frame
 # pointers and without inlining so their call structure is exactly the source's.
 WORKLOAD_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline \
@@ -102,7 +114,7 @@ asan:
 
 # Build and test dependencies. Idempotent: apt-get runs only when a package
 # is missing.
-DEB_DEPS := build-essential pkg-config libelf-dev libdw-dev libunwind-dev \
+DEB_DEPS := build-essential pkg-config linux-libc-dev libelf-dev libdw-dev libunwind-dev \
             libnuma-dev zlib1g-dev libzstd-dev libtraceevent-dev libiberty-dev \
             linux-perf chromium blktrace clang libclang-rt-14-dev \
             python3 python3-dbg fio dwz \
@@ -189,7 +201,9 @@ fuzz: $(addprefix $(FUZZ_DIR)/,$(FUZZ_TARGETS))
 # hand; the others are generated from the commands' option tables
 # ('ember CMD --man') and committed, so that install needs no build of
 # them.  tests/e2e/options-docs.sh fails when one lags behind its table.
-MAN_GENERATED := report top script flame stat list offcpu sched bio btrace verify archive
+MAN_GENERATED := report top script flame stat list offcpu sched bio btrace verify archive \
+                 execsnoop opensnoop syscount exitsnoop cpudist softirqs hardirqs funccount \
+                 oomkill drsnoop writeback stackcount
 man: $(EMBER_BIN)
 	@for c in $(MAN_GENERATED); do \
 	  ./$(EMBER_BIN) $$c --man > docs/man/ember-$$c.1 || exit 1; done

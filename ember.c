@@ -8,6 +8,7 @@
 #include "pmc/stat/stat.h"
 #include "record/record.h"
 #include "report/report.h"
+#include "report/tools/tools.h"
 
 /* Each command's name and summary come from its option table. */
 struct command {
@@ -32,6 +33,33 @@ static const struct command commands[] = {
 	{ &archive_cmd, cmd_archive },
 };
 
+/* BCC's tools, listed in a group of their own. */
+static const struct command tools[] = {
+	{ &execsnoop_cmd, cmd_execsnoop },
+	{ &opensnoop_cmd, cmd_opensnoop },
+	{ &syscount_cmd, cmd_syscount },
+	{ &exitsnoop_cmd, cmd_exitsnoop },
+	{ &cpudist_cmd, cmd_cpudist },
+	{ &softirqs_cmd, cmd_softirqs },
+	{ &hardirqs_cmd, cmd_hardirqs },
+	{ &funccount_cmd, cmd_funccount },
+	{ &oomkill_cmd, cmd_oomkill },
+	{ &drsnoop_cmd, cmd_drsnoop },
+	{ &writeback_cmd, cmd_writeback },
+	{ &stackcount_cmd, cmd_stackcount },
+};
+
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(name, commands[i].opts->name))
+			return &commands[i];
+	for (size_t i = 0; i < ARRAY_SIZE(tools); i++)
+		if (!strcmp(name, tools[i].opts->name))
+			return &tools[i];
+	return NULL;
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: ember [--version] [--help] COMMAND [ARGS]\n\n"
@@ -39,6 +67,9 @@ static void usage(FILE *out)
 		     "Commands:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(out, "  %-10s %s\n", commands[i].opts->name, commands[i].opts->summary);
+	fprintf(out, "\nTools (BCC's, from tracepoints and uprobes; live, or -i FILE):\n");
+	for (size_t i = 0; i < ARRAY_SIZE(tools); i++)
+		fprintf(out, "  %-10s %s\n", tools[i].opts->name, tools[i].opts->summary);
 	fprintf(out, "\n'ember COMMAND --help' describes one command.\n");
 }
 
@@ -61,11 +92,13 @@ int main(int argc, char **argv)
 	if (!strcmp(name, "--list-commands")) {
 		for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 			printf("%s\n", commands[i].opts->name);
+		for (size_t i = 0; i < ARRAY_SIZE(tools); i++)
+			printf("%s\n", tools[i].opts->name);
 		return EXIT_OK;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		if (!strcmp(name, commands[i].opts->name))
-			return commands[i].run(argc - 1, argv + 1);
+	const struct command *c = find_command(name);
+	if (c)
+		return c->run(argc - 1, argv + 1);
 	if (name[0] == '-')
 		fprintf(stderr, "ember: unknown option '%s' (see 'ember --help')\n", name);
 	else

@@ -71,11 +71,13 @@ fi
 fio_num() { python3 -c 'import json,sys; r = json.load(open(sys.argv[1]))["jobs"][0]["read"]
 print(int(r[sys.argv[2]]))' "$T/o.json" "$1" 2>/dev/null || echo 0; }
 
-# perf gets the tracepoints ember records, with the same device filter.
+# perf gets the tracepoints ember records (format/tracepoints.c; plug and
+# unplug carry no device, and ember leaves them out with -d), with the
+# same device filter.
 PERF_EV=()
 for tp in block_bio_queue block_getrq block_rq_insert block_rq_issue block_rq_complete \
 	  block_rq_requeue block_rq_merge block_bio_backmerge block_bio_frontmerge block_split \
-	  block_bio_remap block_rq_remap block_io_start block_io_done block_rq_error; do
+	  block_bio_remap block_rq_remap block_rq_error; do
 	[ -d $TR/events/block/$tp ] && PERF_EV+=(-e "block:$tp" --filter "dev == $DEV")
 done
 

@@ -19,31 +19,9 @@
 #   EMBER=./ember WORKLOADS=build/workloads bench/record.sh
 #   SECONDS_PER_RUN=2 RATES="99 999 4999" REPEAT=3 TRUE_RUNS=5  (defaults)
 set -u
-: "${EMBER:=./ember}" "${WORKLOADS:=build/workloads}" "${PERF:=perf}"
 : "${SECONDS_PER_RUN:=2}" "${RATES:=99 999 4999}" "${TRUE_RUNS:=5}" "${REPEAT:=3}"
-EMBER=$(realpath "$EMBER"); WORKLOADS=$(realpath "$WORKLOADS")
-NCPU=$(nproc)
-SPIN=$WORKLOADS/spin
-for need in "$EMBER" "$SPIN"; do
-	[ -x "$need" ] || { echo "bench/record.sh: $need missing (make; make workloads)" >&2; exit 2; }
-done
-command -v "$PERF" >/dev/null || { echo "bench/record.sh: Linux perf missing (make deps)" >&2; exit 2; }
-[ "$(id -u)" -eq 0 ] || echo "bench/record.sh: not root; -a may be refused" >&2
-
-T=$(mktemp -d /tmp/ember-bench.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-
-# spin_rate : units/s of NCPU spinning threads over SECONDS_PER_RUN.
-spin_rate() {
-	"$SPIN" "$NCPU" "$SECONDS_PER_RUN" | awk '{ print $(NF - 1) }'
-}
-
-# cpu_of FILE : user+sys seconds of the children line of bash's `times`.
-cpu_of() {
-	awk 'NR == 2 { s = 0
-		for (i = 1; i <= 2; i++) { split($i, p, /m/); sub(/s/, "", p[2]); s += p[1] * 60 + p[2] }
-		printf "%.3f", s }' "$1"
-}
+. "$(dirname "$0")/lib.sh"
+bench_setup record spin
 
 lost_in() {
 	"$PERF" script -i "$1" --show-lost-events -F comm 2>/dev/null |

@@ -13,30 +13,9 @@
 #   EMBER=./ember WORKLOADS=build/workloads bench/top.sh
 #   SECONDS_PER_RUN=4 RATES="999 4000" REPEAT=3  (defaults)
 set -u
-: "${EMBER:=./ember}" "${WORKLOADS:=build/workloads}" "${PERF:=perf}"
 : "${SECONDS_PER_RUN:=4}" "${RATES:=999 4000}" "${REPEAT:=3}"
-EMBER=$(realpath "$EMBER"); WORKLOADS=$(realpath "$WORKLOADS")
-NCPU=$(nproc)
-SPIN=$WORKLOADS/spin
-for need in "$EMBER" "$SPIN"; do
-	[ -x "$need" ] || { echo "bench/top.sh: $need missing (make; make workloads)" >&2; exit 2; }
-done
-command -v "$PERF" >/dev/null || { echo "bench/top.sh: Linux perf missing (make deps)" >&2; exit 2; }
-[ "$(id -u)" -eq 0 ] || echo "bench/top.sh: not root; -a may be refused" >&2
-
-T=$(mktemp -d /tmp/ember-bench.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-
-spin_rate() {
-	"$SPIN" "$NCPU" "$SECONDS_PER_RUN" | awk '{ print $(NF - 1) }'
-}
-
-# cpu_of FILE : user+sys seconds of the children line of bash's `times`.
-cpu_of() {
-	awk 'NR == 2 { s = 0
-		for (i = 1; i <= 2; i++) { split($i, p, /m/); sub(/s/, "", p[2]); s += p[1] * 60 + p[2] }
-		printf "%.3f", s }' "$1"
-}
+. "$(dirname "$0")/lib.sh"
+bench_setup top spin
 
 # measure NAME TOOL... : the tool runs from before to after one spin run,
 # then gets SIGINT; sets RATE and CPU.

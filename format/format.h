@@ -246,10 +246,11 @@ int pd_write_mmap2(struct pd_writer *w, const struct perf_event_attr *attr,
 size_t pd_sample_id_size(const struct perf_event_attr *attr);
 
 /* ---- Reader --------------------------------------------------------------
- * Files (PERFILE2, read through mmap) and streams (the pipe variant),
- * decoded into plain structs and delivered in time order (FINISHED_ROUND,
- * or a bounded reorder window when a file has none).  Every size read from
- * the input is checked against what remains before it is used. */
+ * Files (PERFILE2: header and features through a mapping, records by
+ * pread) and streams (the pipe variant, by read), decoded into plain
+ * structs and delivered in time order (FINISHED_ROUND, or a bounded
+ * reorder window when a file has none).  Every size read from the input
+ * is checked against what remains before it is used. */
 
 /* One event (attr) of the file. */
 struct pd_attr {
@@ -381,6 +382,15 @@ struct pd_reader_opts {
 	 * released are out, as an event of that type without a time: a live
 	 * reader's chance to act when nothing else comes. */
 	bool rounds;
+	/* Parse the recording's tracing data (HEADER_TRACING_DATA) as the
+	 * reader opens, for pd_reader_trace.  The parse forks (tracedata.c),
+	 * which is safe only while the process runs one thread: so it is
+	 * done here, before a view starts any, and refused after. */
+	bool tracing;
+	/* The input is this process's own live recording (rec_live_start):
+	 * its tracing data comes from this kernel's tracefs, so it is parsed
+	 * without the trial child, while the recording thread runs. */
+	bool own_recording;
 };
 
 /* path "-" reads the pipe variant from stdin.  NULL with err_set(). */
@@ -484,19 +494,46 @@ struct pd_rewrite {
 size_t pd_sample_rewrite(const struct pd_attr *a, const void *rec, const struct pd_sample *s,
 			 const struct pd_rewrite *rw, void *out, size_t cap);
 
+/* ---- Tracepoint sets --------------------------------------------------------
+ * The tracepoints the recorder records for a view and the view decodes,
+ * listed once (tracepoints.c), each set in its enum's order. */
+enum pd_tp_set { PD_TP_BLOCK, PD_TP_SCHED };
+
+/* record --block (those the kernel has), ember bio and script --blkparse. */
+enum pd_tp_block {
+	PD_TP_BIO_QUEUE, PD_TP_GETRQ, PD_TP_RQ_INSERT, PD_TP_RQ_ISSUE, PD_TP_RQ_COMPLETE,
+	PD_TP_RQ_REQUEUE, PD_TP_RQ_MERGE, PD_TP_BIO_BACKMERGE, PD_TP_BIO_FRONTMERGE,
+	PD_TP_SPLIT, PD_TP_BIO_REMAP, PD_TP_RQ_REMAP, PD_TP_PLUG, PD_TP_UNPLUG,
+	PD_TP_RQ_ERROR, PD_TP_BLOCK_NR
+};
+
+/* record --off-cpu (the wakeups from its level "wakeups" on), ember
+ * offcpu and sched lat. */
+enum pd_tp_sched {
+	PD_TP_SCHED_SWITCH, PD_TP_SCHED_WAKEUP, PD_TP_SCHED_WAKEUP_NEW, PD_TP_SCHED_NR
+};
+
+/* A set's names ("block:block_bio_queue"), indexed by its enum; *n gets
+ * how many. */
+const char *const *pd_tracepoints(enum pd_tp_set set, int *n);
+
 /* ---- Tracepoints -----------------------------------------------------------
  * The recorded tracing data (HEADER_TRACING_DATA) parsed, so tracepoint
- * samples can be named and their raw fields decoded offline. */
+ * samples can be named and their raw fields decoded offline.  A reader
+ * opened with pd_reader_opts.tracing parses it as it opens. */
 struct pd_trace;
 
-/* NULL with err_set() naming the offset when the data is malformed. */
-struct pd_trace *pd_trace_parse(const void *data, size_t len);
-void pd_trace_free(struct pd_trace *t);
+/* The reader's parsed tracing data: 0 with *t, which the reader owns
+ * (NULL when the recording has none, a stream's came after its first
+ * round, or opts.tracing was not set); -1 with err_set() when it is
+ * malformed or was not parsed because the process ran other threads when
+ * the reader opened. */
+int pd_reader_trace(const struct pd_reader *r, struct pd_trace **t);
 
-/* The recording's tracing data parsed (*t; NULL when it has none) and
- * the attrs of the named tracepoints found: for each names[k] (NULL ones
- * skipped), ids[k] is its id and have[k] says it was recorded.  0, or -1
- * with err_set() when the tracing data is malformed. */
+/* The reader's tracing data (as pd_reader_trace) and the attrs of the
+ * named tracepoints found: for each names[k] (NULL ones skipped), ids[k]
+ * is its id and have[k] says it was recorded.  0, or -1 with err_set()
+ * as pd_reader_trace. */
 int pd_trace_open_ids(struct pd_reader *r, struct pd_trace **t, const char *const *names,
 		      int n, u64 *ids, bool *have);
 

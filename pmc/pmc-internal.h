@@ -57,4 +57,11 @@ bool pmc_tp_system_exists(const char *tracefs, const char *sys_glob);
 int pmc_tracepoint_id_at(const char *tracefs, const char *system,
 			 const char *name);
 
+/* uprobe.c: "u:PATH:SYMBOL" / "ur:PATH:SYMBOL" to the uprobe PMU's attr
+ * (type, the retprobe bit, config2 the function's file offset); *path
+ * gets the file resolved (a library by short name: "libc"), which
+ * attr.config1 must point at while the event is opened.  -1 with
+ * err_set() naming the file or symbol. */
+int pmc_uprobe_attr(const char *text, struct perf_event_attr *attr, char **path);
+
 #endif

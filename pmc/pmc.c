@@ -26,6 +26,7 @@ static void event_free(struct pmc_event *ev)
 	free(ev->filter);
 	free(ev->tp_system);
 	free(ev->tp_name);
+	free(ev->probe_path);
 }
 
 void pmc_list_free(struct pmc_list *list)
@@ -297,6 +298,20 @@ static int parse_tracepoint(struct parser *p, char *sys, char *rest,
 	return finish_events(p, from, mods, text);
 }
 
+/* "u:PATH:SYMBOL" or "ur:" (uprobe.c), counted at every hit. */
+static int parse_uprobe(struct parser *p, const char *text)
+{
+	struct perf_event_attr attr = {0};
+	char *path;
+	if (pmc_uprobe_attr(text, &attr, &path) < 0)
+		return -1;
+	struct pmc_event *ev = add_event(p, &attr, xstrdup(text));
+	ev->probe_path = path;
+	ev->attr.config1 = (u64)(uintptr_t)path;
+	ev->every_hit = true;
+	return 0;
+}
+
 /* One event (no commas, no braces) of a spec. */
 static int parse_event(struct parser *p, const char *text)
 {
@@ -306,6 +321,8 @@ static int parse_event(struct parser *p, const char *text)
 	}
 	if (!strncmp(text, "mem:", 4))
 		return parse_breakpoint(p, text);
+	if (!strncmp(text, "u:", 2) || !strncmp(text, "ur:", 3))
+		return parse_uprobe(p, text);
 	if (strchr(text, '/'))
 		return parse_pmu(p, text);
 	char *head = xstrdup(text), *mods;

@@ -24,6 +24,8 @@ struct pmc_event {
 	bool user_precise;  /* the spec asked for :p/:pp/:ppp */
 	bool precise_max;   /* the spec asked for :P, the best level there is:
 			       set attr.precise_ip = 3, then pmc_fit_precise() */
+	char *probe_path;   /* uprobes: the file, attr.config1 points at it */
+	bool every_hit;     /* record each hit, as a tracepoint (uprobes) */
 };
 
 struct pmc_list {

@@ -14,7 +14,7 @@
 
 #define CMD "record"
 
-enum { OPT_FILTER = 256, OPT_CALL_GRAPH, OPT_DURATION, OPT_SWITCH, OPT_OFF_CPU, OPT_NO_LEAF_FIX, OPT_BLOCK };
+enum { OPT_FILTER = 256, OPT_CALL_GRAPH, OPT_DURATION, OPT_SWITCH, OPT_OFF_CPU, OPT_NO_LEAF_FIX, OPT_BLOCK, OPT_TOOL };
 
 /* zstd's levels, perf record -z's default the fastest. */
 #define ZSTD_LEVEL_DEFAULT 1
@@ -192,6 +192,7 @@ static int parse_option(struct cli *cl, int c, const char *arg)
 	case OPT_OFF_CPU: return parse_off_cpu(o, arg);
 	case OPT_NO_LEAF_FIX: o->no_leaf_fix = true; return 0;
 	case OPT_BLOCK: o->block = true; return 0;
+	case OPT_TOOL: o->tool = arg; return 0;
 	case 'd': return parse_device(cl, arg);
 	case 'N': o->no_buildid_cache = true; return 0;
 	case 'q': cl->quiet = true; return 0;
@@ -207,8 +208,10 @@ static int parse_one(void *ctx, int c, const char *arg)
 static const struct opt options[] = {
 	OPT('e', 'e', "event", OPT_ARG, "EVENT",
 	  "event to record (repeatable; comma lists, groups,\n"
-	  "tracepoints sys:name with globs); default cycles,\n"
-	  "or cpu-clock on a CPU without a hardware PMU"),
+	  "tracepoints sys:name with globs, uprobes\n"
+	  "u:PATH:SYMBOL and ur: for returns, u:libc:malloc);\n"
+	  "default cycles, or cpu-clock on a CPU without a\n"
+	  "hardware PMU"),
 	OPT(OPT_FILTER, 0, "filter", OPT_ARG, "EXPR", "tracepoint filter for the preceding -e"),
 	OPT('F', 'F', "freq", OPT_ARG, "HZ", "samples per second per CPU (default 4000, or max)"),
 	OPT('c', 'c', "count", OPT_ARG, "PERIOD", "a sample every PERIOD events instead of -F"),
@@ -246,6 +249,11 @@ static const struct opt options[] = {
 	  "has (queue, getrq, insert, issue, complete, merges,\n"
 	  "splits, remaps, requeues, errors), system-wide\n"
 	  "(completions run outside the task); see 'ember bio'"),
+	OPT(OPT_TOOL, 0, "tool", OPT_ARG, "NAME",
+	  "record the events tool NAME reads (execsnoop,\n"
+	  "opensnoop, syscount, exitsnoop, cpudist, softirqs,\n"
+	  "hardirqs, oomkill, drsnoop, writeback; funccount and\n"
+	  "stackcount with -e), for 'ember NAME -i FILE'"),
 	OPT('d', 'd', "device", OPT_ARG, "DEV",
 	  "with --block, only this block device (repeatable;\n"
 	  "/dev/sda, sda or MAJOR:MINOR)"),
@@ -496,6 +504,10 @@ int cmd_record(int argc, char **argv)
 	}
 	if (cl.o.block && add_block_events(&cl) < 0)
 		goto out;
+	if (cl.o.tool && rec_tool_add(&cl.o, cl.o.tool) < 0) {
+		cmd_error(CMD, "%s", err_msg());
+		goto out;
+	}
 	if (cl.o.events.n == 0 && add_default_event(&cl) < 0)
 		goto out;
 	rc = record(&cl);

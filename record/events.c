@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <asm/perf_regs.h>
 
 #include "record/record-internal.h"
 
@@ -29,11 +30,15 @@ int rec_add_off_cpu_events(struct rec_opts *o, bool *fell_back)
 	if (o->events.n == 0 && (o->freq || o->period) &&
 	    rec_add_default_event(&o->events, fell_back) < 0)
 		return -1;
+	/* format/'s sched set: the switch, then the wakeups */
+	int ntps;
+	const char *const *tps = pd_tracepoints(PD_TP_SCHED, &ntps);
 	size_t wakeups = 0;
-	int rc = pmc_parse(&o->events, "sched:sched_switch");
+	int rc = pmc_parse(&o->events, tps[PD_TP_SCHED_SWITCH]);
 	if (rc == 0 && o->off_cpu >= REC_OFFCPU_WAKEUPS) {
 		wakeups = o->events.n;
-		rc = pmc_parse(&o->events, "sched:sched_wakeup,sched:sched_wakeup_new");
+		for (int i = PD_TP_SCHED_WAKEUP; rc == 0 && i < ntps; i++)
+			rc = pmc_parse(&o->events, tps[i]);
 	}
 	if (rc < 0)
 		return -1;
@@ -46,15 +51,6 @@ int rec_add_off_cpu_events(struct rec_opts *o, bool *fell_back)
 		o->callgraph = REC_CG_FP;
 	return 0;
 }
-
-/* The block tracepoints ember bio uses, those this kernel has. */
-static const char *const block_tps[] = {
-	"block_bio_queue", "block_getrq", "block_rq_insert", "block_rq_issue",
-	"block_rq_complete", "block_rq_requeue", "block_rq_merge",
-	"block_bio_backmerge", "block_bio_frontmerge", "block_split",
-	"block_bio_remap", "block_rq_remap", "block_plug", "block_unplug",
-	"block_io_start", "block_io_done", "block_rq_error",
-};
 
 /* "dev == A || dev == B" for events that carry a dev field; NULL when
  * the event has none (plug, unplug) and so cannot be filtered. */
@@ -74,10 +70,10 @@ static char *device_filter(const u32 *devs, int ndevs, const char *tp)
 	return sb.s;
 }
 
-static int add_block_event(struct rec_opts *o, const u32 *devs, int ndevs, const char *tp)
+/* spec is "block:NAME", tp its NAME. */
+static int add_block_event(struct rec_opts *o, const u32 *devs, int ndevs, const char *spec,
+			   const char *tp)
 {
-	char spec[128];
-	snprintf(spec, sizeof(spec), "block:%s", tp);
 	if (pmc_parse(&o->events, spec) < 0) {
 		err_prefix("--block");
 		return -1;
@@ -96,13 +92,15 @@ int rec_add_block_events(struct rec_opts *o, const u32 *devs, int ndevs)
 		err_prefix("--block");
 		return -1;
 	}
-	int added = 0;
-	for (size_t i = 0; i < ARRAY_SIZE(block_tps); i++) {
-		if (pmc_tracepoint_id("block", block_tps[i]) < 0)
+	int added = 0, ntps;
+	const char *const *tps = pd_tracepoints(PD_TP_BLOCK, &ntps);
+	for (int i = 0; i < ntps; i++) {
+		const char *tp = strchr(tps[i], ':') + 1;
+		if (pmc_tracepoint_id("block", tp) < 0)
 			continue;
-		if (ndevs && strstr(block_tps[i], "plug"))
+		if (ndevs && (i == PD_TP_PLUG || i == PD_TP_UNPLUG))
 			continue;
-		if (add_block_event(o, devs, ndevs, block_tps[i]) < 0)
+		if (add_block_event(o, devs, ndevs, tps[i], tp) < 0)
 			return -1;
 		added++;
 	}
@@ -150,7 +148,7 @@ static void config_period(struct rec_session *s, struct rec_evsel *e)
 		e->attr.freq = 0;
 		return;
 	}
-	if (o->period || (is_tracepoint(e) && !o->freq)) {
+	if (o->period || ((is_tracepoint(e) || e->ev->every_hit) && !o->freq)) {
 		e->attr.sample_period = o->period ? o->period : 1;
 		e->attr.freq = 0;
 		return;
@@ -175,6 +173,13 @@ static bool chainless(const struct rec_session *s, int ei)
 	return i >= s->o->chainless_first && i - s->o->chainless_first < s->o->chainless_n;
 }
 
+/* --tool's events that read strings from the user stack. */
+static bool snapshot(const struct rec_session *s, int ei)
+{
+	size_t i = (size_t)ei;
+	return i >= s->o->snap_first && i - s->o->snap_first < s->o->snap_n;
+}
+
 static void config_sample_type(struct rec_session *s, int ei)
 {
 	struct rec_evsel *e = &s->evsels[ei];
@@ -186,6 +191,12 @@ static void config_sample_type(struct rec_session *s, int ei)
 		a->sample_type |= PERF_SAMPLE_RAW;
 	if (chainless(s, ei))
 		return;
+	if (snapshot(s, ei) && s->o->callgraph == REC_CG_NONE) {
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = 1ULL << PERF_REG_X86_SP;
+		a->sample_stack_user = s->o->snap_bytes;
+		return;
+	}
 	if (s->o->callgraph != REC_CG_NONE)
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 	if (s->o->callgraph == REC_CG_DWARF || s->o->callgraph == REC_CG_ONLINE) {
@@ -232,7 +243,7 @@ static void config_sideband(struct rec_session *s, struct perf_event_attr *a)
 	 * perf 6.1 unwinds a sample -g left raw no further than its first
 	 * frame without them (0 of 1011 python3 samples reached main, 1018
 	 * with them). */
-	a->mmap_data = rec_copies_stacks(s->o);
+	a->mmap_data = rec_copies_stacks(s->o) || s->o->snap_n;   /* --tool: literals */
 }
 
 static void config_one(struct rec_session *s, int ei)

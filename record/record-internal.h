@@ -76,6 +76,10 @@ struct rec_opts {
 	enum rec_offcpu off_cpu;   /* --off-cpu: sched tracepoints, every hit */
 	size_t chainless_first;    /* events [first, first + n) take no call */
 	size_t chainless_n;        /* chain whatever -g says */
+	size_t snap_first;         /* events [first, first + n) take a copy */
+	size_t snap_n;             /* of the user stack and the user sp */
+	u32 snap_bytes;            /* (--tool: strings the events point at) */
+	const char *tool;          /* --tool NAME, or NULL */
 	bool block;                /* --block: block tracepoints, every hit */
 	bool no_buildid_cache;     /* -N: leave ~/.debug alone */
 	bool live;                 /* a live view reads the stream (live.c): */
@@ -212,11 +216,17 @@ int rec_add_default_event(struct pmc_list *l, bool *fell_back);
  * asks), switch records, and frame-pointer chains unless o says; -1 with
  * err_set(). */
 int rec_add_off_cpu_events(struct rec_opts *o, bool *fell_back);
-/* --block: every block tracepoint of the list the kernel has (older and
+/* --block: every tracepoint of format/'s block set (those ember bio
+ * decodes) the kernel has (older and
  * newer kernels differ), each hit recorded (o->block set); devs (kernel
  * dev_t: MAJOR << 20 | MINOR) narrow them in the kernel, and plug and
  * unplug, which carry no device, are then left out.  -1 with err_set(). */
 int rec_add_block_events(struct rec_opts *o, const u32 *devs, int ndevs);
+/* tools.c: --tool NAME's events added to o (after any -e the tool counts).
+ * 0, or -1 with err_set() naming the tool or event. */
+int rec_tool_add(struct rec_opts *o, const char *name);
+/* 0 when NAME is a tool, -1 with err_set() listing the tools. */
+int rec_tool_check(const char *name);
 void rec_note(struct rec_session *s, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
 /* events.c */

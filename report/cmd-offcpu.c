@@ -289,7 +289,6 @@ int cmd_offcpu(int argc, char **argv)
 	fflush(stdout);
 	offcpu_free(oc);
 	rp_close(r);
-	sched_tp_free(&tp);
 	if (live)
 		rc = live_end(live, CMD, rc);
 	rp_opts_free(&a.rp);

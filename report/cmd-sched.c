@@ -154,6 +154,7 @@ static int run(struct rp_opts *rp, struct schedlat_opts *o, struct live *live, u
 {
 	struct rp_opts all = *rp;
 	memset(&all.filter, 0, sizeof(all.filter));   /* filters apply to the woken */
+	all.tracing = true;
 	o->filter = &rp->filter;
 	struct replay *r = rp_open(&all);
 	if (!r) {
@@ -177,7 +178,6 @@ static int run(struct rp_opts *rp, struct schedlat_opts *o, struct live *live, u
 			rc = EXIT_RUNTIME;
 	}
 	schedlat_free(sl);
-	sched_tp_free(&tp);
 	rp_close(r);
 	return rc;
 }

@@ -111,6 +111,7 @@ int cmd_script(int argc, char **argv)
 	/* Big writes: reports run to tens of thousands of lines. */
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 	rp_progress_if_tty(&o);
+	o.tracing = true;          /* tracepoints named, their fields printed */
 	struct replay *rp = rp_open(&o);
 	if (!rp) {
 		cmd_error("script", "%s", err_msg());

@@ -55,6 +55,11 @@ int sym_cache_add_kernel(const char *root, const u8 *id, size_t n);
  * malloc'ed, or NULL when the cache does not have it. */
 char *sym_cache_find(const char *name, const u8 *id, size_t n, const char *leaf);
 
+/* The file offset of the function called name (versioned names match
+ * their base) in the ELF file at path: where a uprobe on it goes.  0, or
+ * -1 with err_set() naming the function and the file. */
+int sym_func_offset(const char *path, const char *name, u64 *off);
+
 /* ---- Resolving addresses ------------------------------------------------ */
 
 struct sym_opts {

@@ -25,8 +25,9 @@ only=${TESTS:-}   # optional substring filter: TESTS=record make check
 
 run_one() {
 	local name=$1; shift
-	local out rc
+	local out rc t0=$SECONDS
 	out=$(timeout -k 10 400 "$@" 2>&1); rc=$?
+	local secs=$((SECONDS - t0))
 	local p f s
 	p=$(grep -c '^PASS: ' <<<"$out"); f=$(grep -c '^FAIL: ' <<<"$out")
 	s=$(grep -c '^SKIP: ' <<<"$out")
@@ -37,10 +38,10 @@ run_one() {
 	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
 	if [ "$f" -gt 0 ]; then
 		failed_names+=("$name")
-		echo "== $name: $p passed, $f failed, $s skipped"
+		echo "== $name: $p passed, $f failed, $s skipped (${secs}s)"
 		sed 's/^/   /' <<<"$out" | tail -60
 	else
-		echo "== $name: $p passed, $s skipped"
+		echo "== $name: $p passed, $s skipped (${secs}s)"
 		grep '^SKIP: ' <<<"$out" | sed 's/^/   /'
 	fi
 }

@@ -16,15 +16,30 @@
 
 #include "report/replay/replay.h"
 
-/* The block tracepoints ember bio understands. */
+/* The block tracepoints ember bio understands: format/'s block set, the
+ * one record --block records, each kind one past its place in the set. */
 enum bio_kind {
-	BK_OTHER, BK_QUEUE, BK_GETRQ, BK_INSERT, BK_ISSUE, BK_COMPLETE, BK_REQUEUE,
-	BK_RQ_MERGE, BK_BACKMERGE, BK_FRONTMERGE, BK_SPLIT, BK_BIO_REMAP, BK_RQ_REMAP,
-	BK_ERROR, BK_PLUG, BK_UNPLUG, BK_MAX
+	BK_OTHER,
+	BK_QUEUE = 1 + PD_TP_BIO_QUEUE,
+	BK_GETRQ = 1 + PD_TP_GETRQ,
+	BK_INSERT = 1 + PD_TP_RQ_INSERT,
+	BK_ISSUE = 1 + PD_TP_RQ_ISSUE,
+	BK_COMPLETE = 1 + PD_TP_RQ_COMPLETE,
+	BK_REQUEUE = 1 + PD_TP_RQ_REQUEUE,
+	BK_RQ_MERGE = 1 + PD_TP_RQ_MERGE,
+	BK_BACKMERGE = 1 + PD_TP_BIO_BACKMERGE,
+	BK_FRONTMERGE = 1 + PD_TP_BIO_FRONTMERGE,
+	BK_SPLIT = 1 + PD_TP_SPLIT,
+	BK_BIO_REMAP = 1 + PD_TP_BIO_REMAP,
+	BK_RQ_REMAP = 1 + PD_TP_RQ_REMAP,
+	BK_PLUG = 1 + PD_TP_PLUG,
+	BK_UNPLUG = 1 + PD_TP_UNPLUG,
+	BK_ERROR = 1 + PD_TP_RQ_ERROR,
+	BK_MAX = 1 + PD_TP_BLOCK_NR
 };
 
 struct bio_tp {
-	struct pd_trace *trace;
+	struct pd_trace *trace;  /* the reader's: valid while it is open */
 	u64 id[BK_MAX];
 	bool have[BK_MAX];
 };
@@ -43,7 +58,6 @@ struct bio_ev {
 
 /* 0 with nothing found is fine (a recording without block events). */
 int bio_tp_init(struct bio_tp *tp, struct pd_reader *r);
-void bio_tp_free(struct bio_tp *tp);
 enum bio_kind bio_tp_decode(const struct bio_tp *tp, const struct pd_attr *a,
 			    const struct pd_sample *s, struct bio_ev *out);
 

@@ -5,34 +5,14 @@
 
 #include "report/bio/bio.h"
 
-static const char *const tp_names[BK_MAX] = {
-	[BK_QUEUE] = "block:block_bio_queue",
-	[BK_GETRQ] = "block:block_getrq",
-	[BK_INSERT] = "block:block_rq_insert",
-	[BK_ISSUE] = "block:block_rq_issue",
-	[BK_COMPLETE] = "block:block_rq_complete",
-	[BK_REQUEUE] = "block:block_rq_requeue",
-	[BK_RQ_MERGE] = "block:block_rq_merge",
-	[BK_BACKMERGE] = "block:block_bio_backmerge",
-	[BK_FRONTMERGE] = "block:block_bio_frontmerge",
-	[BK_SPLIT] = "block:block_split",
-	[BK_BIO_REMAP] = "block:block_bio_remap",
-	[BK_RQ_REMAP] = "block:block_rq_remap",
-	[BK_ERROR] = "block:block_rq_error",
-	[BK_PLUG] = "block:block_plug",
-	[BK_UNPLUG] = "block:block_unplug",
-};
-
+/* The ids of format/'s block set, each in its kind's place (one past its
+ * place in the set). */
 int bio_tp_init(struct bio_tp *tp, struct pd_reader *r)
 {
 	memset(tp, 0, sizeof(*tp));
-	return pd_trace_open_ids(r, &tp->trace, tp_names, BK_MAX, tp->id, tp->have);
-}
-
-void bio_tp_free(struct bio_tp *tp)
-{
-	pd_trace_free(tp->trace);
-	tp->trace = NULL;
+	int n;
+	const char *const *names = pd_tracepoints(PD_TP_BLOCK, &n);
+	return pd_trace_open_ids(r, &tp->trace, names, n, tp->id + 1, tp->have + 1);
 }
 
 static enum bio_kind kind_of(const struct bio_tp *tp, const struct pd_attr *a)

@@ -86,6 +86,7 @@ static int load_recording(struct bio_data *d, const struct bio_load_opts *o)
 	/* Completions run in other tasks' time: the filters apply to I/Os. */
 	struct rp_opts all = *o->rp;
 	memset(&all.filter, 0, sizeof(all.filter));
+	all.tracing = true;
 	struct replay *r = rp_open(&all);
 	if (!r)
 		return -1;
@@ -99,6 +100,7 @@ static int load_recording(struct bio_data *d, const struct bio_load_opts *o)
 	if (rc == 0)
 		rc = run(d, o, r);
 	rp_close(r);   /* sets no error: the message stays */
+	d->tp.trace = NULL;   /* the reader's, closed with it */
 	return rc;
 }
 
@@ -114,7 +116,6 @@ void bio_data_free(struct bio_data *d)
 {
 	bio_tracker_free(d->bt);
 	bio_stacks_free(d->st);
-	bio_tp_free(&d->tp);
 	d->bt = NULL;
 	d->st = NULL;
 }

@@ -13,7 +13,7 @@ struct br_key {
 	const struct sym_dso *from_dso;
 	const struct sym *from_sym, *to_sym;
 	u64 from_addr, to_addr;            /* file addresses, when no symbol */
-	bool from_kernel, to_kernel;
+	char from_level, to_level;         /* rp_branch_level */
 	u32 cycles;
 };
 
@@ -67,15 +67,15 @@ static u64 key_hash(const struct br_key *k)
 	h = hash_u64(h ^ (u64)(uintptr_t)k->from_dso);
 	h = hash_u64(h ^ (u64)(uintptr_t)k->from_sym ^ k->from_addr);
 	h = hash_u64(h ^ (u64)(uintptr_t)k->to_sym ^ k->to_addr);
-	return hash_u64(h ^ k->cycles ^ ((u64)k->from_kernel << 40) ^ ((u64)k->to_kernel << 41));
+	return hash_u64(h ^ k->cycles ^ ((u64)(u8)k->from_level << 40) ^ ((u64)(u8)k->to_level << 48));
 }
 
 static bool key_equal(const struct br_key *a, const struct br_key *b)
 {
 	return a->comm == b->comm && a->from_dso == b->from_dso && a->from_sym == b->from_sym &&
 	       a->to_sym == b->to_sym && a->from_addr == b->from_addr &&
-	       a->to_addr == b->to_addr && a->from_kernel == b->from_kernel &&
-	       a->to_kernel == b->to_kernel && a->cycles == b->cycles;
+	       a->to_addr == b->to_addr && a->from_level == b->from_level &&
+	       a->to_level == b->to_level && a->cycles == b->cycles;
 }
 
 static struct br_row *find_row(struct br_event *e, const struct br_key *k)
@@ -143,8 +143,8 @@ static int br_sample(void *ctx, const struct rp_sample *s)
 		struct br_key k = {
 			.comm = comm, .from_dso = from->dso, .from_sym = from->sym,
 			.to_sym = to->sym, .from_addr = from->sym ? 0 : from->addr,
-			.to_addr = to->sym ? 0 : to->addr, .from_kernel = from->kernel,
-			.to_kernel = to->kernel, .cycles = (u32)PD_BRANCH_CYCLES(flags),
+			.to_addr = to->sym ? 0 : to->addr, .from_level = rp_branch_level(from),
+			.to_level = rp_branch_level(to), .cycles = (u32)PD_BRANCH_CYCLES(flags),
 		};
 		find_row(e, &k)->count++;
 		e->total++;
@@ -201,10 +201,10 @@ static void put_col(struct strbuf *sb, const struct br_row *r, int col)
 		sb_puts(sb, rp_dso_name(r->k.from_dso));
 		break;
 	case COL_FROM:
-		rp_put_sym_column(sb, r->k.from_sym, r->k.from_addr, r->k.from_kernel);
+		rp_put_sym_column(sb, r->k.from_sym, r->k.from_addr, r->k.from_level);
 		break;
 	case COL_TO:
-		rp_put_sym_column(sb, r->k.to_sym, r->k.to_addr, r->k.to_kernel);
+		rp_put_sym_column(sb, r->k.to_sym, r->k.to_addr, r->k.to_level);
 		break;
 	default:
 		if (r->k.cycles)

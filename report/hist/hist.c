@@ -889,7 +889,7 @@ static void put_key(const struct hist *h, struct strbuf *sb, const struct entry 
 		sb_puts(sb, line_name(h, e));
 		break;
 	case HK_SYM:
-		rp_put_sym_column(sb, e->k.sym, e->k.addr, e->k.kernel);
+		rp_put_sym_column(sb, e->k.sym, e->k.addr, rp_level(e->k.kernel));
 		break;
 	default:
 		break;

@@ -102,7 +102,7 @@ static const char *row_text(struct top_table *t, const struct rp_sample *s,
 		case HK_TID: sb_printf(sb, "%u:%s", s->s->tid, th ? th->comm : ""); break;
 		case HK_CPU: sb_printf(sb, "%03u", s->s->cpu); break;
 		case HK_DSO: sb_puts(sb, rp_dso_name(f->dso)); break;
-		case HK_SYM: rp_put_sym_column(sb, f->sym, f->addr, f->kernel); break;
+		case HK_SYM: rp_put_sym_column(sb, f->sym, f->addr, rp_level(f->kernel)); break;
 		default: break;
 		}
 	}

@@ -68,9 +68,15 @@ void rp_put_frame_text(struct strbuf *sb, const struct rp_frame *f, unsigned wha
 
 /* ---- report ------------------------------------------------------------ */
 
-void rp_put_sym_column(struct strbuf *sb, const struct sym *sym, u64 addr, bool kernel)
+char rp_branch_level(const struct rp_frame *f)
 {
-	sb_add(sb, kernel ? "[k] " : "[.] ", 4);
+	return f->kernel ? 'k' : f->dso ? '.' : 'H';
+}
+
+void rp_put_sym_column(struct strbuf *sb, const struct sym *sym, u64 addr, char level)
+{
+	char head[4] = { '[', level, ']', ' ' };
+	sb_add(sb, head, 4);
 	if (sym) {
 		sb_puts(sb, sym->name);
 		return;

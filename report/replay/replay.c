@@ -747,9 +747,8 @@ int rp_run(struct replay *rp, struct rp_sink *sink)
 	u64 count = 0;
 	/* kallsyms and the recording's files take tens of milliseconds to
 	 * load: they start now, on threads, while the first events are read.
-	 * Not in rp_open: commands parse the tracing data between the two,
-	 * in a forked child, and a fork while other threads run can leave
-	 * the child a lock held for ever (seen under ASan). */
+	 * The reader parsed the tracing data, which forks, in rp_open, before
+	 * them (and refuses to once other threads run). */
 	expect_kernel(rp);
 	if (records_kernel(rp->reader))
 		sym_prefetch_kernel(rp->syms);
@@ -789,7 +788,8 @@ int rp_run(struct replay *rp, struct rp_sink *sink)
 
 struct replay *rp_open(const struct rp_opts *opts)
 {
-	struct pd_reader_opts ro = { .fd = opts->live ? opts->input_fd : 0, .rounds = opts->live };
+	struct pd_reader_opts ro = { .fd = opts->live ? opts->input_fd : 0, .rounds = opts->live,
+				     .tracing = opts->tracing, .own_recording = opts->live };
 	struct pd_reader *reader = pd_reader_open(opts->input, &ro);
 	if (!reader)
 		return NULL;

@@ -95,6 +95,10 @@ struct rp_opts {
 	 * later with rp_resolve(), while kallsyms loads on another thread:
 	 * for sinks that aggregate before they need names. */
 	bool defer_kernel;
+	/* The view decodes tracepoints: the reader parses the tracing data as
+	 * rp_open opens it (pd_reader_opts.tracing), before rp_run starts the
+	 * symbol threads; the view takes it from rp_reader (pd_reader_trace). */
+	bool tracing;
 	struct sym_opts sym;
 	struct rp_filter filter;
 	/* User stacks: the DWARF unwinder for --call-graph dwarf files, and
@@ -193,8 +197,17 @@ void rp_put_frame_text(struct strbuf *sb, const struct rp_frame *f, unsigned wha
 		       const char *line);
 
 /* A report's symbol column as perf prints it: "[.] name", "[k] name", or
- * the address (perf's %#.16llx) when no symbol is known. */
-void rp_put_sym_column(struct strbuf *sb, const struct sym *sym, u64 addr, bool kernel);
+ * the address (perf's %#.16llx) when no symbol is known; level is the
+ * letter in brackets ('.', 'k', or rp_branch_level's 'H'). */
+void rp_put_sym_column(struct strbuf *sb, const struct sym *sym, u64 addr, char level);
+static inline char rp_level(bool kernel)
+{
+	return kernel ? 'k' : '.';
+}
+/* A branch end's level as perf shows it: 'k' or '.', and 'H' for a user
+ * address in no map (perf tries every cpumode for a branch address and
+ * is left at the last, the hypervisor's, when none maps it). */
+char rp_branch_level(const struct rp_frame *f);
 /* What perf's srcline column shows for an address whose line is unknown:
  * SYM+OFFSET (decimal, from the symbol's start), DSO[ADDR] (hex file
  * address) with no symbol, ??:0 with neither. */

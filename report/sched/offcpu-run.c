@@ -56,6 +56,7 @@ int offcpu_run(const struct rp_opts *rp, struct offcpu_opts *o, struct sched_tp 
 	 * everything and the filters apply to intervals. */
 	struct rp_opts all = *rp;
 	memset(&all.filter, 0, sizeof(all.filter));
+	all.tracing = true;
 	o->filter = &rp->filter;
 	*r = rp_open(&all);
 	if (!*r)

@@ -66,7 +66,6 @@ int offcpu_wall_replay(const struct rp_opts *rp, const char *thread_fmt,
 	}
 	offcpu_free(oc);
 	rp_close(r);
-	sched_tp_free(&tp);
 	wall_free(&w);
 	if (rc < 0)
 		err_set("%s", run_error);

@@ -5,23 +5,13 @@
 
 #include "report/sched/sched.h"
 
-static const char *const tp_names[] = {
-	[SCHED_SWITCH] = "sched:sched_switch",
-	[SCHED_WAKEUP] = "sched:sched_wakeup",
-	[SCHED_WAKEUP_NEW] = "sched:sched_wakeup_new",
-};
-
 int sched_tp_init(struct sched_tp *tp, struct pd_reader *r)
 {
 	memset(tp, 0, sizeof(*tp));
-	return pd_trace_open_ids(r, &tp->trace, tp_names, (int)ARRAY_SIZE(tp_names),
-				 tp->id, tp->have);
-}
-
-void sched_tp_free(struct sched_tp *tp)
-{
-	pd_trace_free(tp->trace);
-	tp->trace = NULL;
+	int n;
+	const char *const *names = pd_tracepoints(PD_TP_SCHED, &n);
+	/* each kind one past its place in the set */
+	return pd_trace_open_ids(r, &tp->trace, names, n, tp->id + 1, tp->have + 1);
 }
 
 char sched_state_char(u64 prev_state)
@@ -45,7 +35,7 @@ static enum sched_kind kind_of(const struct sched_tp *tp, const struct pd_attr *
 {
 	if (!tp->trace || !a || a->attr.type != PERF_TYPE_TRACEPOINT)
 		return SCHED_OTHER;
-	for (int k = SCHED_SWITCH; k <= SCHED_WAKEUP_NEW; k++)
+	for (int k = SCHED_SWITCH; k < SCHED_KINDS; k++)
 		if (tp->have[k] && tp->id[k] == a->attr.config)
 			return (enum sched_kind)k;
 	return SCHED_OTHER;

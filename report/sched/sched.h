@@ -9,7 +9,15 @@
 #include "report/replay/replay.h"
 #include "flamegraph/flamegraph.h"
 
-enum sched_kind { SCHED_OTHER, SCHED_SWITCH, SCHED_WAKEUP, SCHED_WAKEUP_NEW };
+/* format/'s sched set (what record --off-cpu records), each kind one past
+ * its place in the set. */
+enum sched_kind {
+	SCHED_OTHER,
+	SCHED_SWITCH = 1 + PD_TP_SCHED_SWITCH,
+	SCHED_WAKEUP = 1 + PD_TP_SCHED_WAKEUP,
+	SCHED_WAKEUP_NEW = 1 + PD_TP_SCHED_WAKEUP_NEW,
+	SCHED_KINDS = 1 + PD_TP_SCHED_NR
+};
 
 /* One decoded scheduler tracepoint sample. */
 struct sched_ev {
@@ -22,15 +30,16 @@ struct sched_ev {
 
 /* The tracepoint ids of one recording. */
 struct sched_tp {
-	struct pd_trace *trace;    /* NULL when the file has no tracing data */
-	u64 id[4];                 /* by sched_kind; valid when have[kind] */
-	bool have[4];
+	struct pd_trace *trace;    /* the reader's (valid while it is open);
+				      NULL when the file has no tracing data */
+	u64 id[SCHED_KINDS];       /* by sched_kind; valid when have[kind] */
+	bool have[SCHED_KINDS];
 };
 
-/* Finds the sched tracepoints among the recording's events.  -1 with
- * err_set() when the tracing data cannot be parsed. */
+/* Finds the sched tracepoints among the recording's events (the reader
+ * opened with the tracing data: rp_opts.tracing).  -1 with err_set() when
+ * the tracing data cannot be parsed. */
 int sched_tp_init(struct sched_tp *tp, struct pd_reader *r);
-void sched_tp_free(struct sched_tp *tp);
 
 /* Decodes a sample; SCHED_OTHER for anything else (or a malformed one). */
 enum sched_kind sched_tp_decode(const struct sched_tp *tp, const struct pd_attr *a,

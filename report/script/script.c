@@ -230,9 +230,7 @@ struct script *script_new(struct replay *rp, unsigned fields, bool given, FILE *
 	sc->tp_frame_fields = fields;
 	if (!given && pd_reader_is_pipe(sc->reader))
 		sc->tp_frame_fields &= ~(SCRIPT_SYMOFF | SCRIPT_DSO);
-	size_t len;
-	const void *data = pd_reader_feature(sc->reader, PD_FEAT_TRACING_DATA, &len);
-	if (data && !(sc->trace = pd_trace_parse(data, len)))
+	if (pd_reader_trace(sc->reader, &sc->trace) < 0)
 		snprintf(sc->warning, sizeof(sc->warning),
 			 "%s; tracepoint fields will not be shown", err_msg());
 	return sc;
@@ -252,7 +250,6 @@ void script_free(struct script *sc)
 {
 	if (!sc)
 		return;
-	pd_trace_free(sc->trace);
 	sb_free(&sc->line);
 	free(sc);
 }

@@ -30,7 +30,8 @@ int script_parse_fields(const char *spec, unsigned *fields);
 
 struct script;
 /* Lines of fields for rp's samples to out.  given: the fields were
- * chosen (-F), not perf's defaults.  A recording whose tracing data
+ * chosen (-F), not perf's defaults.  rp is opened with rp_opts.tracing
+ * for the tracepoints' names and fields; a recording whose tracing data
  * does not parse still prints, without tracepoint fields: script_warning
  * says so. */
 struct script *script_new(struct replay *rp, unsigned fields, bool given, FILE *out);

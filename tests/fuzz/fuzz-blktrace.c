@@ -92,9 +92,8 @@ static void views(const struct bio_tracker *bt)
 	bio_print_hist(bt, &o, out);
 	o.queued = o.per_disk = o.per_flags = o.millis = true;
 	bio_print_hist(bt, &o, out);
-	bio_print_snoop(bt, &o, out);
-	o.csv = true;
-	bio_print_snoop(bt, &o, out);
+	bio_print_top(bt, &o, out);
+	bio_print_monitor(bt, &o, out);
 	bio_print_size(bt, &o, out);
 	bio_print_seek(bt, &o, out);
 	bio_print_errors(bt, &o, out);
@@ -121,9 +120,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 			       .ncpus = data[0] >> 2 & 1, .comms = data[0] & 8 ? "dd,?" : NULL };
 	struct bio_blkparse bp = { .out = null_out(), .filter = data[0] & 0xe ? &f : NULL };
 	bio_set_hook(bt, bio_blkparse_line, &bp);
+	/* --snoop's lines come as requests complete, CSV or not by byte 0. */
+	struct bio_view_opts so = { .csv = data[0] & 0x10 };
+	struct bio_snoop sn = { .o = &so, .out = null_out() };
+	bio_set_done(bt, bio_snoop_done, &sn);
 	bio_feed_blktrace(bt, path);
 	views(bt);
 	bio_tracker_free(bt);
+	bio_snoop_free(&sn);
 
 	u64 problems;
 	bio_verify(path, null_out(), &problems);

@@ -2,7 +2,7 @@
  * (pd_trace_parse) and the field printing it enables.  Input: byte n, n bytes
  * of tracepoint payload (printed as every event defined), the tracing data. */
 #include "tests/fuzz/fuzz.h"
-#include "format/format.h"
+#include "format/format-internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
 

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -941,6 +942,91 @@ static void test_tracepoint(void)
 	}
 	sb_free(&a);
 	sb_free(&b);
+	free(fpath);
+	free(ppath);
+	free_tracefs(&tf);
+}
+
+/* ---- Tracing data parsed as the reader opens --------------------------------- */
+
+/* A thread that waits until told to end, as a view's symbol threads do. */
+struct idle_thread {
+	int fds[2];
+	pthread_t thread;
+};
+
+static void *idle_run(void *arg)
+{
+	struct idle_thread *it = arg;
+	char c;
+	while (read(it->fds[0], &c, 1) < 0 && errno == EINTR)
+		;
+	return NULL;
+}
+
+static bool idle_start(struct idle_thread *it)
+{
+	if (pipe(it->fds) < 0)
+		return false;
+	return pthread_create(&it->thread, NULL, idle_run, it) == 0;
+}
+
+static void idle_stop(struct idle_thread *it)
+{
+	(void)!write(it->fds[1], "x", 1);
+	pthread_join(it->thread, NULL);
+	close(it->fds[0]);
+	close(it->fds[1]);
+}
+
+/* The parse forks, so it must happen before a view's threads start: a
+ * reader asked for the tracing data parses it as it opens (asked for
+ * after a thread started, it is there), and one opened while another
+ * thread runs refuses, saying why, instead of forking. */
+static void test_reader_trace_at_open(void)
+{
+	struct tracefs tf = { 0 };
+	const char *why = load_tracefs(&tf);
+	if (why) {
+		SKIP(test_reader_trace_at_open, why);
+		free_tracefs(&tf);
+		return;
+	}
+	char *fpath = tmp_path("trace-open.data"), *ppath = tmp_path("trace-open.pipe");
+	CHECK(write_switch_file(fpath, false, &tf, "111 alpha-task\n") == 0, "%s", err_msg());
+	CHECK(write_switch_file(ppath, true, &tf, "111 alpha-task\n") == 0, "%s", err_msg());
+	const char *paths[] = { fpath, ppath };
+	struct pd_reader_opts o = { .tracing = true };
+	for (int i = 0; i < 2; i++) {
+		struct pd_trace *t = NULL;
+		struct pd_reader *plain = pd_reader_open(paths[i], NULL);
+		CHECK(plain && pd_reader_trace(plain, &t) == 0 && !t,
+		      "%s: tracing data parsed though not asked for", paths[i]);
+		pd_reader_close(plain);
+
+		struct pd_reader *r = pd_reader_open(paths[i], &o);
+		CHECK(r, "%s: %s", paths[i], err_msg());
+		struct idle_thread it;
+		bool started = idle_start(&it);
+		CHECK(started, "cannot start a thread");
+		int rc = r ? pd_reader_trace(r, &t) : -1;
+		CHECK(rc == 0 && t, "%s: tracing data not parsed at open: %s", paths[i],
+		      rc ? err_msg() : "none");
+		const char *name = rc == 0 && t ? pd_trace_name(t, (u64)tf.id) : NULL;
+		CHECK(name && !strcmp(name, "sched:sched_switch"), "%s: id %d named %s",
+		      paths[i], tf.id, name ? name : "(none)");
+
+		struct pd_reader *late = pd_reader_open(paths[i], &o);
+		CHECK(late, "%s: %s", paths[i], err_msg());
+		rc = late ? pd_reader_trace(late, &t) : 0;
+		CHECK(!started || (rc < 0 && !t && strstr(err_msg(), "threads")),
+		      "%s: parsed (rc %d) while another thread ran: %s", paths[i], rc,
+		      rc ? err_msg() : "no refusal");
+		pd_reader_close(late);
+		if (started)
+			idle_stop(&it);
+		pd_reader_close(r);
+	}
 	free(fpath);
 	free(ppath);
 	free_tracefs(&tf);
@@ -1932,6 +2018,7 @@ int main(void)
 	RUN(test_perf_header);
 	RUN(test_perf_script_pipe);
 	RUN(test_tracepoint);
+	RUN(test_reader_trace_at_open);
 	RUN(test_reader_window);
 	RUN(test_reader_compressed);
 	RUN(test_reader_compressed_damage);

@@ -85,14 +85,21 @@ static void test_report_columns(void)
 {
 	struct sym s = { 0x1000, 0x100, "work" };
 	struct strbuf sb = { 0 };
-	rp_put_sym_column(&sb, &s, 0, false);
+	rp_put_sym_column(&sb, &s, 0, rp_level(false));
 	CHECK(!strcmp(sb.s, "[.] work"), "'%s'", sb.s);
 	sb_reset(&sb);
-	rp_put_sym_column(&sb, NULL, 0x1234, true);
+	rp_put_sym_column(&sb, NULL, 0x1234, rp_level(true));
 	CHECK(!strcmp(sb.s, "[k] 0x0000000000001234"), "'%s'", sb.s);
 	sb_reset(&sb);
-	rp_put_sym_column(&sb, NULL, 0, false);
-	CHECK(!strcmp(sb.s, "[.] 0000000000000000"), "'%s'", sb.s);
+	/* A branch from nowhere: perf's hypervisor level for an unmapped
+	 * user address, user and kernel levels as a sample's otherwise. */
+	struct rp_frame nomap = { .ip = 0 }, mapped = { .ip = 0x1010, .dso = dso("/tmp/b.out") },
+			kern = { .ip = 0xffffffff81000000ull, .kernel = true };
+	CHECK(rp_branch_level(&nomap) == 'H' && rp_branch_level(&mapped) == '.' &&
+	      rp_branch_level(&kern) == 'k', "levels %c %c %c", rp_branch_level(&nomap),
+	      rp_branch_level(&mapped), rp_branch_level(&kern));
+	rp_put_sym_column(&sb, NULL, 0, rp_branch_level(&nomap));
+	CHECK(!strcmp(sb.s, "[H] 0000000000000000"), "'%s'", sb.s);
 	sb_reset(&sb);
 	rp_put_line_stand_in(&sb, &s, dso("/tmp/b.out"), false, 0x1010);
 	CHECK(!strcmp(sb.s, "work+16"), "'%s'", sb.s);

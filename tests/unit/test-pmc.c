@@ -11,6 +11,7 @@
 
 #include "pmc/pmc-internal.h"
 #include "pmc/pmc.h"
+#include "symbols/symbols.h"
 #include "tests/unit/test.h"
 
 /* Parses spec into a fresh list; the caller frees it. */
@@ -644,6 +645,48 @@ static void test_breakpoint(void)
 	pmc_list_free(&l);
 }
 
+/* Uprobes on this very test program's own function: the offset is the
+ * symbol's, the path resolved, the retprobe bit set for ur:. */
+int pmc_test_uprobe_target(void);
+int pmc_test_uprobe_target(void)
+{
+	return 42;
+}
+
+static void test_uprobe(void)
+{
+	if (access("/sys/bus/event_source/devices/uprobe/type", R_OK) != 0) {
+		SKIP(test_uprobe, "no uprobe PMU");
+		return;
+	}
+	char self[4096], spec[4200];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	CHECK(n > 0, "readlink /proc/self/exe");
+	if (n <= 0)
+		return;
+	self[n] = '\0';
+	struct pmc_list l;
+	snprintf(spec, sizeof(spec), "u:%s:pmc_test_uprobe_target", self);
+	CHECK(parse1(spec, &l) == 0, "%s", err_msg());
+	u64 off = 0;
+	CHECK(sym_func_offset(self, "pmc_test_uprobe_target", &off) == 0 && off, "%s", err_msg());
+	CHECK(l.n == 1 && l.v[0].attr.config2 == off && !(l.v[0].attr.config & 1) &&
+	      l.v[0].every_hit && l.v[0].probe_path && !strcmp(l.v[0].probe_path, self) &&
+	      l.v[0].attr.config1 == (u64)(uintptr_t)l.v[0].probe_path, "u: attr");
+	CHECK(l.n == 1 && pmc_probe(&l.v[0].attr) == 0, "the uprobe opens");
+	pmc_list_free(&l);
+	snprintf(spec, sizeof(spec), "ur:%s:pmc_test_uprobe_target", self);
+	CHECK(parse1(spec, &l) == 0 && l.n == 1 && (l.v[0].attr.config & 1), "ur: sets retprobe");
+	pmc_list_free(&l);
+	CHECK(parse1("u:libc:malloc", &l) == 0 && l.n == 1 && strstr(l.v[0].probe_path, "libc"),
+	      "libc by short name: %s", err_msg());
+	pmc_list_free(&l);
+	snprintf(spec, sizeof(spec), "u:%s:no_such_fn_xyz", self);
+	expect_error(spec, "no function 'no_such_fn_xyz' in /");
+	expect_error("u:libc", "write a uprobe as u:PATH:SYMBOL");
+	expect_error("u:/nonexistent/x:main", "/nonexistent/x");
+}
+
 static void test_probe(void)
 {
 	struct perf_event_attr clock = { .type = PERF_TYPE_SOFTWARE,
@@ -760,6 +803,7 @@ int main(void)
 	RUN(test_real_sysfs);
 	RUN(test_breakpoint);
 	RUN(test_probe);
+	RUN(test_uprobe);
 	RUN(test_explain);
 	return test_summary();
 }

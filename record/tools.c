@@ -1,0 +1,122 @@
+/* tools.c - the events each of ember's BCC-like tools (execsnoop, syscount,
+ * ...) needs, added to a recording by `ember record --tool NAME`; the tools
+ * in report/tools/ read exactly these. */
+#include <string.h>
+#include <unistd.h>
+
+#include "record/record-internal.h"
+
+/* A tool's tracepoints: `snap` ones (contiguous, first in the list) take
+ * a copy of the user stack and the user sp, from which the tool reads
+ * strings the tracepoint only points at (exec's argv, open's path). */
+struct tool_events {
+	const char *name;
+	const char *snap;          /* comma list, or NULL */
+	const char *plain;         /* comma list, or NULL */
+	bool need_event;           /* the user names the events (-e) */
+	bool chains;               /* call chains (frame pointers) */
+	bool switches;             /* context-switch records */
+};
+
+/* 8 KiB reaches a new image's argv strings past its envp and auxv
+ * (sched_process_exec fires with the new stack in place) and the paths
+ * a program builds in its own locals. */
+#define TOOL_SNAP_BYTES 8192
+
+static const struct tool_events tools[] = {
+	{ "execsnoop", "sched:sched_process_exec,syscalls:sys_enter_execve,"
+		       "syscalls:sys_enter_execveat",
+	  "syscalls:sys_exit_execve,syscalls:sys_exit_execveat", false, false, false },
+	{ "opensnoop", "syscalls:sys_enter_open,syscalls:sys_enter_openat,"
+		       "syscalls:sys_enter_openat2",
+	  "syscalls:sys_exit_open,syscalls:sys_exit_openat,syscalls:sys_exit_openat2",
+	  false, false, false },
+	{ "syscount", NULL, "raw_syscalls:sys_enter,raw_syscalls:sys_exit", false, false, false },
+	{ "exitsnoop", NULL, "sched:sched_process_exit,syscalls:sys_enter_exit_group,"
+			     "syscalls:sys_enter_exit,signal:signal_deliver", false, false, false },
+	/* Switch records, not sched_switch: a task's switch-in is another
+	 * task's sched_switch, which a per-task recording cannot see. */
+	{ "cpudist", NULL, "dummy", false, false, true },
+	{ "softirqs", NULL, "irq:softirq_entry,irq:softirq_exit", false, false, false },
+	{ "hardirqs", NULL, "irq:irq_handler_entry,irq:irq_handler_exit", false, false, false },
+	{ "oomkill", NULL, "oom:mark_victim", false, false, false },
+	{ "drsnoop", NULL, "vmscan:mm_vmscan_direct_reclaim_begin,"
+			   "vmscan:mm_vmscan_direct_reclaim_end,vmscan:mm_vmscan_memcg_reclaim_begin,"
+			   "vmscan:mm_vmscan_memcg_reclaim_end", false, false, false },
+	{ "writeback", NULL, "writeback:writeback_start,writeback:writeback_written", false, false, false },
+	{ "funccount", NULL, NULL, true, false, false },
+	{ "stackcount", NULL, NULL, true, true, false },
+};
+
+static const struct tool_events *find_tool(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(tools); i++)
+		if (!strcmp(tools[i].name, name))
+			return &tools[i];
+	return NULL;
+}
+
+/* "execsnoop, opensnoop, ..." for the error naming the choices. */
+static void tool_names(char *buf, size_t cap)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(tools) && len < cap; i++)
+		len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? ", " : "", tools[i].name);
+}
+
+int rec_tool_check(const char *name)
+{
+	char names[256];
+	if (find_tool(name))
+		return 0;
+	tool_names(names, sizeof(names));
+	err_set("--tool %s: no such tool; the tools are %s", name, names);
+	return -1;
+}
+
+/* A tool's tracepoints, without the recorder's own hits: system-wide, a
+ * recorder draining syscall events makes syscalls that make more of them
+ * (syscount -a counted 8745 of its own in a second). */
+static int add_tracepoints(struct rec_opts *o, const char *spec)
+{
+	char filter[64];
+	if (pmc_parse(&o->events, spec) < 0)
+		return -1;
+	snprintf(filter, sizeof(filter), "common_pid != %d", (int)getpid());
+	return o->events.v[o->events.last].attr.type == PERF_TYPE_TRACEPOINT
+	       ? pmc_set_filter(&o->events, filter) : 0;
+}
+
+int rec_tool_add(struct rec_opts *o, const char *name)
+{
+	const struct tool_events *t = find_tool(name);
+	if (!t)
+		return rec_tool_check(name);
+	if (t->need_event && o->events.n == 0) {
+		err_set("--tool %s: give the events to count with -e (tracepoints with "
+			"globs, u:PATH:SYMBOL)", name);
+		return -1;
+	}
+	if (!t->need_event && o->events.n) {
+		err_set("--tool %s records its own events: leave out -e", name);
+		return -1;
+	}
+	size_t first = o->events.n;
+	if (t->snap && add_tracepoints(o, t->snap) < 0)
+		return -1;
+	o->snap_first = first;
+	o->snap_n = o->events.n - first;
+	o->snap_bytes = TOOL_SNAP_BYTES;
+	if (t->plain && add_tracepoints(o, t->plain) < 0)
+		return -1;
+	o->switch_events |= t->switches;
+	if (t->chains && o->callgraph == REC_CG_NONE)
+		o->callgraph = REC_CG_FP;
+	/* The tools count every event: perf's 512 KiB ring holds 64 stack
+	 * copies, or 5000 syscall events (a program calling getppid in a
+	 * loop lost 9154 of 24690 with it); unless -m says otherwise. */
+	if (o->mmap_pages == REC_DEFAULT_PAGES)
+		o->mmap_pages = REC_STACK_PAGES;
+	return 0;
+}

@@ -1,0 +1,96 @@
+/* byname.c - a function's file offset by its name, for placing uprobes
+ * (record -e u:PATH:SYMBOL): the symbol tables read with libelf, the
+ * address turned into an offset through the loadable segments. */
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "symbols/symbols.h"
+
+/* "malloc" matches "malloc" and the versioned "malloc@@GLIBC_2.2.5". */
+static bool name_matches(const char *sym, const char *name)
+{
+	size_t n = strlen(name);
+	return !strncmp(sym, name, n) && (sym[n] == '\0' || sym[n] == '@');
+}
+
+/* The value of the first defined function called name in scn, or 0. */
+static u64 find_in_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const char *name)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+	for (size_t i = 0; data && i < n; i++) {
+		GElf_Sym sym;
+		if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF || !sym.st_value)
+			continue;
+		int type = GELF_ST_TYPE(sym.st_info);
+		if (type != STT_FUNC && type != STT_GNU_IFUNC)
+			continue;
+		const char *s = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (s && name_matches(s, name))
+			return sym.st_value;
+	}
+	return 0;
+}
+
+static u64 find_symbol(Elf *elf, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	u64 v = 0;
+	/* .symtab first: it names the local functions .dynsym leaves out. */
+	for (int pass = 0; pass < 2 && !v; pass++)
+		while (!v && (scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr sh;
+			if (gelf_getshdr(scn, &sh) &&
+			    sh.sh_type == (pass == 0 ? SHT_SYMTAB : SHT_DYNSYM))
+				v = find_in_table(elf, scn, &sh, name);
+		}
+	return v;
+}
+
+/* The file offset of address addr, through the PT_LOAD holding it. */
+static int to_offset(Elf *elf, u64 addr, u64 *off)
+{
+	size_t n;
+	if (elf_getphdrnum(elf, &n) != 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
+		    addr >= ph.p_vaddr && addr < ph.p_vaddr + ph.p_filesz) {
+			*off = addr - ph.p_vaddr + ph.p_offset;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int sym_func_offset(const char *path, const char *name, u64 *off)
+{
+	elf_version(EV_CURRENT);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err_set_errno("%s", path);
+		return -1;
+	}
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	int rc = -1;
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		err_set("%s: not an ELF file", path);
+	} else {
+		u64 addr = find_symbol(elf, name);
+		if (!addr)
+			err_set("no function '%s' in %s (see nm -D %s)", name, path, path);
+		else if (to_offset(elf, addr, off) < 0)
+			err_set("%s: function '%s' at %#llx lies in no loadable segment", path, name,
+				(unsigned long long)addr);
+		else
+			rc = 0;
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return rc;
+}

@@ -1,0 +1,119 @@
+/* toolwork.c - behaviour known by construction for the BCC-like tools:
+ *   toolwork getppid N        calls getppid exactly N times (syscount)
+ *   toolwork open N M         opens an existing file N times and a missing
+ *                             one M times, paths built on its stack (opensnoop)
+ *   toolwork execfail         one exec of a missing program, argv on its
+ *                             stack, literal strings (execsnoop -x)
+ *   toolwork runsleep N MS    N times: runs MS ms on the CPU, sleeps MS ms (cpudist)
+ *   toolwork malloc N         N mallocs after start-up, through the PLT (funccount)
+ *   toolwork alloc MB         allocates and touches MB megabytes (oomkill)
+ * Each mode prints one line saying what it did. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int do_getppid(long n)
+{
+	for (long i = 0; i < n; i++)
+		syscall(SYS_getppid);   /* no caching wrapper in the way */
+	printf("toolwork: getppid %ld times\n", n);
+	return 0;
+}
+
+static int do_open(long n, long m)
+{
+	char have[64], missing[64];
+	snprintf(have, sizeof(have), "/proc/self/%s", "stat");
+	snprintf(missing, sizeof(missing), "/nonexistent-ember-%s", "toolwork");
+	long ok = 0, failed = 0;
+	for (long i = 0; i < n; i++) {
+		int fd = open(have, O_RDONLY);
+		if (fd >= 0) {
+			ok++;
+			close(fd);
+		}
+	}
+	for (long i = 0; i < m; i++)
+		failed += open(missing, O_RDONLY) < 0 && errno == ENOENT;
+	printf("toolwork: %ld opens, %ld failed with ENOENT\n", ok, failed);
+	return 0;
+}
+
+static int do_execfail(void)
+{
+	char *argv[] = { "/nonexistent-ember/prog", "ARG1", "ARG2", NULL };
+	execv(argv[0], argv);
+	printf("toolwork: exec failed: %d\n", -errno);
+	return 0;
+}
+
+static int do_runsleep(long n, long ms)
+{
+	for (long i = 0; i < n; i++) {
+		double end = now_ms() + (double)ms;
+		while (now_ms() < end)
+			;
+		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+		while (nanosleep(&ts, &ts))
+			;
+	}
+	printf("toolwork: %ld runs of %ld ms\n", n, ms);
+	return 0;
+}
+
+static int do_malloc(long n)
+{
+	void *volatile keep;
+	usleep(100000);   /* start-up done: a tracer's probe is in place */
+	for (long i = 0; i < n; i++) {
+		keep = malloc(64);
+		free(keep);
+	}
+	printf("toolwork: %ld mallocs\n", n);
+	return 0;
+}
+
+static int do_alloc(long mb)
+{
+	for (long i = 0; i < mb; i++) {
+		char *p = malloc(1 << 20);
+		if (!p)
+			return 1;
+		memset(p, 1, 1 << 20);
+	}
+	printf("toolwork: %ld MB touched\n", mb);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	long a = argc > 2 ? atol(argv[2]) : 0, b = argc > 3 ? atol(argv[3]) : 0;
+	if (!strcmp(mode, "getppid") && a > 0)
+		return do_getppid(a);
+	if (!strcmp(mode, "open") && a >= 0 && b >= 0)
+		return do_open(a, b);
+	if (!strcmp(mode, "execfail"))
+		return do_execfail();
+	if (!strcmp(mode, "runsleep") && a > 0 && b > 0)
+		return do_runsleep(a, b);
+	if (!strcmp(mode, "malloc") && a > 0)
+		return do_malloc(a);
+	if (!strcmp(mode, "alloc") && a > 0)
+		return do_alloc(a);
+	fprintf(stderr, "usage: toolwork getppid N | open N M | execfail | runsleep N MS | "
+		"malloc N | alloc MB\n");
+	return 2;
+}
