@@ -354,67 +354,14 @@ static int add_off_cpu_events(struct cli *cl)
 	return 0;
 }
 
-/* "dev == A || dev == B" for events that carry a dev field; NULL when
- * the event has none (plug, unplug) and so cannot be filtered. */
-static char *device_filter(const struct cli *cl, const char *tp)
-{
-	char rel[128];
-	size_t len;
-	snprintf(rel, sizeof(rel), "events/block/%s/format", tp);
-	char *fmt = pmc_tracefs_read(rel, &len);
-	bool has_dev = fmt && strstr(fmt, "dev_t dev;");
-	free(fmt);
-	if (!has_dev || !cl->ndevs)
-		return NULL;
-	struct strbuf sb = {0};
-	for (int i = 0; i < cl->ndevs; i++)
-		sb_printf(&sb, "%sdev == %u", i ? " || " : "", cl->devs[i]);
-	return sb.s;
-}
-
-/* spec is "block:NAME", tp its NAME. */
-static int add_block_event(struct cli *cl, const char *spec, const char *tp)
-{
-	if (pmc_parse(&cl->o.events, spec) < 0) {
-		cmd_error(CMD, "--block: %s", err_msg());
-		return -1;
-	}
-	char *filter = device_filter(cl, tp);
-	int rc = filter ? pmc_set_filter(&cl->o.events, filter) : 0;
-	if (rc < 0)
-		cmd_error(CMD, "-d: %s", err_msg());
-	free(filter);
-	return rc;
-}
-
-/* --block: every tracepoint of format/'s block set (the ones ember bio
- * decodes) that the kernel has (older and newer kernels differ), each hit
- * recorded; -d narrows them in the kernel.  Plug and unplug carry no
- * device and are left out when -d is given. */
+/* --block: the block tracepoints (CPU samples first when -F or -c asks). */
 static int add_block_events(struct cli *cl)
 {
 	struct rec_opts *o = &cl->o;
-	if (!pmc_tracefs()) {
-		cmd_error(CMD, "--block: %s", err_msg());
-		return -1;
-	}
 	if (o->events.n == 0 && (o->freq || o->period) && add_default_event(cl) < 0)
 		return -1;
-	int added = 0, ntps;
-	const char *const *tps = pd_tracepoints(PD_TP_BLOCK, &ntps);
-	for (int i = 0; i < ntps; i++) {
-		const char *tp = strchr(tps[i], ':') + 1;
-		if (pmc_tracepoint_id("block", tp) < 0)
-			continue;
-		if (cl->ndevs && (i == PD_TP_PLUG || i == PD_TP_UNPLUG))
-			continue;
-		if (add_block_event(cl, tps[i], tp) < 0)
-			return -1;
-		added++;
-	}
-	if (!added) {
-		cmd_error(CMD, "--block: this kernel has no block tracepoints: build it "
-			  "with CONFIG_BLK_DEV_IO_TRACE or CONFIG_TRACEPOINTS");
+	if (rec_add_block_events(o, cl->devs, cl->ndevs) < 0) {
+		cmd_error(CMD, "%s", err_msg());
 		return -1;
 	}
 	return 0;

@@ -1,6 +1,7 @@
 /* events.c - turns parsed events into the attrs ember samples with, and
  * opens them per (CPU, thread), each CPU's descriptors feeding one ring. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -48,6 +49,67 @@ int rec_add_off_cpu_events(struct rec_opts *o, bool *fell_back)
 	o->switch_events = true;
 	if (o->callgraph == REC_CG_NONE)
 		o->callgraph = REC_CG_FP;
+	return 0;
+}
+
+/* "dev == A || dev == B" for events that carry a dev field; NULL when
+ * the event has none (plug, unplug) and so cannot be filtered. */
+static char *device_filter(const u32 *devs, int ndevs, const char *tp)
+{
+	char rel[128];
+	size_t len;
+	snprintf(rel, sizeof(rel), "events/block/%s/format", tp);
+	char *fmt = pmc_tracefs_read(rel, &len);
+	bool has_dev = fmt && strstr(fmt, "dev_t dev;");
+	free(fmt);
+	if (!has_dev || !ndevs)
+		return NULL;
+	struct strbuf sb = {0};
+	for (int i = 0; i < ndevs; i++)
+		sb_printf(&sb, "%sdev == %u", i ? " || " : "", devs[i]);
+	return sb.s;
+}
+
+/* spec is "block:NAME", tp its NAME. */
+static int add_block_event(struct rec_opts *o, const u32 *devs, int ndevs, const char *spec,
+			   const char *tp)
+{
+	if (pmc_parse(&o->events, spec) < 0) {
+		err_prefix("--block");
+		return -1;
+	}
+	char *filter = device_filter(devs, ndevs, tp);
+	int rc = filter ? pmc_set_filter(&o->events, filter) : 0;
+	if (rc < 0)
+		err_prefix("-d");
+	free(filter);
+	return rc;
+}
+
+int rec_add_block_events(struct rec_opts *o, const u32 *devs, int ndevs)
+{
+	if (!pmc_tracefs()) {
+		err_prefix("--block");
+		return -1;
+	}
+	int added = 0, ntps;
+	const char *const *tps = pd_tracepoints(PD_TP_BLOCK, &ntps);
+	for (int i = 0; i < ntps; i++) {
+		const char *tp = strchr(tps[i], ':') + 1;
+		if (pmc_tracepoint_id("block", tp) < 0)
+			continue;
+		if (ndevs && (i == PD_TP_PLUG || i == PD_TP_UNPLUG))
+			continue;
+		if (add_block_event(o, devs, ndevs, tps[i], tp) < 0)
+			return -1;
+		added++;
+	}
+	if (!added) {
+		err_set("--block: this kernel has no block tracepoints: build it "
+			"with CONFIG_BLK_DEV_IO_TRACE or CONFIG_TRACEPOINTS");
+		return -1;
+	}
+	o->block = true;
 	return 0;
 }
 

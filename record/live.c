@@ -63,6 +63,20 @@ static int live_events(struct rec_live *l, const struct rec_live_opts *lo)
 		return rec_add_off_cpu_events(o, &fell_back);
 	case REC_LIVE_TOOL:
 		return live_tool_events(o, lo);
+	case REC_LIVE_BLOCK:
+		o->freq = 0;          /* block events only, as record --block -F 0 */
+		/* 2 MiB: a busy disk's events come in bursts; 4 MiB, as record
+		 * --block -g, with the submitters' stacks. */
+		o->mmap_pages = lo->callchains ? REC_STACK_PAGES : 512;
+		/* Completions run in interrupts and other tasks' time. */
+		if (lo->npids || lo->ntids) {
+			err_set("block I/O completes outside the task: record system-wide "
+				"(-a, or a command) or with -C");
+			return -1;
+		}
+		if (!o->cpus)
+			o->system_wide = true;   /* with a command too, as record --block */
+		return rec_add_block_events(o, lo->devs, lo->ndevs);
 	}
 	return 0;
 }

@@ -216,6 +216,12 @@ int rec_add_default_event(struct pmc_list *l, bool *fell_back);
  * asks), switch records, and frame-pointer chains unless o says; -1 with
  * err_set(). */
 int rec_add_off_cpu_events(struct rec_opts *o, bool *fell_back);
+/* --block: every tracepoint of format/'s block set (those ember bio
+ * decodes) the kernel has (older and
+ * newer kernels differ), each hit recorded (o->block set); devs (kernel
+ * dev_t: MAJOR << 20 | MINOR) narrow them in the kernel, and plug and
+ * unplug, which carry no device, are then left out.  -1 with err_set(). */
+int rec_add_block_events(struct rec_opts *o, const u32 *devs, int ndevs);
 /* tools.c: --tool NAME's events added to o (after any -e the tool counts).
  * 0, or -1 with err_set() naming the tool or event. */
 int rec_tool_add(struct rec_opts *o, const char *name);

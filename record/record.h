@@ -21,6 +21,7 @@ enum rec_live_kind {
 	REC_LIVE_OFFCPU,           /* sched_switch with chains, switches (offcpu) */
 	REC_LIVE_OFFCPU_WAKERS,    /* ... and wakeups with chains (offcpu --wakers) */
 	REC_LIVE_TOOL,             /* a tool's events, as record --tool NAME */
+	REC_LIVE_BLOCK,            /* the block tracepoints (as record --block) */
 };
 
 /* A live recording: the targets as record's options say them. */
@@ -33,6 +34,8 @@ struct rec_live_opts {
 	char **command;            /* -- command, NULL-terminated, or NULL */
 	u64 freq;                  /* samples per second per CPU; 0: default */
 	bool callchains;           /* -g: as record -g (unwound while recording) */
+	const u32 *devs; int ndevs;        /* REC_LIVE_BLOCK: only these devices
+					      (kernel dev_t, as record -d) */
 	double duration;           /* seconds, 0 for none */
 	const char *output;        /* also keep the recording here, or NULL */
 	const char *tool;          /* REC_LIVE_TOOL: the tool's name, and the */

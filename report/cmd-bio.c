@@ -3,8 +3,9 @@
  * btt-like phase table (default), latency histograms, per-I/O lines,
  * size/seek/error views, biotop and blkiomon summaries, a heat map,
  * blkparse lines, or the stacks that queued the I/O (recordings made with
- * -g); the summaries per interval with --interval.  Here: options and
- * messages. */
+ * -g); the summaries per interval with --interval.  Given a target (-a,
+ * -C, -- command) it records the block events while it runs (live).
+ * Here: options and messages. */
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "report/bio/bio.h"
+#include "report/live/live.h"
 #include "report/report.h"
 
 #define CMD "bio"
@@ -20,6 +22,7 @@ static const char synopsis[] =
 	"usage: ember bio [-i FILE] [--btt | --hist | --snoop | --size | --seek | --top |\n"
 	"                 --monitor | --errors | --heatmap OUT.svg | --blkparse | --stacks |\n"
 	"                 --folded] [--interval SECS [--count N]] [options]\n"
+	"       ember bio -a | -C CPUS | -- COMMAND [--duration SECS] [-o FILE] [view options]\n"
 	"\n"
 	"Block I/O from a recording made with 'ember record --block', or from a\n"
 	"blktrace capture: classic per-CPU files (-i DEV for DEV.blktrace.N, or one\n"
@@ -31,6 +34,13 @@ static const char synopsis[] =
 	"as it comes ('ember record --block -o - | ember bio --monitor -i - --interval 1'):\n"
 	"--snoop and --blkparse lines come out as the events do; the first Ctrl-C\n"
 	"is left to the recorder, whose stream then ends, and the view with it.\n"
+	"Given a target instead (-a, -C CPUS or -- COMMAND), the view records the\n"
+	"block events while it runs ('ember bio --top -a': biotop every second;\n"
+	"'ember bio --monitor -a --interval 1': blkiomon), until Ctrl-C, --duration,\n"
+	"--count or the command's end; -o FILE keeps the recording, and each\n"
+	"interval ends with a '# live:' line of the events lost.  -p stays a filter\n"
+	"of the I/Os by the process that queued them: completions run in other\n"
+	"tasks' time, so the recording is of whole CPUs.\n"
 	"\n";
 
 static const char notes[] =
@@ -49,7 +59,7 @@ static const char notes[] =
 
 enum { OPT_BTT = 0x4000, OPT_HIST, OPT_SNOOP, OPT_CSV, OPT_BLKPARSE, OPT_SIZE, OPT_SEEK,
        OPT_ERRORS, OPT_HEATMAP, OPT_STACKS, OPT_FOLDED, OPT_BYTES, OPT_ROWS, OPT_TOP,
-       OPT_MONITOR, OPT_INTERVAL, OPT_COUNT };
+       OPT_MONITOR };
 enum view { VIEW_BTT, VIEW_HIST, VIEW_SNOOP, VIEW_BLKPARSE, VIEW_SIZE, VIEW_SEEK, VIEW_ERRORS,
 	    VIEW_HEATMAP, VIEW_STACKS, VIEW_FOLDED, VIEW_TOP, VIEW_MONITOR };
 
@@ -61,8 +71,11 @@ struct args {
 	const char *heatmap;
 	struct bio_blkparse blkparse;
 	struct bio_snoop snoop;
-	bool stream;           /* -i -: lines and intervals flushed as they come */
-	u64 count;             /* --count: intervals to print (0: all) */
+	bool stream;           /* -i - or live: lines and intervals flushed as they come */
+	bool input_set;        /* -i given */
+	struct live_opts live; /* a target: record while the view runs */
+	struct live *l;        /* the live recording, or NULL */
+	struct replay *replay; /* its replay while it runs (the live line) */
 	u64 intervals;         /* printed so far */
 	u64 start, last_end;   /* the first interval's start, the last's end */
 };
@@ -76,17 +89,6 @@ static int set_view(struct args *a, enum view v)
 	}
 	a->view = v;
 	a->view_set = true;
-	return 1;
-}
-
-static int parse_interval(struct args *a, const char *arg)
-{
-	double secs;
-	if (parse_double(arg, &secs) < 0 || !(secs >= 0.001 && secs <= 1e6)) {
-		err_set("--interval '%s': give seconds, 0.001 or more", arg);
-		return -1;
-	}
-	a->rp.interval_ns = (u64)(secs * 1e9 + 0.5);
 	return 1;
 }
 
@@ -114,13 +116,6 @@ static int parse_one(void *ctx, int opt, const char *arg)
 			return -1;
 		}
 		return 1;
-	case OPT_INTERVAL: return parse_interval(a, arg);
-	case OPT_COUNT:
-		if (parse_u64(arg, &a->count) < 0 || !a->count) {
-			err_set("--count '%s': give a count of intervals, 1 or more", arg);
-			return -1;
-		}
-		return 1;
 	case 'd':
 		a->v.dev = a->blkparse.dev = bio_dev_parse(arg);
 		if (!a->v.dev)
@@ -131,7 +126,11 @@ static int parse_one(void *ctx, int opt, const char *arg)
 	case 'D': a->v.per_disk = true; return 1;
 	case 'F': a->v.per_flags = true; return 1;
 	case 'm': a->v.millis = true; return 1;
-	default: return rp_parse_filter_opt(&a->rp, opt, arg);
+	case 'i': a->input_set = true; return rp_parse_filter_opt(&a->rp, opt, arg);
+	default: {
+		int r = live_parse_opt(&a->live, opt, arg);
+		return r ? r : rp_parse_filter_opt(&a->rp, opt, arg);
+	}
 	}
 }
 
@@ -142,11 +141,34 @@ static bool by_interval(enum view v)
 	       v == VIEW_TOP || v == VIEW_MONITOR;
 }
 
+/* A target: the view runs live, -i excluded; --top then prints every
+ * second unless told (biotop's default). */
+static int check_live(struct args *a, int argc, char **argv)
+{
+	if (optind < argc && strcmp(argv[optind - 1], "--"))
+		return cmd_extra_argument(CMD, "bio", argv[optind]);
+	int live = live_wanted(&a->live, argc, argv, optind);
+	if (live < 0) {
+		cmd_error(CMD, "%s", err_msg());
+		return EXIT_USAGE;
+	}
+	if (live && a->input_set) {
+		cmd_error(CMD, "-i and a target (-a, -C, -- command): read a file or record "
+			  "live, not both");
+		return EXIT_USAGE;
+	}
+	if (live && a->view == VIEW_TOP && !(a->live.interval > 0))
+		a->live.interval = 1;
+	if (a->live.interval > 0)
+		a->rp.interval_ns = (u64)(a->live.interval * 1e9 + 0.5);
+	return -1;
+}
+
 static int check_args(struct args *a, int argc, char **argv)
 {
-	if (optind < argc) {
-		return cmd_extra_argument(CMD, "bio", argv[optind]);
-	}
+	int rc = check_live(a, argc, argv);
+	if (rc >= 0)
+		return rc;
 	if (((a->v.queued && a->view != VIEW_HEATMAP) || a->v.per_disk || a->v.per_flags ||
 	     a->v.millis) && a->view != VIEW_HIST) {
 		cmd_error(CMD, "-Q, -D, -F and -m shape histograms: add --hist (or -Q --heatmap)");
@@ -164,7 +186,7 @@ static int check_args(struct args *a, int argc, char **argv)
 		cmd_error(CMD, "--interval is for --btt, --hist, --size, --seek, --top and --monitor");
 		return EXIT_USAGE;
 	}
-	if (a->count && !a->rp.interval_ns) {
+	if (a->live.count && !a->rp.interval_ns) {
 		cmd_error(CMD, "--count counts intervals: add --interval SECS");
 		return EXIT_USAGE;
 	}
@@ -220,15 +242,14 @@ static const struct opt options[] = {
 	  "the same as folded lines for 'ember flame --folded':\n"
 	  "COMM;ROOT;...;LEAF COUNT (with --bytes: bytes)"),
 	OPT(OPT_BYTES, 0, "bytes", OPT_NO_ARG, NULL, "with --folded: count bytes, not I/Os"),
-	OPT(OPT_INTERVAL, 0, "interval", OPT_ARG, "SECS",
-	  "print the summary for each interval of SECS (recording\n"
-	  "time) and begin anew, each under a '# interval' line"),
-	OPT(OPT_COUNT, 0, "count", OPT_ARG, "N", "with --interval: stop after N intervals"),
+	OPT_INCLUDE(live_interval_opts),
 	OPT('d', 'd', "device", OPT_ARG, "DEV",
 	  "only this device's I/Os and events (NAME, /dev/NAME\n"
 	  "or MAJ,MIN)"),
 	OPT_INCLUDE(rp_short_pid_opts),
 	OPT_INCLUDE(rp_view_opts),
+	OPT_INCLUDE(live_system_opts),
+	OPT_INCLUDE(live_keep_opts),
 	OPT_END,
 };
 
@@ -291,14 +312,20 @@ static int on_interval(void *ctx, const struct bio_tracker *bt, u64 end, bool la
 	a->last_end = MAX(end, a->last_end);
 	if (show(a, bt) < 0)
 		return -1;
+	if (a->l && a->replay)
+		live_print_counts(stdout, a->l, rp_summary(a->replay));
 	fflush(stdout);
-	return !last && a->count && a->intervals >= a->count ? 1 : 0;
+	if (last || !a->live.count || a->intervals < a->live.count)
+		return 0;
+	if (a->l)
+		live_stop(a->l);
+	return 1;
 }
 
 /* What is printed as the input is read: lines, or intervals. */
 static void as_it_comes(struct args *a, struct bio_load_opts *lo)
 {
-	a->stream = !strcmp(a->rp.input, "-");
+	a->stream = a->l || !strcmp(a->rp.input, "-");
 	a->blkparse.out = stdout;
 	a->blkparse.filter = &a->rp.filter;
 	a->blkparse.flush = a->stream;
@@ -320,7 +347,8 @@ static void as_it_comes(struct args *a, struct bio_load_opts *lo)
 static int load(struct args *a, struct bio_data *d)
 {
 	a->v.filter = &a->rp.filter;
-	struct bio_load_opts lo = { .rp = &a->rp, .stacks = wants_stacks(a) };
+	struct bio_load_opts lo = { .rp = &a->rp, .stacks = wants_stacks(a),
+				    .replay = a->l ? &a->replay : NULL };
 	as_it_comes(a, &lo);
 	int rc = bio_load(d, &lo);
 	if (d->warning[0])
@@ -345,11 +373,38 @@ static void ignore_once(int sig)
  * printed.  A second Ctrl-C (the handler reset) stops the view at once. */
 static void end_with_the_stream(const struct args *a)
 {
-	if (strcmp(a->rp.input, "-"))
+	if (a->l || strcmp(a->rp.input, "-"))
 		return;
 	struct sigaction sa = { .sa_handler = ignore_once, .sa_flags = SA_RESETHAND | SA_RESTART };
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
+}
+
+/* A target given: the recording of the block events starts (of -d's
+ * device only), the replay reading its stream.  -1 to go on, or the exit
+ * status after saying why not. */
+static int start_live(struct args *a)
+{
+	if (!(a->live.all || a->live.cpus || a->live.command))
+		return -1;
+	if (a->v.dev) {
+		a->live.devs = &a->v.dev;
+		a->live.ndevs = 1;
+	}
+	a->live.callchains = wants_stacks(a);
+	bool usage;
+	a->l = live_start(&a->live, REC_LIVE_BLOCK, &a->rp, &usage);
+	if (a->l)
+		return -1;
+	cmd_error(CMD, "%s", err_msg());
+	return usage ? EXIT_USAGE : EXIT_RUNTIME;
+}
+
+static int free_args(struct args *a, int rc)
+{
+	rp_opts_free(&a->rp);
+	live_opts_free(&a->live);
+	return rc;
 }
 
 int cmd_bio(int argc, char **argv)
@@ -357,12 +412,13 @@ int cmd_bio(int argc, char **argv)
 	struct args a = { 0 };
 	rp_opts_init(&a.rp);
 	int rc = parse_args(&a, argc, argv);
-	if (rc >= 0) {
-		rp_opts_free(&a.rp);
-		return rc;
-	}
+	if (rc < 0)
+		rc = start_live(&a);
+	if (rc >= 0)
+		return free_args(&a, rc);
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	rp_progress_if_tty(&a.rp);
+	if (!a.l)
+		rp_progress_if_tty(&a.rp);
 	end_with_the_stream(&a);
 	struct bio_data d = { 0 };
 	rc = load(&a, &d);
@@ -373,9 +429,12 @@ int cmd_bio(int argc, char **argv)
 		cmd_error(CMD, "%s", err_msg());
 		rc = EXIT_RUNTIME;
 	}
+	if (a.l && !a.rp.interval_ns && d.replayed)
+		live_print_counts(stdout, a.l, &d.summary);
 	fflush(stdout);
+	if (a.l)
+		rc = live_end(a.l, CMD, rc);
 	bio_snoop_free(&a.snoop);
 	bio_data_free(&d);
-	rp_opts_free(&a.rp);
-	return rc;
+	return free_args(&a, rc);
 }

@@ -4,6 +4,7 @@
 # completions an idle CPU handles (DESIGN.md quirks).
 #
 #   bio_setup NAME    sets LOOP and SPIN, or skips NAME and exits
+#   bio_two_writers PIDFILE   a shell command: two writers of known sizes
 # A test with more to undo defines bio_more_cleanup before bio_setup.
 
 LOOP= SPIN=
@@ -28,4 +29,16 @@ bio_setup() {
 	chrt -i 0 "$WORKLOADS/spin" 2 300 >/dev/null 2>&1 &
 	SPIN=$!
 	sleep 0.2
+}
+
+# Two dd writers on $LOOP, each one process fed in four pieces a third of
+# a second apart (so the writes span several intervals): 12288 KiB in
+# 64 KiB writes, then 8192 KiB in 128 KiB writes from 6 MiB on, direct;
+# their pids go to PIDFILE, a line each.  Prints the command for sh -c.
+bio_two_writers() {
+	echo "(for i in 1 2 3 4; do head -c 3145728 /dev/zero; sleep 0.3; done) |
+	dd of=$LOOP bs=64k iflag=fullblock oflag=direct 2>/dev/null & echo \$! >$1
+    (for i in 1 2 3 4; do head -c 2097152 /dev/zero; sleep 0.3; done) |
+	dd of=$LOOP bs=128k seek=96 iflag=fullblock oflag=direct 2>/dev/null & echo \$! >>$1
+    wait"
 }

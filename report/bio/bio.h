@@ -218,6 +218,9 @@ struct bio_load_opts {
 	bio_done_fn done;             /* each request as it completes, or NULL */
 	void *done_ctx;
 	bool forget;                  /* nothing is read at the end: bio_set_forget */
+	/* When set, *replay is the recording's replay while it runs (NULL
+	 * otherwise): a live view reads its counts at each interval. */
+	struct replay **replay;
 };
 
 /* What was read.  Zero it before bio_load; free it with bio_data_free. */

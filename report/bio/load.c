@@ -69,7 +69,12 @@ static int run(struct bio_data *d, const struct bio_load_opts *o, struct replay 
 	bio_set_stacks(d->bt, d->st);
 	set_callbacks(d->bt, o);
 	struct rp_sink sink = bio_sink(d->bt);
-	if (rp_run(r, &sink) < 0 && !bio_stopped(d->bt))
+	if (o->replay)
+		*o->replay = r;
+	int rc = rp_run(r, &sink);
+	if (o->replay)
+		*o->replay = NULL;
+	if (rc < 0 && !bio_stopped(d->bt))
 		return -1;
 	d->summary = *rp_summary(r);
 	d->replayed = true;

@@ -13,16 +13,26 @@
 #include "common/child.h"
 #include "report/live/live.h"
 
-const struct opt live_target_opts[] = {
+const struct opt live_system_opts[] = {
 	OPT(LV_OPT_ALL, 'a', "all-cpus", OPT_NO_ARG, NULL,
 	  "live: record the whole system while the view runs\n"
-	  "(as record -a); also -C, -t, -- command"),
+	  "(as record -a); also -C, -- command"),
 	OPT(LV_OPT_CPUS, 'C', NULL, OPT_ARG, "LIST", "live: record only these CPUs (0-3,6)"),
-	OPT(LV_OPT_TIDS, 't', NULL, OPT_ARG, "TIDS", "live: record only these threads"),
+	OPT_END,
+};
+
+const struct opt live_keep_opts[] = {
 	OPT(LV_OPT_DURATION, 0, "duration", OPT_ARG, "SECS", "live: stop after SECS seconds"),
 	OPT(LV_OPT_OUTPUT, 'o', "output", OPT_ARG, "FILE",
 	  "live: also keep the recording in FILE (a stream\n"
 	  "that report -i and perf read)"),
+	OPT_END,
+};
+
+const struct opt live_target_opts[] = {
+	OPT_INCLUDE(live_system_opts),
+	OPT(LV_OPT_TIDS, 't', NULL, OPT_ARG, "TIDS", "live: record only these threads"),
+	OPT_INCLUDE(live_keep_opts),
 	OPT(LV_OPT_FREQ, 'F', "freq", OPT_ARG, "HZ", "live: samples per second per CPU (default 4000)"),
 	OPT_END,
 };
@@ -144,7 +154,8 @@ struct live *live_start(const struct live_opts *o, enum rec_live_kind kind,
 		.cpus = o->cpus, .ncpus = o->ncpus, .pids = o->pids, .npids = o->npids,
 		.tids = o->tids, .ntids = o->ntids, .command = o->command,
 		.freq = o->freq, .callchains = o->callchains, .duration = o->duration,
-		.output = o->output, .tool = o->tool, .events = o->events,
+		.devs = o->devs, .ndevs = o->ndevs, .output = o->output,
+		.tool = o->tool, .events = o->events,
 		.nevents = o->nevents, .fd = p[1], .stop = l->stop,
 		.poll_mask = &l->stop_h.mask,
 	};

@@ -33,11 +33,17 @@ struct live_opts {
 	const char *tool;          /* REC_LIVE_TOOL: set by the tool, with */
 	const char *const *events; /* the events it counts (-e) */
 	size_t nevents;
+	const u32 *devs; int ndevs;        /* set by the view: block devices
+					      (REC_LIVE_BLOCK), none for all */
 };
 
 /* The option groups, for the views' tables: targets (-a, -C, -t, -o, -F,
  * --duration), -p as a target, and --interval/--count. */
 extern const struct opt live_target_opts[];
+/* Parts of it, for views that take fewer targets (bio: no -t, no -F):
+ * -a and -C; --duration and -o. */
+extern const struct opt live_system_opts[];
+extern const struct opt live_keep_opts[];
 extern const struct opt live_pid_opts[];
 extern const struct opt live_interval_opts[];
 

@@ -18,11 +18,7 @@ bio_more_cleanup() {
 bio_setup bio-interval
 
 # Each writer one dd process, fed in four pieces with pauses between.
-WL="(for i in 1 2 3 4; do head -c 3145728 /dev/zero; sleep 0.3; done) |
-	dd of=$LOOP bs=64k iflag=fullblock oflag=direct 2>/dev/null & echo \$! >$TMP/pids
-    (for i in 1 2 3 4; do head -c 2097152 /dev/zero; sleep 0.3; done) |
-	dd of=$LOOP bs=128k seek=96 iflag=fullblock oflag=direct 2>/dev/null & echo \$! >>$TMP/pids
-    wait"
+WL=$(bio_two_writers "$TMP/pids")
 F=$TMP/two.data
 ok=
 for try in 1 2 3; do
@@ -165,7 +161,7 @@ truncate -s 8M "$TMP/other.img"
 L2=$(losetup -f --show "$TMP/other.img") || { skip btrace "a second loop device could not be made"; exit 0; }
 "$EMBER" btrace "$LOOP" >"$TMP/bt" 2>"$TMP/bt.err" &
 BT=$!
-# Ready once a probe write shows (the recorder starts in a child).
+# Ready once a probe write shows (the recording starts on its own thread).
 for i in $(seq 100); do
 	dd if=/dev/zero of="$LOOP" bs=4k count=1 oflag=direct 2>/dev/null
 	grep -q ' Q ' "$TMP/bt" && break
