@@ -21,9 +21,19 @@ check "softirqs -d: a histogram for the timer" grep -q '^softirq = timer$' "$TMP
 check "softirqs -C: counts" sh -c "grep -q TOTAL_count '$TMP/softc' && awk '\$1 == \"timer\" && \$2 > 0' '$TMP/softc' | grep -q ."
 
 H=$TMP/hard.data
-"$EMBER" hardirqs -C -a -o "$H" -- dd if=/dev/zero of="$TMP/f" bs=64k count=64 oflag=direct \
-	>"$TMP/hard" 2>"$TMP/err"
-rows=$(awk 'NR > 1 && $2 > 0' "$TMP/hard" | wc -l)
+# The disk's completions interrupt whichever CPU: an idle one loses the
+# events (DESIGN.md quirks; seen: no handler at all in one run of 30).
+# Even so, 2 runs in 10 of this test saw no handler event at all (never
+# in 12 runs of the same command alone): up to 3 tries, each failed one named.
+busy_cpus 30
+for try in 1 2 3; do
+	"$EMBER" hardirqs -C -a -o "$H" -- dd if=/dev/zero of="$TMP/f" bs=64k count=64 oflag=direct \
+		>"$TMP/hard" 2>"$TMP/err"
+	rows=$(awk 'NR > 1 && $2 > 0' "$TMP/hard" | wc -l)
+	[ "$rows" -gt 0 ] && break
+	echo "note: hardirqs -C try $try saw no handler: $(tr '\n' ' ' <"$TMP/err" | head -c 200)"
+done
+idle_cpus
 check "hardirqs -C: handlers with counts while writing O_DIRECT ($(awk 'NR > 1 { printf "%s=%s ", $1, $2 }' "$TMP/hard"))" \
 	test "$rows" -gt 0
 known=0
