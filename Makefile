@@ -7,6 +7,12 @@
 #   WERROR=1        treat warnings as errors (CI does)
 
 BUILD   ?= build
+# As many compile jobs as CPUs unless -j says otherwise: CI runs plain
+# `make check` and `make asan`, and each builds ember, its tests and
+# workloads from nothing.
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+  MAKEFLAGS += -j$(shell nproc)
+endif
 CC      ?= cc
 MODULES := common format pmc pmc/stat record symbols unwind report report/replay report/hist report/collapse report/script report/sched report/bio report/live report/tools flamegraph
 
