@@ -255,6 +255,7 @@ int cmd_offcpu(int argc, char **argv)
 	int rc = parse_args(&a, argc, argv);
 	if (rc >= 0) {
 		rp_opts_free(&a.rp);
+		live_opts_free(&a.live);   /* a target parsed before a bad option */
 		return rc;
 	}
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
