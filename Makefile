@@ -148,6 +148,12 @@ deps:
 	  echo "installing:" $$missing; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	else echo "all dependencies present"; fi
+	@dir=$${XDG_CACHE_HOME:-$$HOME/.cache}/ember/npm; \
+	if command -v npm >/dev/null && [ ! -x "$$dir/node_modules/.bin/ajv" -o \
+	     ! -f "$$dir/node_modules/speedscope/dist/release/file-format-schema.json" ]; then \
+	  echo "installing speedscope and ajv-cli into $$dir (tests/e2e/export-speedscope.sh)"; \
+	  mkdir -p "$$dir" && npm install --silent --no-audit --no-fund --prefix "$$dir" speedscope ajv-cli || \
+	    echo "npm failed: export-speedscope.sh will skip its schema check"; fi
 
 # The README's demo: a few seconds of a system-wide profile while the
 # known-ratio workload runs (about 50/30/20% in leaf_a/leaf_b/leaf_c)
