@@ -12,7 +12,7 @@ fi
 pprof() { go tool pprof "$@" 2>/dev/null; }
 
 # The recording: ratio's leaves at about 50/30/20% with call chains.
-if ! "$EMBER" record -q -F 999 -g -o "$TMP/r.data" -- "$WORKLOADS/ratio" 1.5 >/dev/null 2>&1; then
+if ! "$EMBER" record -q -F 999 -g -o "$TMP/r.data" -- "$WORKLOADS/ratio" 0.6 >/dev/null 2>&1; then
 	fail export-record "ember record of the ratio workload failed"
 	exit 0
 fi
@@ -95,7 +95,7 @@ else
 fi
 
 # A perf-recorded file.
-if have_perf && perf record -q -F 999 -g -o "$TMP/p.data" -- "$WORKLOADS/ratio" 0.5 >/dev/null 2>&1; then
+if have_perf && perf record -q -F 999 -g -o "$TMP/p.data" -- "$WORKLOADS/ratio" 0.3 >/dev/null 2>&1; then
 	if "$EMBER" export -f pprof -i "$TMP/p.data" -o "$TMP/p.pb.gz" 2>"$TMP/p.err" &&
 	   pprof -top "$TMP/p.pb.gz" | grep -q 'leaf_a$'; then
 		pass "export-pprof-perf-file (perf record's file: leaf_a in -top)"
