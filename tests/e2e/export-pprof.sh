@@ -3,6 +3,7 @@
 # known-ratio leaves at the shares ember report gives, the totals equal to
 # the samples and their periods, build-ids in the mappings, an inline frame
 # as pprof shows it, labels, a perf-recorded file, and bad input.
+# parallel-safe: records only its own processes and compares files offline, nothing load changes (tests/run.sh)
 source "$TOP/tests/e2e-lib.sh"
 
 if ! command -v go >/dev/null 2>&1 || ! go tool pprof -h >/dev/null 2>&1; then

@@ -4,6 +4,7 @@
 # frame's self and total weights are ember report's self and children
 # shares, profiles per thread or per process, perf's stream as input, and
 # off-CPU time in nanoseconds as ember offcpu counts it (and as pprof).
+# parallel-safe: records only its own processes and compares files offline, nothing load changes (tests/run.sh)
 source "$TOP/tests/e2e-lib.sh"
 
 # speedscope's schema and ajv-cli, installed once into a cache folder
@@ -129,7 +130,7 @@ fi
 # Two threads: a profile each, or one with --per-process, the same weight.
 if $threads_ok; then
 	per_thread=$(summary t 2) per_process=$(summary tp 2)
-	if [ "${per_thread:-0}" -ge 3 ] && [ "$per_process" = 1 ] &&
+	if [ "${per_thread:-0}" -ge 2 ] && [ "$per_process" = 1 ] &&
 	   [ "$(summary t 4)" = "$(summary tp 4)" ]; then
 		pass "export-speedscope-threads ($per_thread profiles by thread, 1 by process, the same weight)"
 	else
