@@ -57,6 +57,8 @@ if [ "$count" -gt 0 ] && [ "$count" = "$samples" ] && [ "$period" = "$events" ];
 else
 	fail export-pprof-totals "pprof: $count samples, $period ns; script: $samples lines; report: $events"
 fi
+# pprof takes the first mapping for the program: the workload's.
+check export-pprof-main-file grep -q '^File: ratio$' <(pprof -top "$TMP/r.pb.gz")
 check export-pprof-types grep -q '^samples/count cpu/nanoseconds\[dflt\]' "$TMP/r.raw"
 check export-pprof-period grep -q '^PeriodType: cpu nanoseconds' "$TMP/r.raw"
 
