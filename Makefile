@@ -24,6 +24,8 @@ PKGNAMES := $(foreach p,$(PKGS),$(firstword $(subst :, ,$(p))))
 
 ifeq ($(filter deps clean,$(MAKECMDGOALS)),)
   MISSING := $(foreach p,$(PKGS),$(if $(shell pkg-config --exists $(firstword $(subst :, ,$(p))) && echo y),,$(lastword $(subst :, ,$(p)))))
+  # export/profile.proto is compiled at build time.
+  MISSING += $(if $(shell command -v protoc-c 2>/dev/null),,protobuf-c-compiler)
   ifneq ($(strip $(MISSING)),)
     $(error missing libraries; install them with 'make deps' or 'apt-get install $(MISSING)')
   endif
