@@ -18,7 +18,7 @@ static const char *const tp_names[EX_N] = {
 };
 
 struct execsnoop {
-	struct execsnoop_opts o;
+	struct tool_opts o;
 	const struct tool_env *env;
 	u64 id[EX_N];
 	bool have[EX_N];
@@ -155,7 +155,7 @@ static void execsnoop_free(void *ctx)
 	free(x);
 }
 
-struct tool *execsnoop_new(const struct execsnoop_opts *o)
+struct tool *execsnoop_new(const struct tool_opts *o)
 {
 	struct execsnoop *x = xcalloc(1, sizeof(*x));
 	x->o = *o;
