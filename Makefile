@@ -116,7 +116,7 @@ $(BUILD)/tests/unit/test-export: CFLAGS_ALL += -I$(BUILD)/gen
 # pointers and without inlining so their call structure is exactly the source's.
 WORKLOAD_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline \
                    -fno-optimize-sibling-calls -Wall -Wextra
-$(BUILD)/workloads/%: tests/workloads/%.c
+$(BUILD)/workloads/%: tests/workloads/%.c tests/workloads/workload.h
 	@mkdir -p $(dir $@)
 	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -lpthread -lm
 
