@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common/common.h"
+#include "net/net.h"
 #include "pmc/pmc.h"
 #include "pmc/stat/stat.h"
 #include "record/record.h"
@@ -31,6 +32,7 @@ static const struct command commands[] = {
 	{ &btrace_cmd, cmd_btrace },
 	{ &verify_cmd, cmd_verify },
 	{ &archive_cmd, cmd_archive },
+	{ &serve_cmd, cmd_serve },
 };
 
 /* BCC's tools, listed in a group of their own. */
