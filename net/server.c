@@ -127,11 +127,11 @@ static int on_hello(void *ctx, const char *host, const char *token, size_t token
 	const struct net_server_opts *o = c->srv->o;
 	snprintf(c->host, sizeof(c->host), "%s", host);
 	if (o->token && !token_len) {
-		err_set("refused: this server needs a token (record --token-file)");
+		err_set("this server needs a token (record --token-file)");
 		return -1;
 	}
 	if (o->token && !token_equal(token, token_len, o->token, o->token_len)) {
-		err_set("refused: wrong token");
+		err_set("wrong token");
 		return -1;
 	}
 	if (open_file(c) < 0)
@@ -184,7 +184,7 @@ static void conn_cut(struct net_server *s, int slot, const char *why)
 			s->st.refused++;
 		else
 			s->st.failed++;
-		logf_(s, "%s: %s; nothing written", name, why);
+		logf_(s, "%s: %s%s; nothing written", name, c->in.refused ? "refused: " : "", why);
 		reply(c, "ERR %s", why);
 		conn_free(s, slot);
 		return;

@@ -404,7 +404,7 @@ static const char *output_name(const struct cli *cl)
 	const char *out = cl->o.output;
 	if (cl->net && cl->stored)
 		snprintf(buf, sizeof(buf), "%s, stored as %s", out, cl->stored);
-	else if (cl->net)
+	else if (cl->net && cl->fallback)
 		snprintf(buf, sizeof(buf), "%s (the fallback)", cl->fallback);
 	else
 		return strcmp(out, "-") ? out : "standard output";
