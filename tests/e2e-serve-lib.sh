@@ -4,7 +4,8 @@
 set -u
 
 # start_server TAG ARGS... : ember serve --listen 127.0.0.1:0 ARGS in the
-# background (log in $TMP/TAG.log); sets SRV_PID and PORT once it listens.
+# background (log in $TMP/TAG.log) under timeout(1); sets SRV_PID (the
+# timeout), SRV_EMBER (ember itself) and PORT once it listens.
 start_server() {
 	local tag=$1 i; shift
 	PORT=
@@ -12,7 +13,10 @@ start_server() {
 	SRV_PID=$!
 	for i in $(seq 100); do
 		PORT=$(sed -n 's/^ember serve: listening on 127\.0\.0\.1:\([0-9]*\),.*/\1/p' "$TMP/$tag.log")
-		[ -n "$PORT" ] && return 0
+		if [ -n "$PORT" ]; then
+			SRV_EMBER=$(pgrep -P "$SRV_PID")
+			return 0
+		fi
 		sleep 0.05
 	done
 	return 1
