@@ -120,12 +120,14 @@ static size_t feed_frame_head(struct net_conn *c, const u8 *p, size_t n, int *rc
 static size_t feed_body(struct net_conn *c, const u8 *p, size_t n, int *rc)
 {
 	size_t take = MIN(n, (size_t)c->frame_left);
-	if (pd_cut_feed(&c->cut, p, take) < 0) {
-		err_prefix("perf stream");
+	/* Written first: the cut then never lies past the bytes written,
+	 * even when these bytes hold whole records before a bad one. */
+	if (c->cb.data(c->cb.ctx, p, take) < 0) {
 		*rc = -1;
 		return take;
 	}
-	if (c->cb.data(c->cb.ctx, p, take) < 0) {
+	if (pd_cut_feed(&c->cut, p, take) < 0) {
+		err_prefix("perf stream");
 		*rc = -1;
 		return take;
 	}
