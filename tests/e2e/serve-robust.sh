@@ -12,9 +12,9 @@ require_perf serve-robust
 command -v python3 >/dev/null || { skip serve-robust "python3 not installed"; exit 0; }
 
 mkdir "$TMP/srv"
-# 8 raw clients (3 of them at once for --max-conns), the killed recorder
+# 9 raw clients (3 of them at once for --max-conns), the killed recorder
 # and the good one.
-if ! start_server srv -o "$TMP/srv" --timeout 1 --max-conns 2 --stop-after 11 --duration 40; then
+if ! start_server srv -o "$TMP/srv" --timeout 1 --max-conns 2 --stop-after 12 --duration 40; then
 	fail serve-listens "no 'listening on' line: $(head -c 300 "$TMP/srv.log")"
 	exit 0
 fi
@@ -63,6 +63,13 @@ def one(case, out):
     hdr = struct.pack("<QQ", 0x32454c4946524550, 16)
     bad = struct.pack("<IHH", 9, 0, 4)      # a record of size 4 < its header
     s.sendall(struct.pack(">I", len(hdr + bad)) + hdr + bad)
+  elif case == "cutshort":
+    s.sendall(hello()); print(answer(s), file=out)
+    hdr = struct.pack("<QQ", 0x32454c4946524550, 16)
+    rnd = struct.pack("<IHH", 68, 0, 8)     # FINISHED_ROUND
+    half = struct.pack("<IHH", 3, 0, 40)[:4]
+    s.sendall(struct.pack(">I", 28) + hdr + rnd + half)
+    s.close(); return
   print(answer(s), file=out)
   s.close()
 for case in sys.argv[3:]:
@@ -71,7 +78,7 @@ for case in sys.argv[3:]:
 PY
 }
 
-raw garbage version hostlen huge badrecord silent busy
+raw garbage version hostlen huge badrecord silent busy cutshort
 expect() {
 	local name=$1 out=$2 log=$3
 	if grep -q -- "$out" "$TMP/raw-$name.out" && grep -q -- "$log" "$TMP/srv.log"; then pass "raw-$name"
@@ -84,6 +91,10 @@ expect huge 'ERR frame length 4294967280 exceeds' 'frame length 4294967280 excee
 expect badrecord 'ERR perf stream: offset 16: record size 4' 'perf stream: offset 16: record size 4'
 expect silent 'ERR no hello in time' 'no hello in time; nothing written'
 expect busy 'ERR busy: 2 clients' 'refused: 2 clients already (--max-conns)'
+# A stream cut inside a record after a round: the file ends at the round.
+name=$(sed -n 's/.*before the end of its stream; \(rawhost-[^ ]*\) kept to its last complete round (24 of 28 bytes)$/\1/p' "$TMP/srv.log")
+if [ -n "$name" ] && [ "$(stat -c %s "$TMP/srv/$name")" = 24 ]; then pass cut-to-round
+else fail cut-to-round "${name:-no log line}: $(stat -c %s "$TMP/srv/$name" 2>&1)"; fi
 
 # A recorder killed mid-stream: its file is cut to its last round and reads.
 "$EMBER" record -F 999 -o "tcp://127.0.0.1:$PORT" -- "$WORKLOADS/ratio" 3 \
@@ -93,8 +104,8 @@ sleep 1.5
 kids=$(pgrep -P "$EP")
 kill -KILL "$EP"; wait "$EP" 2>/dev/null
 [ -n "$kids" ] && kill $kids 2>/dev/null
-for i in $(seq 50); do grep -q 'kept to its last complete round' "$TMP/srv.log" && break; sleep 0.1; done
-name=$(sed -n 's/.*before the end of its stream; \(.*\) kept to its last complete round.*/\1/p' "$TMP/srv.log")
+for i in $(seq 50); do [ "$(grep -c 'before the end of its stream; .* kept to its last' "$TMP/srv.log")" -ge 2 ] && break; sleep 0.1; done
+name=$(sed -n 's/.*before the end of its stream; \([^ ]*\) kept to its last complete round.*/\1/p' "$TMP/srv.log" | grep -v '^rawhost-')
 if [ -z "$name" ]; then
 	fail killed-client-kept "$(grep -v listening "$TMP/srv.log" | tail -2)"
 elif why=$(perf_reads "$TMP/srv/$name") && why=$(samples_agree "$TMP/srv/$name" ""); then
@@ -113,5 +124,5 @@ else
 	fail good-client-after "exit $RC, ${why:-}: $(head -c 300 "$TMP/good.err")"
 fi
 wait "$SRV_PID"; rc=$?
-if [ "$rc" -eq 0 ] && grep -q '11 clients: 1 stored, 3 cut short' "$TMP/srv.log"; then pass server-survives
+if [ "$rc" -eq 0 ] && grep -q '12 clients: 1 stored, 4 cut short' "$TMP/srv.log"; then pass server-survives
 else fail server-survives "exit $rc: $(tail -c 300 "$TMP/srv.log")"; fi
