@@ -14,7 +14,7 @@ ifeq ($(filter -j%,$(MAKEFLAGS)),)
   MAKEFLAGS += -j$(shell nproc)
 endif
 CC      ?= cc
-MODULES := common format pmc pmc/stat record symbols unwind report report/replay report/hist report/collapse report/script report/sched report/bio report/live report/tools flamegraph export
+MODULES := common format pmc pmc/stat record symbols unwind report report/replay report/hist report/collapse report/script report/sched report/bio report/live report/tools flamegraph export net
 
 # pkg-config name -> Debian package that provides it.
 PKGS    := libelf:libelf-dev libdw:libdw-dev libunwind:libunwind-dev libunwind-generic:libunwind-dev \
@@ -198,7 +198,7 @@ FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz-*.c))
 # filter tests it shares with the replay: a half-written file elsewhere
 # does not stop the fuzzers.  Targets link them as an archive, so each
 # takes the files it calls (fuzz-blktrace none of bio's replay side).
-FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(wildcard $(addsuffix /*.c,common format symbols flamegraph report/bio)) report/replay/filter.c)
+FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(wildcard $(addsuffix /*.c,common format symbols flamegraph report/bio)) $(filter-out net/cmd-%,$(wildcard net/*.c)) report/replay/filter.c)
 FUZZ_LIB     := $(FUZZ_DIR)/libfuzz.a
 
 $(FUZZ_OBJS): $(FUZZ_DIR)/%.o: %.c
@@ -230,7 +230,7 @@ fuzz: $(addprefix $(FUZZ_DIR)/,$(FUZZ_TARGETS))
 # hand; the others are generated from the commands' option tables
 # ('ember CMD --man') and committed, so that install needs no build of
 # them.  tests/e2e/options-docs.sh fails when one lags behind its table.
-MAN_GENERATED := report top script flame export stat list offcpu sched bio btrace verify archive \
+MAN_GENERATED := report top script flame export stat list offcpu sched bio btrace verify archive serve \
                  execsnoop opensnoop syscount exitsnoop cpudist softirqs hardirqs funccount \
                  oomkill drsnoop writeback stackcount
 man: $(EMBER_BIN)

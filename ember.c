@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common/common.h"
+#include "net/net.h"
 #include "pmc/pmc.h"
 #include "pmc/stat/stat.h"
 #include "record/record.h"
@@ -32,6 +33,7 @@ static const struct command commands[] = {
 	{ &btrace_cmd, cmd_btrace },
 	{ &verify_cmd, cmd_verify },
 	{ &archive_cmd, cmd_archive },
+	{ &serve_cmd, cmd_serve },
 };
 
 static const struct command *find_command(const char *name)
