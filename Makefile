@@ -14,12 +14,12 @@ ifeq ($(filter -j%,$(MAKEFLAGS)),)
   MAKEFLAGS += -j$(shell nproc)
 endif
 CC      ?= cc
-MODULES := common format pmc pmc/stat record symbols unwind report report/replay report/hist report/collapse report/script report/sched report/bio report/live report/tools flamegraph
+MODULES := common format pmc pmc/stat record symbols unwind report report/replay report/hist report/collapse report/script report/sched report/bio report/blkreplay report/live report/tools flamegraph
 
 # pkg-config name -> Debian package that provides it.
 PKGS    := libelf:libelf-dev libdw:libdw-dev libunwind:libunwind-dev libunwind-generic:libunwind-dev \
            numa:libnuma-dev zlib:zlib1g-dev libtraceevent:libtraceevent-dev \
-           libzstd:libzstd-dev
+           libzstd:libzstd-dev liburing:liburing-dev blkid:libblkid-dev
 PKGNAMES := $(foreach p,$(PKGS),$(firstword $(subst :, ,$(p))))
 
 ifeq ($(filter deps clean,$(MAKECMDGOALS)),)
@@ -122,9 +122,10 @@ asan:
 # is missing.
 DEB_DEPS := build-essential pkg-config linux-libc-dev libelf-dev libdw-dev libunwind-dev \
             libnuma-dev zlib1g-dev libzstd-dev libtraceevent-dev libiberty-dev \
+            liburing-dev libblkid-dev \
             linux-perf chromium blktrace clang libclang-rt-14-dev \
             python3 python3-dbg fio dwz \
-            util-linux procps
+            util-linux procps e2fsprogs
 deps:
 	@missing=$$(for p in $(DEB_DEPS); do \
 	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; \
@@ -172,10 +173,12 @@ FUZZ_CFLAGS  := -std=gnu11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra \
                 $(DEMANGLE_CFLAGS) -MMD -MP $(FUZZ_SAN)
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz-*.c))
 # Only the modules that hold the parsers, and the bio library with the
-# filter tests it shares with the replay: a half-written file elsewhere
-# does not stop the fuzzers.  Targets link them as an archive, so each
-# takes the files it calls (fuzz-blktrace none of bio's replay side).
-FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(wildcard $(addsuffix /*.c,common format symbols flamegraph report/bio)) report/replay/filter.c)
+# filter tests it shares with the replay, and the block replay's plan
+# files: a half-written file elsewhere does not stop the fuzzers.  Targets
+# link them as an archive, so each takes the files it calls (fuzz-blktrace
+# none of bio's replay side, fuzz-plan none of the replayer's).
+FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(wildcard $(addsuffix /*.c,common format symbols flamegraph report/bio)) report/replay/filter.c \
+                report/blkreplay/plan.c report/blkreplay/planfile.c)
 FUZZ_LIB     := $(FUZZ_DIR)/libfuzz.a
 
 $(FUZZ_OBJS): $(FUZZ_DIR)/%.o: %.c

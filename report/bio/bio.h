@@ -94,6 +94,7 @@ struct bio_io {
 	u32 requeues;
 	s32 error;
 	u8 state, flags;
+	u16 cpu;               /* where it began (queued; allocated without a queue) */
 	char rwbs[8];
 	char comm[16];
 };
