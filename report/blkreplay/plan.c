@@ -92,8 +92,13 @@ static u64 end_key(u32 dev, u64 end)
 /* A split's remainder, queued at the head's time where the head ends:
  * the two are one I/O as the submitter queued it.  False when no such
  * head is in the plan. */
-static bool join_split(struct build *b, u32 dev, const struct bio_io *io, u64 t)
+static bool join_split(struct build *b, const struct bio_io *io, u64 t)
 {
+	u32 dev = 0;
+	while (dev < b->p->ndevs && b->p->devs[dev] != io->dev)
+		dev++;
+	if (dev == b->p->ndevs)
+		return false;
 	u64 *ref = u64map_get(&b->by_end, end_key(dev, io->sector));
 	if (!ref || *ref == UINT64_MAX)
 		return false;
@@ -114,8 +119,6 @@ static int add_io(struct build *b, const struct bio_io *io, u64 t, bool write)
 	int dev = dev_index(b->p, io->dev);
 	if (dev < 0)
 		return -1;
-	if ((io->flags & BF_SPLIT) && join_split(b, (u32)dev, io, t))
-		return 0;
 	u32 s = stream_of(b, io->cpu);
 	struct blkr_io e = { .offset = t, .sector = io->sector, .nr_sector = io->own_sector,
 			   .dev = (u16)dev, .write = write };
@@ -175,8 +178,10 @@ int blkr_plan_from_bio(struct blkr_plan *p, const struct bio_tracker *bt,
 		if (!t || !bio_io_shown(io, o->v) || !cpu_wanted(o, io->cpu))
 			continue;
 		char dir = bio_dir(io->rwbs);
+		if ((io->flags & BF_SPLIT) && join_split(&b, io, t))
+			continue;
 		if ((dir != 'R' && dir != 'W') || !io->own_sector) {
-			p->left_out += !(io->flags & BF_SPLIT);
+			p->left_out++;
 			continue;
 		}
 		start = MIN(start, t);
