@@ -160,7 +160,8 @@ static void finish(struct build *b, u64 start)
 		p->streams[s].ios = v->v;
 		p->streams[s].n = v->n;
 	}
-	qsort(p->streams, p->nstreams, sizeof(*p->streams), cmp_stream);
+	if (p->nstreams > 1)
+		qsort(p->streams, p->nstreams, sizeof(*p->streams), cmp_stream);
 }
 
 int blkr_plan_from_bio(struct blkr_plan *p, const struct bio_tracker *bt,

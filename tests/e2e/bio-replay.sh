@@ -141,6 +141,14 @@ if command -v mkfs.ext4 >/dev/null && mkfs.ext4 -q -F "$C" >/dev/null 2>&1; then
 	# Reads need no care: the same ext4 device takes the read-only replay.
 	check "without -W an ext4 device is replayed onto (reads)" \
 		eval '"$EMBER" bio --plan "$TMP/a.plan" --replay "$C" -N >/dev/null 2>&1'
+	# A DOS partition table (one entry, written by hand) in place of ext4.
+	if [ -z "$MNT" ] && command -v wipefs >/dev/null && wipefs -q -a "$C" 2>/dev/null; then
+		printf '\0\0\0\0\x83\0\0\0\0\x08\0\0\0\x10\0\0' | dd of="$C" bs=1 seek=446 conv=notrunc 2>/dev/null
+		printf '\x55\xaa' | dd of="$C" bs=1 seek=510 conv=notrunc 2>/dev/null
+		refused "-W onto a partitioned device" "$C holds a dos partition table: refusing" "$C"
+	else
+		skip "-W onto a partitioned device" "wipefs failed"
+	fi
 else
 	skip "-W onto ext4" "mkfs.ext4 failed"
 fi
