@@ -56,7 +56,7 @@ compare() {
 # The pattern on A: every I/O of the workload's list queued once, each
 # thread's in its order on its own CPU.
 RA=$TMP/a.data
-"$EMBER" record --block -d "$LOOP" -o "$RA" -- "$WORKLOADS/biopattern" "$LOOP" 250 2000 7 \
+"$EMBER" record --block -d "$LOOP" -o "$RA" -- "$WORKLOADS/biopattern" "$LOOP" 250 1500 7 \
 	>"$TMP/truth" 2>"$TMP/rec.err" || { fail "record A" "$(tail -2 "$TMP/rec.err")"; exit 0; }
 queues "$RA" >"$TMP/qa"
 awk '{ print $1, NR, $2, $3 / 512, $4 }' "$TMP/truth" >"$TMP/qtruth"
