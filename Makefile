@@ -14,12 +14,13 @@ ifeq ($(filter -j%,$(MAKEFLAGS)),)
   MAKEFLAGS += -j$(shell nproc)
 endif
 CC      ?= cc
-MODULES := common format pmc pmc/stat record symbols unwind report report/replay report/hist report/collapse report/script report/sched report/bio report/live report/tools flamegraph export net
+MODULES := common format pmc pmc/stat record symbols unwind report report/replay report/hist report/collapse report/script report/sched report/bio report/blkreplay report/live report/tools flamegraph export net
 
 # pkg-config name -> Debian package that provides it.
 PKGS    := libelf:libelf-dev libdw:libdw-dev libunwind:libunwind-dev libunwind-generic:libunwind-dev \
            numa:libnuma-dev zlib:zlib1g-dev libtraceevent:libtraceevent-dev \
-           libzstd:libzstd-dev libprotobuf-c:libprotobuf-c-dev
+           libzstd:libzstd-dev libprotobuf-c:libprotobuf-c-dev liburing:liburing-dev \
+           blkid:libblkid-dev
 PKGNAMES := $(foreach p,$(PKGS),$(firstword $(subst :, ,$(p))))
 
 ifeq ($(filter deps clean,$(MAKECMDGOALS)),)
@@ -136,9 +137,10 @@ asan:
 # is missing.
 DEB_DEPS := build-essential pkg-config linux-libc-dev libelf-dev libdw-dev libunwind-dev \
             libnuma-dev zlib1g-dev libzstd-dev libtraceevent-dev libiberty-dev \
+            liburing-dev libblkid-dev \
             linux-perf chromium blktrace clang libclang-rt-14-dev \
             python3 python3-dbg fio dwz \
-            util-linux procps protobuf-c-compiler libprotobuf-c-dev golang-go
+            util-linux procps protobuf-c-compiler libprotobuf-c-dev golang-go e2fsprogs
 # npm (the export tests install speedscope's schema and ajv-cli with it)
 # unless one came with Node.js: nodesource's nodejs conflicts with Debian's.
 DEB_DEPS += $(if $(shell command -v npm 2>/dev/null),,npm)
@@ -171,7 +173,7 @@ demo: $(EMBER_BIN) $(WORKLOAD_BINS)
 	@echo "flame graph written to demo-flame.svg: open it in a browser"
 
 # Each script prints ember beside perf measured in the same run.
-BENCHES := record online report unwind stat offcpu bio top syscount
+BENCHES := record online report unwind stat offcpu bio top syscount replay
 bench: $(EMBER_BIN) $(WORKLOAD_BINS)
 	@for b in $(BENCHES); do echo "== bench/$$b.sh"; \
 	  EMBER=$(abspath $(EMBER_BIN)) WORKLOADS=$(abspath $(BUILD)/workloads) bench/$$b.sh; done
@@ -195,10 +197,14 @@ FUZZ_CFLAGS  := -std=gnu11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra \
                 $(DEMANGLE_CFLAGS) -MMD -MP $(FUZZ_SAN)
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz-*.c))
 # Only the modules that hold the parsers, and the bio library with the
-# filter tests it shares with the replay: a half-written file elsewhere
-# does not stop the fuzzers.  Targets link them as an archive, so each
-# takes the files it calls (fuzz-blktrace none of bio's replay side).
-FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(wildcard $(addsuffix /*.c,common format symbols flamegraph report/bio)) $(filter-out net/cmd-%,$(wildcard net/*.c)) report/replay/filter.c)
+# filter tests it shares with the replay, ember serve's connection parser
+# and the block replay's plan files: a half-written file elsewhere does not
+# stop the fuzzers.  Targets link them as an archive, so each takes the
+# files it calls (fuzz-blktrace none of bio's replay side, fuzz-plan none
+# of the replayer's).
+FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(wildcard $(addsuffix /*.c,common format symbols flamegraph report/bio)) \
+                $(filter-out net/cmd-%,$(wildcard net/*.c)) report/replay/filter.c \
+                report/blkreplay/plan.c report/blkreplay/planfile.c)
 FUZZ_LIB     := $(FUZZ_DIR)/libfuzz.a
 
 $(FUZZ_OBJS): $(FUZZ_DIR)/%.o: %.c

@@ -97,6 +97,7 @@ struct bio_io {
 	u64 i_at;              /* the last insert that began at its sector, or 0 */
 	s32 error;
 	u8 state, flags;
+	u16 cpu;               /* where it began (queued; allocated without a queue) */
 	char rwbs[8];
 	char comm[16];
 };

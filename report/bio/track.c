@@ -172,7 +172,7 @@ static struct bio_io *new_io(struct bio_tracker *bt, const struct bio_ev *e,
 {
 	struct bio_io io = { .dev = e->dev, .sector = e->sector, .nr_sector = e->nr_sector,
 			     .own_sector = e->nr_sector, .stack = bt->cur_stack,
-			     .pid = s->pid, .tid = s->tid };
+			     .pid = s->pid, .tid = s->tid, .cpu = (u16)s->cpu };
 	memcpy(io.rwbs, e->rwbs, sizeof(io.rwbs) - 1);
 	if (s->comm)
 		strncpy(io.comm, s->comm, sizeof(io.comm) - 1);
