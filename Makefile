@@ -173,7 +173,7 @@ demo: $(EMBER_BIN) $(WORKLOAD_BINS)
 	@echo "flame graph written to demo-flame.svg: open it in a browser"
 
 # Each script prints ember beside perf measured in the same run.
-BENCHES := record online report unwind stat offcpu bio top syscount replay
+BENCHES := record online report unwind stat offcpu bio top syscount replay serve
 bench: $(EMBER_BIN) $(WORKLOAD_BINS)
 	@for b in $(BENCHES); do echo "== bench/$$b.sh"; \
 	  EMBER=$(abspath $(EMBER_BIN)) WORKLOADS=$(abspath $(BUILD)/workloads) bench/$$b.sh; done
