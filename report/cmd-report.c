@@ -228,6 +228,7 @@ static int report_table(struct report_args *a, struct replay *rp, struct live *l
 	struct hist_interval *iv = NULL;
 	struct rp_sink sink;
 	if (a->rp.interval_ns) {
+		rp_set_release_files(rp, true);   /* a fresh table each interval */
 		iv = hist_interval_new(&a->hist, rp, stdout, live_after_table, &run);
 		sink = hist_interval_sink(iv);
 	} else {

@@ -546,6 +546,8 @@ int cmd_top(int argc, char **argv)
 	rc = EXIT_RUNTIME;
 	if (rp) {
 		rp_set_callchains(rp, a.graph && rp_has_callchains(rp));
+		/* The rows keep texts, --stdio's tables last a refresh. */
+		rp_set_release_files(rp, true);
 		int run = a.stdio ? run_stdio(&a, rp, live) : run_screen(&a, rp, live);
 		rc = run < 0 ? EXIT_RUNTIME : EXIT_OK;
 		if (run < 0)
