@@ -185,12 +185,17 @@ const char *rec_live_note(struct rec_live *l, size_t i)
 
 int rec_live_command_status(const struct rec_live *l)
 {
-	const struct held_child *c = &l->s->child;
-	if (!c->pid || !c->exited)
+	if (!l->s)
 		return 0;
-	if (WIFEXITED(c->status))
-		return WEXITSTATUS(c->status);
-	return WIFSIGNALED(c->status) ? 128 + WTERMSIG(c->status) : 0;
+	struct child_end e = child_end_of(&l->s->child);
+	if (!e.ran)
+		return 0;
+	if (WIFEXITED(e.status))
+		return WEXITSTATUS(e.status);
+	bool ours = WIFSIGNALED(e.status) && (e.sent >> WTERMSIG(e.status) & 1);
+	if (!WIFSIGNALED(e.status) || ours || stop_signal())
+		return 0;
+	return 128 + WTERMSIG(e.status);
 }
 
 void rec_live_free(struct rec_live *l)

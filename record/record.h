@@ -59,7 +59,10 @@ int rec_live_finish(struct rec_live *l, bool *usage);
 /* Warnings the recorder left (e.g. files it could not open), one by one:
  * NULL after the last (read them before rec_live_finish or after it). */
 const char *rec_live_note(struct rec_live *l, size_t i);
-/* The exit status of -- command (0 when there was none, 128 + signal). */
+/* The exit status of -- command once the recording ended, for the view
+ * to pass on as record does: its own exit status, 128 + the signal that
+ * killed it unless ours (--duration) or a stop request's (a live view
+ * stopped by Ctrl-C exits 0); 0 when there was none. */
 int rec_live_command_status(const struct rec_live *l);
 void rec_live_free(struct rec_live *l);
 

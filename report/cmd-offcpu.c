@@ -25,7 +25,7 @@ struct args {
 	struct offcpu_opts oc;
 	enum view view;
 	const char *flame_out, *title;
-	struct live_opts live;     /* a target: record while it runs */
+	struct live_view lv;       /* a target: record while it runs */
 };
 
 static int parse_us(const char *opt, const char *arg, u64 *ns)
@@ -75,20 +75,14 @@ static int parse_one(void *ctx, int opt, const char *arg)
 	case OPT_USER_ONLY: a->oc.user_only = true; return 1;
 	case OPT_KERNEL_ONLY: a->oc.kernel_only = true; return 1;
 	default: {
-		int r = live_parse_opt(&a->live, opt, arg);
+		int r = live_parse_opt(&a->lv.opts, opt, arg);
 		return r ? r : rp_parse_filter_opt(&a->rp, opt, arg);
 	}
 	}
 }
 
-static int check_args(struct args *a, int argc, char **argv)
+static int check_args(struct args *a)
 {
-	if (optind < argc && strcmp(argv[optind - 1], "--"))
-		return cmd_extra_argument(CMD, "offcpu", argv[optind]);
-	if (live_wanted(&a->live, argc, argv, optind) < 0) {
-		cmd_error(CMD, "%s", err_msg());
-		return EXIT_USAGE;
-	}
 	if (a->oc.user_only && a->oc.kernel_only) {
 		cmd_error(CMD, "--user-stacks-only and --kernel-stacks-only: pick one");
 		return EXIT_USAGE;
@@ -154,8 +148,8 @@ const struct opt_cmd offcpu_cmd = {
 /* -1 to go on, or the exit status to stop with. */
 static int parse_args(struct args *a, int argc, char **argv)
 {
-	int rc = opt_parse(&offcpu_cmd, argc, argv, a);
-	return rc >= 0 ? rc : check_args(a, argc, argv);
+	int rc = live_view_parse(&a->lv, opt_parse(&offcpu_cmd, argc, argv, a), argc, argv);
+	return rc >= 0 ? rc : check_args(a);
 }
 
 /* ---- the run ------------------------------------------------------------- */
@@ -250,30 +244,16 @@ static int show(const struct args *a, const struct offcpu *oc)
 
 int cmd_offcpu(int argc, char **argv)
 {
-	struct args a = { 0 };
+	struct args a = { .lv = { .cmd = CMD, .help = CMD, .rp = &a.rp } };
 	rp_opts_init(&a.rp);
 	int rc = parse_args(&a, argc, argv);
-	if (rc >= 0) {
-		rp_opts_free(&a.rp);
-		live_opts_free(&a.live);   /* a target parsed before a bad option */
-		return rc;
-	}
+	a.rp.live_keep_threads = true;   /* the intervals keep their threads */
+	if (rc < 0)
+		rc = live_view_start(&a.lv, a.oc.wakers ? REC_LIVE_OFFCPU_WAKERS : REC_LIVE_OFFCPU);
+	if (rc >= 0)
+		goto out;
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	struct live *live = NULL;
-	if (a.live.all || a.live.cpus || a.live.tids || a.live.command) {
-		bool usage;
-		a.rp.live_keep_threads = true;   /* the intervals keep their threads */
-		live = live_start(&a.live, a.oc.wakers ? REC_LIVE_OFFCPU_WAKERS : REC_LIVE_OFFCPU,
-				  &a.rp, &usage);
-		if (!live) {
-			cmd_error(CMD, "%s", err_msg());
-			rp_opts_free(&a.rp);
-			live_opts_free(&a.live);
-			return usage ? EXIT_USAGE : EXIT_RUNTIME;
-		}
-	} else {
-		rp_progress_if_tty(&a.rp);
-	}
+	struct live *live = a.lv.live;
 	struct sched_tp tp = { 0 };
 	struct offcpu *oc = NULL;
 	struct replay *r = NULL;
@@ -290,9 +270,8 @@ int cmd_offcpu(int argc, char **argv)
 	fflush(stdout);
 	offcpu_free(oc);
 	rp_close(r);
-	if (live)
-		rc = live_end(live, CMD, rc);
+out:
+	rc = live_view_end(&a.lv, rc);
 	rp_opts_free(&a.rp);
-	live_opts_free(&a.live);
 	return rc;
 }

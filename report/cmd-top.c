@@ -24,7 +24,7 @@ enum { OPT_STDIO = 0x7100, OPT_HIDE_KERNEL, OPT_HIDE_USER };
 
 struct top_args {
 	struct rp_opts rp;
-	struct live_opts live;
+	struct live_view lv;
 	struct hist_opts keys;
 	const char *sort;
 	double delay;              /* -d */
@@ -48,7 +48,7 @@ static int parse_one(void *ctx, int opt, const char *arg)
 	case 'U': a->hide_user = true; return 1;
 	case OPT_STDIO: a->stdio = true; return 1;
 	default: {
-		int r = live_parse_opt(&a->live, opt, arg);
+		int r = live_parse_opt(&a->lv.opts, opt, arg);
 		return r ? r : rp_parse_filter_opt(&a->rp, opt, arg);
 	}
 	}
@@ -451,7 +451,7 @@ static int ui_tick(void *ctx, u64 end, bool last)
 		u->message[0] = '\0';   /* no longer gathering the first */
 	draw(u);
 	top_decay(u->t, u->a->zero);
-	if (++u->refreshes >= u->a->live.count && u->a->live.count)
+	if (++u->refreshes >= u->a->lv.opts.count && u->a->lv.opts.count)
 		live_stop(u->live);
 	return 0;
 }
@@ -491,7 +491,7 @@ static int run_screen(struct top_args *a, struct replay *rp, struct live *live)
 /* --stdio: report's table per refresh, then the live counts. */
 static int run_stdio(struct top_args *a, struct replay *rp, struct live *live)
 {
-	struct live_tables run = { .live = live, .rp = rp, .count = a->live.count };
+	struct live_tables run = { .live = live, .rp = rp, .count = a->lv.opts.count };
 	struct hist_opts h = a->keys;
 	h.children = a->graph;
 	h.graph = HG_NONE;
@@ -504,44 +504,24 @@ static int run_stdio(struct top_args *a, struct replay *rp, struct live *live)
 
 /* ---- the command ------------------------------------------------------------- */
 
-static int parse_args(struct top_args *a, int argc, char **argv)
-{
-	int rc = opt_parse(&top_cmd, argc, argv, a);
-	if (rc >= 0)
-		return rc;
-	if (optind < argc && strcmp(argv[optind - 1], "--"))
-		return cmd_extra_argument(CMD, CMD, argv[optind]);
-	if (live_wanted(&a->live, argc, argv, optind) < 0) {
-		cmd_error(CMD, "%s", err_msg());
-		return EXIT_USAGE;
-	}
-	if (!(a->live.cpus || a->live.pids || a->live.tids || a->live.command))
-		a->live.all = true;        /* perf top's default */
-	return -1;
-}
-
 int cmd_top(int argc, char **argv)
 {
-	struct top_args a = { .delay = 2, .sort = "dso,sym" };
+	struct top_args a = { .delay = 2, .sort = "dso,sym",
+			      .lv = { .cmd = CMD, .help = CMD, .all_by_default = true, .rp = &a.rp } };
 	rp_opts_init(&a.rp);
 	hist_parse_sort(&a.keys, a.sort);
-	int rc = parse_args(&a, argc, argv);
-	if (rc >= 0)
-		goto out;
-	if (!a.stdio && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+	int rc = live_view_parse(&a.lv, opt_parse(&top_cmd, argc, argv, &a), argc, argv);
+	if (rc < 0 && !a.stdio && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
 		cmd_error(CMD, "the full screen needs a terminal: add --stdio for text");
 		rc = EXIT_USAGE;
-		goto out;
 	}
-	a.live.callchains = a.graph;
+	a.lv.opts.callchains = a.graph;
 	a.rp.interval_ns = (u64)(a.delay * 1e9 + 0.5);
-	bool usage;
-	struct live *live = live_start(&a.live, REC_LIVE_SAMPLES, &a.rp, &usage);
-	if (!live) {
-		cmd_error(CMD, "%s", err_msg());
-		rc = usage ? EXIT_USAGE : EXIT_RUNTIME;
+	if (rc < 0)
+		rc = live_view_start(&a.lv, REC_LIVE_SAMPLES);   /* -a by default: always live */
+	if (rc >= 0)
 		goto out;
-	}
+	struct live *live = a.lv.live;
 	struct replay *rp = rp_open(&a.rp);
 	rc = EXIT_RUNTIME;
 	if (rp) {
@@ -556,9 +536,8 @@ int cmd_top(int argc, char **argv)
 	} else {
 		cmd_error(CMD, "%s", err_msg());
 	}
-	rc = live_end(live, CMD, rc);
 out:
+	rc = live_view_end(&a.lv, rc);
 	rp_opts_free(&a.rp);
-	live_opts_free(&a.live);
 	return rc;
 }

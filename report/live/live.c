@@ -199,9 +199,10 @@ const char *live_next_note(struct live *l)
 	return n;
 }
 
-int live_finish(struct live *l, bool *usage)
+int live_finish(struct live *l, bool *usage, int *command)
 {
 	int rc = rec_live_finish(l->rec, usage);
+	*command = rec_live_command_status(l->rec);
 	char msg[512];
 	snprintf(msg, sizeof(msg), "%s", rc < 0 ? err_msg() : "");
 	rec_live_free(l->rec);
@@ -252,9 +253,10 @@ int live_end(struct live *l, const char *cmd, int status)
 	while ((note = live_next_note(l)))
 		cmd_warn(cmd, "%s", note);
 	bool usage;
-	if (live_finish(l, &usage) < 0) {
+	int command;
+	if (live_finish(l, &usage, &command) < 0) {
 		cmd_error(cmd, "%s", err_msg());
 		return usage ? EXIT_USAGE : EXIT_RUNTIME;
 	}
-	return status;
+	return status ? status : command;
 }
