@@ -26,6 +26,9 @@ struct args {
 	enum view view;
 	const char *flame_out, *title;
 	struct live_view lv;       /* a target: record while it runs */
+	struct replay *r;          /* the replay, for each interval's live line */
+	u64 intervals;             /* --interval: printed so far */
+	bool done, failed;         /* --count reached; a view could not print */
 };
 
 static int parse_us(const char *opt, const char *arg, u64 *ns)
@@ -83,6 +86,14 @@ static int parse_one(void *ctx, int opt, const char *arg)
 
 static int check_args(struct args *a)
 {
+	if (a->lv.opts.interval > 0 && (a->view == VIEW_FLAME || a->view == VIEW_THREADS)) {
+		cmd_error(CMD, "--interval is for the table and --folded");
+		return EXIT_USAGE;
+	}
+	if (a->lv.opts.count && !(a->lv.opts.interval > 0)) {
+		cmd_error(CMD, "--count counts intervals: add --interval SECS");
+		return EXIT_USAGE;
+	}
 	if (a->oc.user_only && a->oc.kernel_only) {
 		cmd_error(CMD, "--user-stacks-only and --kernel-stacks-only: pick one");
 		return EXIT_USAGE;
@@ -114,6 +125,7 @@ static const struct opt options[] = {
 	OPT_INCLUDE(rp_short_pid_opts),
 	OPT_INCLUDE(rp_view_opts),
 	OPT_INCLUDE(live_target_opts),
+	OPT_INCLUDE(live_interval_opts),
 	OPT_END,
 };
 
@@ -133,7 +145,9 @@ const struct opt_cmd offcpu_cmd = {
 	"stack snapshot record --off-cpu takes.\n"
 	"Given a target (-a, -C, -t, -- command) it records what it needs while it\n"
 	"runs and shows the result at the end (Ctrl-C, --duration, the command's\n"
-	"end); -p stays the filter, as in offcputime.\n"
+	"end), or the table or folded stacks of each --interval; -p stays the\n"
+	"filter, as in offcputime.  An off-CPU interval counts in the --interval\n"
+	"in which it ended (the last one takes those still open).\n"
 	"\n",
 	.opts = options,
 	.notes =
@@ -242,6 +256,23 @@ static int show(const struct args *a, const struct offcpu *oc)
 	return EXIT_RUNTIME;
 }
 
+/* --interval: each interval's view, then what the live path lost; then
+ * the aggregates begin anew. */
+static int on_tick(void *ctx, struct offcpu *oc, u64 end, bool last)
+{
+	(void)end;
+	struct args *a = ctx;
+	if (a->done)
+		return 0;
+	if (show(a, oc) != EXIT_OK) {
+		a->failed = a->done = true;   /* said */
+		return 0;
+	}
+	offcpu_reset(oc);
+	a->done = live_interval_end(stdout, a->lv.live, a->r, last, &a->intervals, a->lv.opts.count);
+	return 0;
+}
+
 int cmd_offcpu(int argc, char **argv)
 {
 	struct args a = { .lv = { .cmd = CMD, .help = CMD, .rp = &a.rp } };
@@ -254,22 +285,28 @@ int cmd_offcpu(int argc, char **argv)
 		goto out;
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	struct live *live = a.lv.live;
+	bool intervals = a.rp.interval_ns != 0;
+	if (intervals) {
+		a.oc.on_tick = on_tick;
+		a.oc.on_tick_ctx = &a;
+	}
 	struct sched_tp tp = { 0 };
 	struct offcpu *oc = NULL;
-	struct replay *r = NULL;
 	struct offcpu_notes notes = { 0 };
-	rc = offcpu_run(&a.rp, &a.oc, &tp, &oc, &r, &notes);
+	rc = offcpu_run(&a.rp, &a.oc, &tp, &oc, &a.r, &notes);
 	rc = offcpu_say_run(CMD, a.rp.input, rc, &notes);
-	if (oc && (rc == EXIT_OK || offcpu_naggs(oc))) {
+	if (a.failed && rc == EXIT_OK)
+		rc = EXIT_RUNTIME;
+	if (!intervals && oc && (rc == EXIT_OK || offcpu_naggs(oc))) {
 		int src = show(&a, oc);
 		if (rc == EXIT_OK)
 			rc = src;
 	}
-	if (live)
-		live_print_counts(stdout, live, rp_summary(r));
+	if (live && !intervals)
+		live_print_counts(stdout, live, rp_summary(a.r));
 	fflush(stdout);
 	offcpu_free(oc);
-	rp_close(r);
+	rp_close(a.r);
 out:
 	rc = live_view_end(&a.lv, rc);
 	rp_opts_free(&a.rp);
