@@ -37,6 +37,7 @@ struct rec_live_opts {
 	const u32 *devs; int ndevs;        /* REC_LIVE_BLOCK: only these devices
 					      (kernel dev_t, as record -d) */
 	double duration;           /* seconds, 0 for none */
+	u32 mmap_pages;            /* ring pages per CPU; 0: the kind's own */
 	const char *output;        /* also keep the recording here, or NULL */
 	const char *tool;          /* REC_LIVE_TOOL: the tool's name, and the */
 	const char *const *events; /* events it counts (-e: funccount, */
@@ -46,6 +47,11 @@ struct rec_live_opts {
 	const sigset_t *poll_mask; /* the signal mask to wait with (the stop
 				      signals unblocked); the caller blocks them */
 };
+
+/* A ring size as record's -m takes it: pages (a power of two), or a size
+ * with K, M or G (512K, 4M) made pages.  0, or -1 with err_set() saying
+ * the fix. */
+int rec_parse_pages(const char *arg, u32 *pages);
 
 struct rec_live;
 

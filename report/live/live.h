@@ -13,7 +13,7 @@
 
 /* getopt codes of the live options (below the views' own). */
 enum {
-	LV_OPT_INTERVAL = 0x7000, LV_OPT_COUNT, LV_OPT_DURATION, LV_OPT_FREQ,
+	LV_OPT_INTERVAL = 0x7000, LV_OPT_COUNT, LV_OPT_DURATION, LV_OPT_FREQ, LV_OPT_PAGES,
 	LV_OPT_ALL = 'a', LV_OPT_CPUS = 'C', LV_OPT_PIDS = 'p', LV_OPT_TIDS = 't',
 	LV_OPT_OUTPUT = 'o',
 };
@@ -27,6 +27,7 @@ struct live_opts {
 	double interval;           /* --interval SECS, 0: none */
 	u64 count;                 /* --count N intervals, 0: no limit */
 	double duration;           /* --duration SECS */
+	u32 mmap_pages;            /* --mmap-pages: ring pages per CPU, 0 the view's */
 	const char *output;        /* -o FILE: keep the recording */
 	u64 freq;                  /* -F HZ */
 	bool callchains;           /* set by the view (-g) */
@@ -41,7 +42,7 @@ struct live_opts {
  * --duration), -p as a target, and --interval/--count. */
 extern const struct opt live_target_opts[];
 /* Parts of it, for views that take fewer targets (bio: no -t, no -F):
- * -a and -C; --duration and -o. */
+ * -a and -C; --duration, -o and --mmap-pages. */
 extern const struct opt live_system_opts[];
 extern const struct opt live_keep_opts[];
 extern const struct opt live_pid_opts[];

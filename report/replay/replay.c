@@ -855,6 +855,7 @@ struct replay *rp_open(const struct rp_opts *opts)
 		return NULL;
 	struct replay *rp = xcalloc(1, sizeof(*rp));
 	rp->opts = *opts;
+	rp->summary.live = opts->live;
 	rp->reader = reader;
 	rp->syms = sym_ctx_new(&opts->sym);
 	/* Written now rather than calloc'd: a calloc'd table read before it

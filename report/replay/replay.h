@@ -145,6 +145,7 @@ struct rp_summary {
 	u64 released_threads, released_maps;  /* live: of exited processes */
 	u64 released_files;         /* rp_opts.release_files: files' symbols */
 	u64 threads_now;            /* live: threads kept at the last round */
+	bool live;                  /* rp_opts.live: a live view's recording */
 	struct unw_stats unwind;    /* DWARF unwinding and leaf repair */
 };
 
