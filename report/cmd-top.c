@@ -96,9 +96,12 @@ const struct opt_cmd top_cmd = {
 /* ---- the terminal ----------------------------------------------------------
  * The saved settings are what a signal handler restores: the one piece of
  * state a handler must reach. */
-static struct termios saved_tio;
+static struct termios saved_tio, raw_tio;
 static volatile sig_atomic_t tty_raw;
+static volatile sig_atomic_t tty_screen;   /* the full screen is on (stopped or not) */
+static volatile sig_atomic_t tty_redraw;   /* continued: the screen wants drawing */
 
+static const char tty_enter_seq[] = "\033[?1049h\033[?25l";
 static const char tty_leave_seq[] = "\033[?25h\033[?1049l";
 
 static void tty_leave(void)
@@ -110,12 +113,46 @@ static void tty_leave(void)
 	tty_raw = 0;
 }
 
+/* Raw keys and the alternate screen (async-signal-safe: SIGCONT's too). */
+static void tty_raw_on(void)
+{
+	tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw_tio);
+	(void)!write(STDOUT_FILENO, tty_enter_seq, sizeof(tty_enter_seq) - 1);
+	tty_raw = 1;
+}
+
 /* Any other fatal signal: the terminal first, then the signal's own end. */
 static void on_fatal_signal(int sig)
 {
 	tty_leave();
 	signal(sig, SIG_DFL);
 	raise(sig);
+}
+
+/* Ctrl-Z: the shell gets its terminal back, then we stop: the signal
+ * sent again, its default action this time, stops the process once this
+ * handler returns; SIGCONT takes the screen again. */
+static void on_stop_key(int sig)
+{
+	int saved = errno;
+	tty_leave();
+	signal(sig, SIG_DFL);
+	kill(getpid(), sig);
+	errno = saved;
+}
+
+/* Continued (fg, or kill -CONT): the screen again when it is ours (not
+ * in the background, where the terminal would stop us again), and a
+ * redraw at the next round. */
+static void on_continue(int sig)
+{
+	(void)sig;
+	int saved = errno;
+	signal(SIGTSTP, on_stop_key);
+	if (tty_screen && !tty_raw && tcgetpgrp(STDIN_FILENO) == getpgrp())
+		tty_raw_on();
+	tty_redraw = 1;
+	errno = saved;
 }
 
 static int tty_enter(void)
@@ -128,19 +165,29 @@ static int tty_enter(void)
 		err_set_errno("the terminal");
 		return -1;
 	}
-	struct termios raw = saved_tio;
-	raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);   /* ISIG stays: Ctrl-C stops */
-	raw.c_cc[VMIN] = 0;
-	raw.c_cc[VTIME] = 0;
+	raw_tio = saved_tio;
+	raw_tio.c_lflag &= ~(tcflag_t)(ICANON | ECHO);   /* ISIG stays: Ctrl-C stops */
+	raw_tio.c_cc[VMIN] = 0;
+	raw_tio.c_cc[VTIME] = 0;
 	static const int fatal[] = { SIGHUP, SIGQUIT, SIGABRT, SIGSEGV, SIGBUS, SIGFPE };
 	for (size_t i = 0; i < ARRAY_SIZE(fatal); i++)
 		signal(fatal[i], on_fatal_signal);
 	atexit(tty_leave);
-	tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw);
-	tty_raw = 1;
-	fputs("\033[?1049h\033[?25l", stdout);
 	fflush(stdout);
+	tty_screen = 1;
+	tty_raw_on();
+	signal(SIGTSTP, on_stop_key);
+	signal(SIGCONT, on_continue);
 	return 0;
+}
+
+/* The full screen's end: the terminal as it was, job control as usual. */
+static void tty_end(void)
+{
+	signal(SIGTSTP, SIG_DFL);
+	signal(SIGCONT, SIG_DFL);
+	tty_screen = 0;
+	tty_leave();
 }
 
 static void tty_size(int *rows, int *cols)
@@ -459,6 +506,10 @@ static int ui_tick(void *ctx, u64 end, bool last)
 static int ui_round(void *ctx)
 {
 	struct top_ui *u = ctx;
+	if (tty_redraw && tty_raw) {
+		tty_redraw = 0;
+		draw(u);             /* back from Ctrl-Z */
+	}
 	if (!live_stopping(u->live))
 		read_keys(u);
 	return 0;
@@ -478,7 +529,7 @@ static int run_screen(struct top_args *a, struct replay *rp, struct live *live)
 		struct rp_sink sink = { .ctx = &u, .sample = ui_sample, .tick = ui_tick,
 					.round = ui_round };
 		rc = rp_run(rp, &sink);
-		tty_leave();
+		tty_end();
 	}
 	if (u.filter.re)
 		regfree(&u.re);
