@@ -711,7 +711,8 @@ static int tick_until(struct replay *rp, struct rp_sink *sink, u64 t)
  * came back (on_fork reuses its struct) is no longer exited.  Only exits
  * of two rounds ago or earlier: a round delivers what is older than the
  * round before it, so a sample of another CPU's ring that came a round
- * late still finds its thread. */
+ * late still finds its thread.  A sink that keeps thread pointers
+ * (live_keep_threads) keeps the exited threads, but their maps go. */
 static void sweep_exited(struct replay *rp)
 {
 	struct u64map used;
@@ -722,12 +723,15 @@ static void sweep_exited(struct replay *rp)
 	u64 left = 0;
 	for (size_t i = 0; i < rp->all_threads.n; i++) {
 		struct rp_thread *t = rp->all_threads.v[i];
-		if (t->exited && t->exit_round + 2 <= rp->rounds) {
+		bool gone = t->exited && t->exit_round + 2 <= rp->rounds;
+		if (gone && !rp->opts.live_keep_threads) {
 			free(t);
 			rp->summary.released_threads++;
 			continue;
 		}
-		left += t->exited;
+		if (gone)
+			t->maps = NULL;
+		left += t->exited && t->maps;
 		rp->all_threads.v[kept++] = t;
 		*u64map_slot(&rp->threads, t->tid, NULL) = (u64)(uintptr_t)t;
 		if (t->maps)
@@ -788,7 +792,7 @@ static int on_round(struct replay *rp, struct rp_sink *sink)
 	    tick_until(rp, sink, (u64)((s64)now + rp->clock_offset)) < 0)
 		return -1;
 	bool many = rp->nexited >= SWEEP_EXITED_MIN || (rp->nexited && rp->all_threads.n > 4096);
-	if (many && !rp->opts.live_keep_threads)
+	if (many)
 		sweep_exited(rp);
 	rp->summary.threads_now = rp->all_threads.n;
 	return sink->round ? sink->round(sink->ctx) : 0;

@@ -120,7 +120,8 @@ struct rp_opts {
 	 * goes (sinks then must not keep rp_thread pointers past a round). */
 	bool live;
 	int input_fd;
-	bool live_keep_threads;     /* live, but a sink keeps thread pointers */
+	bool live_keep_threads;     /* live, but a sink keeps thread pointers
+				      (exited threads stay; their maps go) */
 	/* The sink keeps no frame's dso or sym (nor their names) past a
 	 * tick it returned from: its tables begin anew each interval, or it
 	 * copies what it keeps.  After each tick but the last the replay
