@@ -14,16 +14,18 @@ ifeq ($(filter -j%,$(MAKEFLAGS)),)
   MAKEFLAGS += -j$(shell nproc)
 endif
 CC      ?= cc
-MODULES := common format pmc pmc/stat record symbols unwind report report/replay report/hist report/collapse report/script report/sched report/bio report/live report/tools flamegraph
+MODULES := common format pmc pmc/stat record symbols unwind report report/replay report/hist report/collapse report/script report/sched report/bio report/live report/tools flamegraph export
 
 # pkg-config name -> Debian package that provides it.
 PKGS    := libelf:libelf-dev libdw:libdw-dev libunwind:libunwind-dev libunwind-generic:libunwind-dev \
            numa:libnuma-dev zlib:zlib1g-dev libtraceevent:libtraceevent-dev \
-           libzstd:libzstd-dev
+           libzstd:libzstd-dev libprotobuf-c:libprotobuf-c-dev
 PKGNAMES := $(foreach p,$(PKGS),$(firstword $(subst :, ,$(p))))
 
 ifeq ($(filter deps clean,$(MAKECMDGOALS)),)
   MISSING := $(foreach p,$(PKGS),$(if $(shell pkg-config --exists $(firstword $(subst :, ,$(p))) && echo y),,$(lastword $(subst :, ,$(p)))))
+  # export/profile.proto is compiled at build time.
+  MISSING += $(if $(shell command -v protoc-c 2>/dev/null),,protobuf-c-compiler)
   ifneq ($(strip $(MISSING)),)
     $(error missing libraries; install them with 'make deps' or 'apt-get install $(MISSING)')
   endif
@@ -48,7 +50,7 @@ CFLAGS_ALL := -std=gnu11 $(OPT) $(WARN) -I. $(PKG_CFLAGS) -D_GNU_SOURCE \
 LDLIBS_ALL := $(PKG_LIBS) $(DEMANGLE_LIBS) -lpthread -lm $(EXTRA_LDFLAGS)
 
 LIB_SRCS := $(wildcard $(addsuffix /*.c,$(MODULES)))
-LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS))
+LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS)) $(BUILD)/gen/export/profile.pb-c.o
 UNIT_SRCS := $(wildcard tests/unit/test-*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 # Test programs that make inputs this machine cannot record (tests/tools).
@@ -98,11 +100,23 @@ $(BUILD)/gen/syscall-names.h: $(SYSCALL_HDR)
 $(BUILD)/report/tools/syscalls.o: $(BUILD)/gen/syscall-names.h
 $(BUILD)/report/tools/syscalls.o: CFLAGS_ALL += -I$(BUILD)/gen
 
+# pprof's profile.proto (export/profile.proto) compiled by protoc-c into
+# build/gen/export/; the generated C is built without -Werror (not ours).
+$(BUILD)/gen/export/profile.pb-c.c $(BUILD)/gen/export/profile.pb-c.h &: export/profile.proto
+	@mkdir -p $(BUILD)/gen
+	protoc-c --proto_path=. --c_out=$(BUILD)/gen export/profile.proto
+$(BUILD)/gen/export/profile.pb-c.o: $(BUILD)/gen/export/profile.pb-c.c
+	$(CC) -std=gnu11 $(OPT) -I$(BUILD)/gen $(PKG_CFLAGS) $(EXTRA_CFLAGS) -c -o $@ $<
+$(BUILD)/export/pprof.o: $(BUILD)/gen/export/profile.pb-c.h
+$(BUILD)/export/pprof.o: CFLAGS_ALL += -I$(BUILD)/gen
+$(BUILD)/tests/unit/test-export: $(BUILD)/gen/export/profile.pb-c.h
+$(BUILD)/tests/unit/test-export: CFLAGS_ALL += -I$(BUILD)/gen
+
 # Workloads are the ground truth of the end-to-end tests: built with frame
 # pointers and without inlining so their call structure is exactly the source's.
 WORKLOAD_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline \
                    -fno-optimize-sibling-calls -Wall -Wextra
-$(BUILD)/workloads/%: tests/workloads/%.c
+$(BUILD)/workloads/%: tests/workloads/%.c tests/workloads/workload.h
 	@mkdir -p $(dir $@)
 	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -lpthread -lm
 
@@ -124,7 +138,10 @@ DEB_DEPS := build-essential pkg-config linux-libc-dev libelf-dev libdw-dev libun
             libnuma-dev zlib1g-dev libzstd-dev libtraceevent-dev libiberty-dev \
             linux-perf chromium blktrace clang libclang-rt-14-dev \
             python3 python3-dbg fio dwz \
-            util-linux procps
+            util-linux procps protobuf-c-compiler libprotobuf-c-dev golang-go
+# npm (the export tests install speedscope's schema and ajv-cli with it)
+# unless one came with Node.js: nodesource's nodejs conflicts with Debian's.
+DEB_DEPS += $(if $(shell command -v npm 2>/dev/null),,npm)
 deps:
 	@missing=$$(for p in $(DEB_DEPS); do \
 	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; \
@@ -133,6 +150,12 @@ deps:
 	  echo "installing:" $$missing; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	else echo "all dependencies present"; fi
+	@dir=$${XDG_CACHE_HOME:-$$HOME/.cache}/ember/npm; \
+	if command -v npm >/dev/null && [ ! -x "$$dir/node_modules/.bin/ajv" -o \
+	     ! -f "$$dir/node_modules/speedscope/dist/release/file-format-schema.json" ]; then \
+	  echo "installing speedscope and ajv-cli into $$dir (tests/e2e/export-speedscope.sh)"; \
+	  mkdir -p "$$dir" && npm install --silent --no-audit --no-fund --prefix "$$dir" speedscope ajv-cli || \
+	    echo "npm failed: export-speedscope.sh will skip its schema check"; fi
 
 # The README's demo: a few seconds of a system-wide profile while the
 # known-ratio workload runs (about 50/30/20% in leaf_a/leaf_b/leaf_c)
@@ -207,7 +230,7 @@ fuzz: $(addprefix $(FUZZ_DIR)/,$(FUZZ_TARGETS))
 # hand; the others are generated from the commands' option tables
 # ('ember CMD --man') and committed, so that install needs no build of
 # them.  tests/e2e/options-docs.sh fails when one lags behind its table.
-MAN_GENERATED := report top script flame stat list offcpu sched bio btrace verify archive \
+MAN_GENERATED := report top script flame export stat list offcpu sched bio btrace verify archive \
                  execsnoop opensnoop syscount exitsnoop cpudist softirqs hardirqs funccount \
                  oomkill drsnoop writeback stackcount
 man: $(EMBER_BIN)

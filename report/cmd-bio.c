@@ -46,11 +46,15 @@ static const char synopsis[] =
 static const char notes[] =
 	"I/Os without a queue event (begun before the recording), issued but never\n"
 	"seen completing (perf_events can lose events of idle CPUs), or superseded\n"
-	"in flight are left out of the figures and counted on their own line.  An\n"
-	"issue without an insert event (requests sent straight to the driver) counts\n"
-	"as inserted at issue: G2I holds that time and I2D is 0.  --stacks takes an\n"
-	"I/O's stack where it was queued, or where its request was allocated or\n"
-	"issued when its queue event was not seen.\n"
+	"in flight are left out of the figures and counted on their own line.  The\n"
+	"phases count as btt counts them: per queued I/O, G2I at each insert, I2D\n"
+	"(M2D for an I/O merged in, without an insert at its sector) at each issue,\n"
+	"so again when a request is requeued and issued again, and D2C from the\n"
+	"last issue.  A request issued without an insert event (sent straight to\n"
+	"the driver) has no G2I and no I2D; in the shares of Q2C and --snoop it\n"
+	"counts as inserted at issue.  --stacks takes an I/O's stack where it was\n"
+	"queued, or where its request was allocated or issued when its queue event\n"
+	"was not seen.\n"
 	"With --interval an I/O counts in the interval in which its request\n"
 	"completed (or was lost or remapped), so the intervals add up to the whole;\n"
 	"the last one also holds the I/Os still in flight at the end.  Intervals\n"
@@ -193,9 +197,10 @@ static int check_args(struct args *a)
 static const struct opt options[] = {
 	OPT_INCLUDE(rp_input_opts),
 	OPT(OPT_BTT, 0, "btt", OPT_NO_ARG, NULL,
-	  "per device and in total: Q2Q, Q2G, G2I, I2D, D2C, Q2C\n"
-	  "(seconds: MIN, AVG, MAX, N), shares of Q2C, merges,\n"
-	  "IOPS and MB/s, reads and writes, sequential share (default)"),
+	  "per device and in total: Q2Q, Q2G, G2I, Q2M, I2D, M2D,\n"
+	  "D2C, Q2C (seconds: MIN, AVG, MAX, N), shares of Q2C,\n"
+	  "merges, IOPS and MB/s, reads and writes, sequential share\n"
+	  "(default)"),
 	OPT(OPT_HIST, 0, "hist", OPT_NO_ARG, NULL, "log2 latency histogram of D2C (per request)"),
 	OPT('Q', 'Q', "queued", OPT_NO_ARG, NULL, "... of Q2C (per I/O) instead"),
 	OPT('D', 'D', "disks", OPT_NO_ARG, NULL, "... one per disk"),
