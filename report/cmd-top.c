@@ -113,10 +113,11 @@ static void tty_leave(void)
 	tty_raw = 0;
 }
 
-/* Raw keys and the alternate screen (async-signal-safe: SIGCONT's too). */
-static void tty_raw_on(void)
+/* Raw keys and the alternate screen (async-signal-safe: SIGCONT's too);
+ * when: TCSAFLUSH at the start, TCSANOW after fg (keys typed since stay). */
+static void tty_raw_on(int when)
 {
-	tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw_tio);
+	tcsetattr(STDIN_FILENO, when, &raw_tio);
 	(void)!write(STDOUT_FILENO, tty_enter_seq, sizeof(tty_enter_seq) - 1);
 	tty_raw = 1;
 }
@@ -150,7 +151,7 @@ static void on_continue(int sig)
 	int saved = errno;
 	signal(SIGTSTP, on_stop_key);
 	if (tty_screen && !tty_raw && tcgetpgrp(STDIN_FILENO) == getpgrp())
-		tty_raw_on();
+		tty_raw_on(TCSANOW);
 	tty_redraw = 1;
 	errno = saved;
 }
@@ -175,7 +176,7 @@ static int tty_enter(void)
 	atexit(tty_leave);
 	fflush(stdout);
 	tty_screen = 1;
-	tty_raw_on();
+	tty_raw_on(TCSAFLUSH);
 	signal(SIGTSTP, on_stop_key);
 	signal(SIGCONT, on_continue);
 	return 0;

@@ -14,7 +14,10 @@ need_root || { skip live-top "needs root for system-wide sampling"; exit 0; }
 R1=$!
 "$WORKLOADS/ratio" 16 >/dev/null &
 R2=$!
-trap 'kill $R1 $R2 2>/dev/null; tmux kill-session -t ember-live-top 2>/dev/null; rm -rf "$TMP"' EXIT
+# A session of this run's own: two checks running at once (other
+# worktrees) must not type into each other's.
+S=ember-live-top-$$
+trap 'kill $R1 $R2 2>/dev/null; tmux kill-session -t $S 2>/dev/null; rm -rf "$TMP"' EXIT
 sleep 0.3
 
 "$EMBER" top --stdio -a -d 1 --count 3 >"$TMP/top.out" 2>"$TMP/top.err"
@@ -45,7 +48,6 @@ if ! command -v tmux >/dev/null; then
 	skip live-top-screen "no tmux"
 	exit 0
 fi
-S=ember-live-top
 tmux kill-session -t $S 2>/dev/null
 tmux new-session -d -s $S -x 120 -y 30 "env PS1='$ ' bash --norc --noprofile" || {
 	skip live-top-screen "tmux cannot start a session"; exit 0; }
