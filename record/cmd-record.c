@@ -58,24 +58,7 @@ static int parse_period(struct rec_opts *o, const char *arg)
 /* Pages, or a size with K/M/G that is turned into pages. */
 static int parse_pages(struct rec_opts *o, const char *arg)
 {
-	char *end;
-	unsigned long long v = strtoull(arg, &end, 10);
-	unsigned long long page = 4096, mult = 0;
-	switch (*end) {
-	case '\0': mult = page; break;
-	case 'k': case 'K': mult = 1ULL << 10; break;
-	case 'm': case 'M': mult = 1ULL << 20; break;
-	case 'g': case 'G': mult = 1ULL << 30; break;
-	}
-	if (end == arg || !mult || (*end && end[1] && strcmp(end + 1, "B") && strcmp(end + 1, "iB")))
-		return cmd_bad(CMD, "give pages (a power of two) or a size like 512K",
-			       "-m %s", arg);
-	unsigned long long pages = v * mult / page;
-	if (pages == 0 || (pages & (pages - 1)) || pages > (1ULL << 20))
-		return cmd_bad(CMD, "the ring must be a power of two pages (1, 2, 4, "
-			       "... 1048576)", "-m %s", arg);
-	o->mmap_pages = (u32)pages;
-	return 0;
+	return rec_parse_pages(arg, &o->mmap_pages) < 0 ? cmd_bad(CMD, err_msg(), "-m %s", arg) : 0;
 }
 
 /* "MODE" or "MODE,BYTES" for the modes that copy the user stack. */

@@ -81,6 +81,30 @@ static int live_events(struct rec_live *l, const struct rec_live_opts *lo)
 	return 0;
 }
 
+int rec_parse_pages(const char *arg, u32 *out)
+{
+	char *end;
+	unsigned long long v = strtoull(arg, &end, 10);
+	unsigned long long page = 4096, mult = 0;
+	switch (*end) {
+	case '\0': mult = page; break;
+	case 'k': case 'K': mult = 1ULL << 10; break;
+	case 'm': case 'M': mult = 1ULL << 20; break;
+	case 'g': case 'G': mult = 1ULL << 30; break;
+	}
+	if (end == arg || !mult || (*end && end[1] && strcmp(end + 1, "B") && strcmp(end + 1, "iB"))) {
+		err_set("give pages (a power of two) or a size like 512K");
+		return -1;
+	}
+	unsigned long long pages = v * mult / page;
+	if (pages == 0 || (pages & (pages - 1)) || pages > (1ULL << 20)) {
+		err_set("the ring must be a power of two pages (1, 2, 4, ... 1048576)");
+		return -1;
+	}
+	*out = (u32)pages;
+	return 0;
+}
+
 static void copy_targets(struct rec_opts *o, const struct rec_live_opts *lo)
 {
 	o->system_wide = lo->system_wide;
@@ -146,6 +170,8 @@ struct rec_live *rec_live_start(const struct rec_live_opts *lo, bool *usage)
 		*usage = true;
 		goto fail;
 	}
+	if (lo->mmap_pages)
+		l->o.mmap_pages = lo->mmap_pages;   /* --mmap-pages over the kind's */
 	l->s = rec_session_new(&l->o, lo->stop, lo->poll_mask);
 	if (rec_prepare(l->s) < 0) {
 		*usage = l->s->fail == REC_FAIL_USAGE;
@@ -185,12 +211,17 @@ const char *rec_live_note(struct rec_live *l, size_t i)
 
 int rec_live_command_status(const struct rec_live *l)
 {
-	const struct held_child *c = &l->s->child;
-	if (!c->pid || !c->exited)
+	if (!l->s)
 		return 0;
-	if (WIFEXITED(c->status))
-		return WEXITSTATUS(c->status);
-	return WIFSIGNALED(c->status) ? 128 + WTERMSIG(c->status) : 0;
+	struct child_end e = child_end_of(&l->s->child);
+	if (!e.ran)
+		return 0;
+	if (WIFEXITED(e.status))
+		return WEXITSTATUS(e.status);
+	bool ours = WIFSIGNALED(e.status) && (e.sent >> WTERMSIG(e.status) & 1);
+	if (!WIFSIGNALED(e.status) || ours || stop_signal())
+		return 0;
+	return 128 + WTERMSIG(e.status);
 }
 
 void rec_live_free(struct rec_live *l)

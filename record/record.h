@@ -37,6 +37,7 @@ struct rec_live_opts {
 	const u32 *devs; int ndevs;        /* REC_LIVE_BLOCK: only these devices
 					      (kernel dev_t, as record -d) */
 	double duration;           /* seconds, 0 for none */
+	u32 mmap_pages;            /* ring pages per CPU; 0: the kind's own */
 	const char *output;        /* also keep the recording here, or NULL */
 	const char *tool;          /* REC_LIVE_TOOL: the tool's name, and the */
 	const char *const *events; /* events it counts (-e: funccount, */
@@ -46,6 +47,11 @@ struct rec_live_opts {
 	const sigset_t *poll_mask; /* the signal mask to wait with (the stop
 				      signals unblocked); the caller blocks them */
 };
+
+/* A ring size as record's -m takes it: pages (a power of two), or a size
+ * with K, M or G (512K, 4M) made pages.  0, or -1 with err_set() saying
+ * the fix. */
+int rec_parse_pages(const char *arg, u32 *pages);
 
 struct rec_live;
 
@@ -59,7 +65,10 @@ int rec_live_finish(struct rec_live *l, bool *usage);
 /* Warnings the recorder left (e.g. files it could not open), one by one:
  * NULL after the last (read them before rec_live_finish or after it). */
 const char *rec_live_note(struct rec_live *l, size_t i);
-/* The exit status of -- command (0 when there was none, 128 + signal). */
+/* The exit status of -- command once the recording ended, for the view
+ * to pass on as record does: its own exit status, 128 + the signal that
+ * killed it unless ours (--duration) or a stop request's (a live view
+ * stopped by Ctrl-C exits 0); 0 when there was none. */
 int rec_live_command_status(const struct rec_live *l);
 void rec_live_free(struct rec_live *l);
 

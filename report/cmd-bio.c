@@ -81,8 +81,7 @@ struct args {
 	struct bio_snoop snoop;
 	bool stream;           /* -i - or live: lines and intervals flushed as they come */
 	bool input_set;        /* -i given */
-	struct live_opts live; /* a target: record while the view runs */
-	struct live *l;        /* the live recording, or NULL */
+	struct live_view lv;   /* a target: record while the view runs */
 	struct replay *replay; /* its replay while it runs (the live line) */
 	u64 intervals;         /* printed so far */
 	u64 start, last_end;   /* the first interval's start, the last's end */
@@ -139,7 +138,7 @@ static int parse_one(void *ctx, int opt, const char *arg)
 	default: {
 		int r = bio_replay_parse(&a->replay_args, opt, arg);
 		if (!r)
-			r = live_parse_opt(&a->live, opt, arg);
+			r = live_parse_opt(&a->lv.opts, opt, arg);
 		return r ? r : rp_parse_filter_opt(&a->rp, opt, arg);
 	}
 	}
@@ -154,34 +153,28 @@ static bool by_interval(enum view v)
 
 /* A target: the view runs live, -i excluded; --top then prints every
  * second unless told (biotop's default). */
-static int check_live(struct args *a, int argc, char **argv)
+static int check_live(struct args *a)
 {
-	if (optind < argc && strcmp(argv[optind - 1], "--"))
-		return cmd_extra_argument(CMD, "bio", argv[optind]);
-	int live = live_wanted(&a->live, argc, argv, optind);
-	if (live < 0) {
-		cmd_error(CMD, "%s", err_msg());
-		return EXIT_USAGE;
-	}
+	bool live = live_view_target(&a->lv);
 	if (live && a->input_set) {
 		cmd_error(CMD, "-i and a target (-a, -C, -- command): read a file or record "
 			  "live, not both");
 		return EXIT_USAGE;
 	}
 	int rc = bio_replay_check(a->replay_args, a->input_set, live || a->view_set ||
-			      a->live.interval > 0);
+			      a->lv.opts.interval > 0);
 	if (rc >= 0)
 		return rc;
-	if (live && a->view == VIEW_TOP && !(a->live.interval > 0))
-		a->live.interval = 1;
-	if (a->live.interval > 0)
-		a->rp.interval_ns = (u64)(a->live.interval * 1e9 + 0.5);
+	if (live && a->view == VIEW_TOP && !(a->lv.opts.interval > 0))
+		a->lv.opts.interval = 1;
+	if (a->lv.opts.interval > 0)
+		a->rp.interval_ns = (u64)(a->lv.opts.interval * 1e9 + 0.5);
 	return -1;
 }
 
-static int check_args(struct args *a, int argc, char **argv)
+static int check_args(struct args *a)
 {
-	int rc = check_live(a, argc, argv);
+	int rc = check_live(a);
 	if (rc >= 0)
 		return rc;
 	if (((a->v.queued && a->view != VIEW_HEATMAP) || a->v.per_disk || a->v.per_flags ||
@@ -201,7 +194,7 @@ static int check_args(struct args *a, int argc, char **argv)
 		cmd_error(CMD, "--interval is for --btt, --hist, --size, --seek, --top and --monitor");
 		return EXIT_USAGE;
 	}
-	if (a->live.count && !a->rp.interval_ns) {
+	if (a->lv.opts.count && !a->rp.interval_ns) {
 		cmd_error(CMD, "--count counts intervals: add --interval SECS");
 		return EXIT_USAGE;
 	}
@@ -282,8 +275,8 @@ const struct opt_cmd bio_cmd = {
 /* -1 to go on, or the exit status to stop with. */
 static int parse_args(struct args *a, int argc, char **argv)
 {
-	int rc = opt_parse(&bio_cmd, argc, argv, a);
-	return rc >= 0 ? rc : check_args(a, argc, argv);
+	int rc = live_view_parse(&a->lv, opt_parse(&bio_cmd, argc, argv, a), argc, argv);
+	return rc >= 0 ? rc : check_args(a);
 }
 
 /* ---- the run ------------------------------------------------------------- */
@@ -329,20 +322,20 @@ static int on_interval(void *ctx, const struct bio_tracker *bt, u64 end, bool la
 	a->last_end = MAX(end, a->last_end);
 	if (show(a, bt) < 0)
 		return -1;
-	if (a->l && a->replay)
-		live_print_counts(stdout, a->l, rp_summary(a->replay));
+	if (a->lv.live && a->replay)
+		live_print_counts(stdout, a->lv.live, rp_summary(a->replay));
 	fflush(stdout);
-	if (last || !a->live.count || a->intervals < a->live.count)
+	if (last || !a->lv.opts.count || a->intervals < a->lv.opts.count)
 		return 0;
-	if (a->l)
-		live_stop(a->l);
+	if (a->lv.live)
+		live_stop(a->lv.live);
 	return 1;
 }
 
 /* What is printed as the input is read: lines, or intervals. */
 static void as_it_comes(struct args *a, struct bio_load_opts *lo)
 {
-	a->stream = a->l || !strcmp(a->rp.input, "-");
+	a->stream = a->lv.live || !strcmp(a->rp.input, "-");
 	a->blkparse.out = stdout;
 	a->blkparse.filter = &a->rp.filter;
 	a->blkparse.flush = a->stream;
@@ -365,7 +358,7 @@ static int load(struct args *a, struct bio_data *d)
 {
 	a->v.filter = &a->rp.filter;
 	struct bio_load_opts lo = { .rp = &a->rp, .stacks = wants_stacks(a),
-				    .replay = a->l ? &a->replay : NULL };
+				    .replay = a->lv.live ? &a->replay : NULL };
 	as_it_comes(a, &lo);
 	int rc = bio_load(d, &lo);
 	if (d->warning[0])
@@ -390,55 +383,46 @@ static void ignore_once(int sig)
  * printed.  A second Ctrl-C (the handler reset) stops the view at once. */
 static void end_with_the_stream(const struct args *a)
 {
-	if (a->l || strcmp(a->rp.input, "-"))
+	if (a->lv.live || strcmp(a->rp.input, "-"))
 		return;
 	struct sigaction sa = { .sa_handler = ignore_once, .sa_flags = SA_RESETHAND | SA_RESTART };
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 }
 
-/* A target given: the recording of the block events starts (of -d's
- * device only), the replay reading its stream.  -1 to go on, or the exit
+/* The recording of the block events (of -d's device only) when a target
+ * is given, the replay reading its stream.  -1 to go on, or the exit
  * status after saying why not. */
-static int start_live(struct args *a)
+static int start(struct args *a)
 {
-	if (!(a->live.all || a->live.cpus || a->live.command))
-		return -1;
 	if (a->v.dev) {
-		a->live.devs = &a->v.dev;
-		a->live.ndevs = 1;
+		a->lv.opts.devs = &a->v.dev;
+		a->lv.opts.ndevs = 1;
 	}
-	a->live.callchains = wants_stacks(a);
-	bool usage;
-	a->l = live_start(&a->live, REC_LIVE_BLOCK, &a->rp, &usage);
-	if (a->l)
-		return -1;
-	cmd_error(CMD, "%s", err_msg());
-	return usage ? EXIT_USAGE : EXIT_RUNTIME;
+	a->lv.opts.callchains = wants_stacks(a);
+	return live_view_start(&a->lv, REC_LIVE_BLOCK);
 }
 
 static int free_args(struct args *a, int rc)
 {
+	rc = live_view_end(&a->lv, rc);
 	rp_opts_free(&a->rp);
-	live_opts_free(&a->live);
 	bio_replay_free(a->replay_args);
 	return rc;
 }
 
 int cmd_bio(int argc, char **argv)
 {
-	struct args a = { 0 };
+	struct args a = { .lv = { .cmd = CMD, .help = CMD, .rp = &a.rp } };
 	rp_opts_init(&a.rp);
 	int rc = parse_args(&a, argc, argv);
 	if (rc < 0)
-		rc = start_live(&a);
+		rc = start(&a);
 	if (rc < 0 && a.replay_args)
 		rc = bio_replay_cmd(a.replay_args, &a.rp, &a.v);
 	if (rc >= 0)
 		return free_args(&a, rc);
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	if (!a.l)
-		rp_progress_if_tty(&a.rp);
 	end_with_the_stream(&a);
 	struct bio_data d = { 0 };
 	rc = load(&a, &d);
@@ -449,12 +433,11 @@ int cmd_bio(int argc, char **argv)
 		cmd_error(CMD, "%s", err_msg());
 		rc = EXIT_RUNTIME;
 	}
-	if (a.l && !a.rp.interval_ns && d.replayed)
-		live_print_counts(stdout, a.l, &d.summary);
+	if (a.lv.live && !a.rp.interval_ns && d.replayed)
+		live_print_counts(stdout, a.lv.live, &d.summary);
 	fflush(stdout);
-	if (a.l)
-		rc = live_end(a.l, CMD, rc);
+	rc = free_args(&a, rc);
 	bio_snoop_free(&a.snoop);
 	bio_data_free(&d);
-	return free_args(&a, rc);
+	return rc;
 }

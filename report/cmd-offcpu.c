@@ -25,7 +25,10 @@ struct args {
 	struct offcpu_opts oc;
 	enum view view;
 	const char *flame_out, *title;
-	struct live_opts live;     /* a target: record while it runs */
+	struct live_view lv;       /* a target: record while it runs */
+	struct replay *r;          /* the replay, for each interval's live line */
+	u64 intervals;             /* --interval: printed so far */
+	bool done, failed;         /* --count reached; a view could not print */
 };
 
 static int parse_us(const char *opt, const char *arg, u64 *ns)
@@ -75,18 +78,20 @@ static int parse_one(void *ctx, int opt, const char *arg)
 	case OPT_USER_ONLY: a->oc.user_only = true; return 1;
 	case OPT_KERNEL_ONLY: a->oc.kernel_only = true; return 1;
 	default: {
-		int r = live_parse_opt(&a->live, opt, arg);
+		int r = live_parse_opt(&a->lv.opts, opt, arg);
 		return r ? r : rp_parse_filter_opt(&a->rp, opt, arg);
 	}
 	}
 }
 
-static int check_args(struct args *a, int argc, char **argv)
+static int check_args(struct args *a)
 {
-	if (optind < argc && strcmp(argv[optind - 1], "--"))
-		return cmd_extra_argument(CMD, "offcpu", argv[optind]);
-	if (live_wanted(&a->live, argc, argv, optind) < 0) {
-		cmd_error(CMD, "%s", err_msg());
+	if (a->lv.opts.interval > 0 && (a->view == VIEW_FLAME || a->view == VIEW_THREADS)) {
+		cmd_error(CMD, "--interval is for the table and --folded");
+		return EXIT_USAGE;
+	}
+	if (a->lv.opts.count && !(a->lv.opts.interval > 0)) {
+		cmd_error(CMD, "--count counts intervals: add --interval SECS");
 		return EXIT_USAGE;
 	}
 	if (a->oc.user_only && a->oc.kernel_only) {
@@ -120,6 +125,7 @@ static const struct opt options[] = {
 	OPT_INCLUDE(rp_short_pid_opts),
 	OPT_INCLUDE(rp_view_opts),
 	OPT_INCLUDE(live_target_opts),
+	OPT_INCLUDE(live_interval_opts),
 	OPT_END,
 };
 
@@ -139,7 +145,9 @@ const struct opt_cmd offcpu_cmd = {
 	"stack snapshot record --off-cpu takes.\n"
 	"Given a target (-a, -C, -t, -- command) it records what it needs while it\n"
 	"runs and shows the result at the end (Ctrl-C, --duration, the command's\n"
-	"end); -p stays the filter, as in offcputime.\n"
+	"end), or the table or folded stacks of each --interval; -p stays the\n"
+	"filter, as in offcputime.  An off-CPU interval counts in the --interval\n"
+	"in which it ended (the last one takes those still open).\n"
 	"\n",
 	.opts = options,
 	.notes =
@@ -154,8 +162,8 @@ const struct opt_cmd offcpu_cmd = {
 /* -1 to go on, or the exit status to stop with. */
 static int parse_args(struct args *a, int argc, char **argv)
 {
-	int rc = opt_parse(&offcpu_cmd, argc, argv, a);
-	return rc >= 0 ? rc : check_args(a, argc, argv);
+	int rc = live_view_parse(&a->lv, opt_parse(&offcpu_cmd, argc, argv, a), argc, argv);
+	return rc >= 0 ? rc : check_args(a);
 }
 
 /* ---- the run ------------------------------------------------------------- */
@@ -248,51 +256,59 @@ static int show(const struct args *a, const struct offcpu *oc)
 	return EXIT_RUNTIME;
 }
 
+/* --interval: each interval's view, then what the live path lost; then
+ * the aggregates begin anew. */
+static int on_tick(void *ctx, struct offcpu *oc, u64 end, bool last)
+{
+	(void)end;
+	struct args *a = ctx;
+	if (a->done)
+		return 0;
+	if (show(a, oc) != EXIT_OK) {
+		a->failed = a->done = true;   /* said */
+		return 0;
+	}
+	offcpu_reset(oc);
+	a->done = live_interval_end(stdout, a->lv.live, a->r, last, &a->intervals, a->lv.opts.count);
+	return 0;
+}
+
 int cmd_offcpu(int argc, char **argv)
 {
-	struct args a = { 0 };
+	struct args a = { .lv = { .cmd = CMD, .help = CMD, .rp = &a.rp } };
 	rp_opts_init(&a.rp);
 	int rc = parse_args(&a, argc, argv);
-	if (rc >= 0) {
-		rp_opts_free(&a.rp);
-		live_opts_free(&a.live);   /* a target parsed before a bad option */
-		return rc;
-	}
+	a.rp.live_keep_threads = true;   /* the intervals keep their threads */
+	if (rc < 0)
+		rc = live_view_start(&a.lv, a.oc.wakers ? REC_LIVE_OFFCPU_WAKERS : REC_LIVE_OFFCPU);
+	if (rc >= 0)
+		goto out;
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	struct live *live = NULL;
-	if (a.live.all || a.live.cpus || a.live.tids || a.live.command) {
-		bool usage;
-		a.rp.live_keep_threads = true;   /* the intervals keep their threads */
-		live = live_start(&a.live, a.oc.wakers ? REC_LIVE_OFFCPU_WAKERS : REC_LIVE_OFFCPU,
-				  &a.rp, &usage);
-		if (!live) {
-			cmd_error(CMD, "%s", err_msg());
-			rp_opts_free(&a.rp);
-			live_opts_free(&a.live);
-			return usage ? EXIT_USAGE : EXIT_RUNTIME;
-		}
-	} else {
-		rp_progress_if_tty(&a.rp);
+	struct live *live = a.lv.live;
+	bool intervals = a.rp.interval_ns != 0;
+	if (intervals) {
+		a.oc.on_tick = on_tick;
+		a.oc.on_tick_ctx = &a;
 	}
 	struct sched_tp tp = { 0 };
 	struct offcpu *oc = NULL;
-	struct replay *r = NULL;
 	struct offcpu_notes notes = { 0 };
-	rc = offcpu_run(&a.rp, &a.oc, &tp, &oc, &r, &notes);
+	rc = offcpu_run(&a.rp, &a.oc, &tp, &oc, &a.r, &notes);
 	rc = offcpu_say_run(CMD, a.rp.input, rc, &notes);
-	if (oc && (rc == EXIT_OK || offcpu_naggs(oc))) {
+	if (a.failed && rc == EXIT_OK)
+		rc = EXIT_RUNTIME;
+	if (!intervals && oc && (rc == EXIT_OK || offcpu_naggs(oc))) {
 		int src = show(&a, oc);
 		if (rc == EXIT_OK)
 			rc = src;
 	}
-	if (live)
-		live_print_counts(stdout, live, rp_summary(r));
+	if (live && !intervals)
+		live_print_counts(stdout, live, rp_summary(a.r));
 	fflush(stdout);
 	offcpu_free(oc);
-	rp_close(r);
-	if (live)
-		rc = live_end(live, CMD, rc);
+	rp_close(a.r);
+out:
+	rc = live_view_end(&a.lv, rc);
 	rp_opts_free(&a.rp);
-	live_opts_free(&a.live);
 	return rc;
 }

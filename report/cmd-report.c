@@ -20,7 +20,7 @@ struct report_args {
 	int branches;              /* -1 unset, 0 no, 1 yes */
 	int argc;                  /* for "-g none": the next word */
 	char **argv;
-	struct live_opts live;     /* a target: report while recording */
+	struct live_view lv;       /* a target: report while recording */
 };
 
 static int parse_graph(struct report_args *a, const char *arg)
@@ -80,7 +80,7 @@ static int parse_one(void *ctx, int opt, const char *arg)
 		a->hist.no_group = opt == OPT_NO_GROUP;
 		return 1;
 	default: {
-		int r = live_parse_opt(&a->live, opt, arg);
+		int r = live_parse_opt(&a->lv.opts, opt, arg);
 		return r ? r : rp_parse_filter_opt(&a->rp, opt, arg);
 	}
 	}
@@ -145,17 +145,7 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 {
 	a->argc = argc;
 	a->argv = argv;
-	int rc = opt_parse(&report_cmd, argc, argv, a);
-	if (rc >= 0)
-		return rc;
-	/* A command only after "--": a stray word is not run. */
-	if (optind < argc && strcmp(argv[optind - 1], "--"))
-		return cmd_extra_argument("report", "report", argv[optind]);
-	if (live_wanted(&a->live, argc, argv, optind) < 0) {
-		cmd_error("report", "%s", err_msg());
-		return EXIT_USAGE;
-	}
-	return -1;
+	return live_view_parse(&a->lv, opt_parse(&report_cmd, argc, argv, a), argc, argv);
 }
 
 /* How user stacks were recovered, as comment lines after the table. */
@@ -223,11 +213,12 @@ static int report_branches(struct report_args *a, struct replay *rp)
 
 static int report_table(struct report_args *a, struct replay *rp, struct live *live)
 {
-	struct live_tables run = { .live = live, .rp = rp, .count = a->live.count };
+	struct live_tables run = { .live = live, .rp = rp, .count = a->lv.opts.count };
 	struct hist *h = NULL;
 	struct hist_interval *iv = NULL;
 	struct rp_sink sink;
 	if (a->rp.interval_ns) {
+		rp_set_release_files(rp, true);   /* a fresh table each interval */
 		iv = hist_interval_new(&a->hist, rp, stdout, live_after_table, &run);
 		sink = hist_interval_sink(iv);
 	} else {
@@ -250,44 +241,23 @@ static int report_table(struct report_args *a, struct replay *rp, struct live *l
 	return rc < 0 || sum->input_error ? EXIT_RUNTIME : EXIT_OK;
 }
 
-/* Starts the recording of a live report; NULL after saying why. */
-static struct live *report_live(struct report_args *a, int *status)
-{
-	a->live.callchains = a->children == 1 || (a->graph_set && a->hist.graph != HG_NONE);
-	bool usage;
-	struct live *l = live_start(&a->live, REC_LIVE_SAMPLES, &a->rp, &usage);
-	if (!l) {
-		cmd_error("report", "%s", err_msg());
-		*status = usage ? EXIT_USAGE : EXIT_RUNTIME;
-	}
-	return l;
-}
-
 int cmd_report(int argc, char **argv)
 {
 	/* perf's default sort, comm,dso,sym (set as keys: nothing to fail). */
 	struct report_args a = {
 		.children = -1, .branches = -1,
 		.hist = { .keys = { HK_COMM, HK_DSO, HK_SYM }, .nkeys = 3 },
+		.lv = { .cmd = "report", .help = "report", .rp = &a.rp },
 	};
 	rp_opts_init(&a.rp);
 	int rc = parse_args(&a, argc, argv);
-	if (rc >= 0) {
-		rp_opts_free(&a.rp);
-		live_opts_free(&a.live);
-		return rc;
-	}
+	a.lv.opts.callchains = a.children == 1 || (a.graph_set && a.hist.graph != HG_NONE);
+	if (rc < 0)
+		rc = live_view_start(&a.lv, REC_LIVE_SAMPLES);
+	if (rc >= 0)
+		goto out;
 	/* Big writes: reports run to tens of thousands of lines. */
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
-	struct live *live = NULL;
-	if (a.live.command || a.live.all || a.live.cpus || a.live.pids || a.live.tids) {
-		if (!(live = report_live(&a, &rc)))
-			goto out;
-	} else {
-		rp_progress_if_tty(&a.rp);
-		if (a.live.interval > 0)
-			a.rp.interval_ns = (u64)(a.live.interval * 1e9 + 0.5);
-	}
 	a.rp.defer_kernel = true;
 	struct replay *rp = rp_open(&a.rp);
 	if (!rp) {
@@ -306,13 +276,11 @@ int cmd_report(int argc, char **argv)
 		if (!a.graph_set && chains)
 			a.hist.graph = a.hist.children ? HG_CALLER : HG_CALLEE;
 		rp_set_callchains(rp, chains && (a.hist.children || a.hist.graph != HG_NONE));
-		rc = report_table(&a, rp, live);
+		rc = report_table(&a, rp, a.lv.live);
 	}
 	rp_close(rp);
 out:
-	if (live)
-		rc = live_end(live, "report", rc);
+	rc = live_view_end(&a.lv, rc);
 	rp_opts_free(&a.rp);
-	live_opts_free(&a.live);
 	return rc;
 }

@@ -67,19 +67,13 @@ const struct opt_cmd sched_cmd = {
 };
 
 /* -1 to go on, or the exit status to stop with. */
-static int parse_args(struct rp_opts *rp, struct schedlat_opts *o, struct live_opts *live,
+static int parse_args(struct rp_opts *rp, struct schedlat_opts *o, struct live_view *lv,
 		      int argc, char **argv)
 {
-	struct args a = { rp, o, live };
-	int rc = opt_parse(&sched_cmd, argc, argv, &a);
+	struct args a = { rp, o, &lv->opts };
+	int rc = live_view_parse(lv, opt_parse(&sched_cmd, argc, argv, &a), argc, argv);
 	if (rc >= 0)
 		return rc;
-	if (optind < argc && strcmp(argv[optind - 1], "--"))
-		return cmd_extra_argument(CMD, "sched lat", argv[optind]);
-	if (live_wanted(live, argc, argv, optind) < 0) {
-		cmd_error(CMD, "%s", err_msg());
-		return EXIT_USAGE;
-	}
 	if (o->per_comm && o->per_pid) {
 		cmd_error(CMD, "--per-comm and --per-pid: pick one");
 		return EXIT_USAGE;
@@ -182,20 +176,6 @@ static int run(struct rp_opts *rp, struct schedlat_opts *o, struct live *live, u
 	return rc;
 }
 
-/* Records the scheduler's events while the view runs; the exit status. */
-static int run_live(struct rp_opts *rp, struct schedlat_opts *o, struct live_opts *lo)
-{
-	bool usage;
-	/* The histograms keep the threads they measured. */
-	rp->live_keep_threads = true;
-	struct live *l = live_start(lo, REC_LIVE_SCHED, rp, &usage);
-	if (!l) {
-		cmd_error(CMD, "%s", err_msg());
-		return usage ? EXIT_USAGE : EXIT_RUNTIME;
-	}
-	return live_end(l, CMD, run(rp, o, l, lo->count));
-}
-
 int cmd_sched(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -215,19 +195,15 @@ int cmd_sched(int argc, char **argv)
 	struct rp_opts rp;
 	rp_opts_init(&rp);
 	struct schedlat_opts o = { 0 };
-	struct live_opts live = { 0 };
-	int rc = parse_args(&rp, &o, &live, argc - 1, argv + 1);
-	bool target = live.all || live.cpus || live.tids || live.command;
-	if (rc < 0 && target) {
-		rc = run_live(&rp, &o, &live);
-	} else if (rc < 0) {
-		rp_progress_if_tty(&rp);
-		if (live.interval > 0)
-			rp.interval_ns = (u64)(live.interval * 1e9 + 0.5);
-		rc = run(&rp, &o, NULL, live.count);
-	}
+	struct live_view lv = { .cmd = CMD, .help = "sched lat", .rp = &rp };
+	int rc = parse_args(&rp, &o, &lv, argc - 1, argv + 1);
+	rp.live_keep_threads = true;   /* the histograms keep the threads they measured */
+	if (rc < 0)
+		rc = live_view_start(&lv, REC_LIVE_SCHED);
+	if (rc < 0)
+		rc = run(&rp, &o, lv.live, lv.opts.count);
 	fflush(stdout);
+	rc = live_view_end(&lv, rc);
 	rp_opts_free(&rp);
-	live_opts_free(&live);
 	return rc;
 }

@@ -24,7 +24,7 @@ enum { OPT_STDIO = 0x7100, OPT_HIDE_KERNEL, OPT_HIDE_USER };
 
 struct top_args {
 	struct rp_opts rp;
-	struct live_opts live;
+	struct live_view lv;
 	struct hist_opts keys;
 	const char *sort;
 	double delay;              /* -d */
@@ -48,7 +48,7 @@ static int parse_one(void *ctx, int opt, const char *arg)
 	case 'U': a->hide_user = true; return 1;
 	case OPT_STDIO: a->stdio = true; return 1;
 	default: {
-		int r = live_parse_opt(&a->live, opt, arg);
+		int r = live_parse_opt(&a->lv.opts, opt, arg);
 		return r ? r : rp_parse_filter_opt(&a->rp, opt, arg);
 	}
 	}
@@ -96,9 +96,12 @@ const struct opt_cmd top_cmd = {
 /* ---- the terminal ----------------------------------------------------------
  * The saved settings are what a signal handler restores: the one piece of
  * state a handler must reach. */
-static struct termios saved_tio;
+static struct termios saved_tio, raw_tio;
 static volatile sig_atomic_t tty_raw;
+static volatile sig_atomic_t tty_screen;   /* the full screen is on (stopped or not) */
+static volatile sig_atomic_t tty_redraw;   /* continued: the screen wants drawing */
 
+static const char tty_enter_seq[] = "\033[?1049h\033[?25l";
 static const char tty_leave_seq[] = "\033[?25h\033[?1049l";
 
 static void tty_leave(void)
@@ -110,12 +113,47 @@ static void tty_leave(void)
 	tty_raw = 0;
 }
 
+/* Raw keys and the alternate screen (async-signal-safe: SIGCONT's too);
+ * when: TCSAFLUSH at the start, TCSANOW after fg (keys typed since stay). */
+static void tty_raw_on(int when)
+{
+	tcsetattr(STDIN_FILENO, when, &raw_tio);
+	(void)!write(STDOUT_FILENO, tty_enter_seq, sizeof(tty_enter_seq) - 1);
+	tty_raw = 1;
+}
+
 /* Any other fatal signal: the terminal first, then the signal's own end. */
 static void on_fatal_signal(int sig)
 {
 	tty_leave();
 	signal(sig, SIG_DFL);
 	raise(sig);
+}
+
+/* Ctrl-Z: the shell gets its terminal back, then we stop: the signal
+ * sent again, its default action this time, stops the process once this
+ * handler returns; SIGCONT takes the screen again. */
+static void on_stop_key(int sig)
+{
+	int saved = errno;
+	tty_leave();
+	signal(sig, SIG_DFL);
+	kill(getpid(), sig);
+	errno = saved;
+}
+
+/* Continued (fg, or kill -CONT): the screen again when it is ours (not
+ * in the background, where the terminal would stop us again), and a
+ * redraw at the next round. */
+static void on_continue(int sig)
+{
+	(void)sig;
+	int saved = errno;
+	signal(SIGTSTP, on_stop_key);
+	if (tty_screen && !tty_raw && tcgetpgrp(STDIN_FILENO) == getpgrp())
+		tty_raw_on(TCSANOW);
+	tty_redraw = 1;
+	errno = saved;
 }
 
 static int tty_enter(void)
@@ -128,19 +166,29 @@ static int tty_enter(void)
 		err_set_errno("the terminal");
 		return -1;
 	}
-	struct termios raw = saved_tio;
-	raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);   /* ISIG stays: Ctrl-C stops */
-	raw.c_cc[VMIN] = 0;
-	raw.c_cc[VTIME] = 0;
+	raw_tio = saved_tio;
+	raw_tio.c_lflag &= ~(tcflag_t)(ICANON | ECHO);   /* ISIG stays: Ctrl-C stops */
+	raw_tio.c_cc[VMIN] = 0;
+	raw_tio.c_cc[VTIME] = 0;
 	static const int fatal[] = { SIGHUP, SIGQUIT, SIGABRT, SIGSEGV, SIGBUS, SIGFPE };
 	for (size_t i = 0; i < ARRAY_SIZE(fatal); i++)
 		signal(fatal[i], on_fatal_signal);
 	atexit(tty_leave);
-	tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw);
-	tty_raw = 1;
-	fputs("\033[?1049h\033[?25l", stdout);
 	fflush(stdout);
+	tty_screen = 1;
+	tty_raw_on(TCSAFLUSH);
+	signal(SIGTSTP, on_stop_key);
+	signal(SIGCONT, on_continue);
 	return 0;
+}
+
+/* The full screen's end: the terminal as it was, job control as usual. */
+static void tty_end(void)
+{
+	signal(SIGTSTP, SIG_DFL);
+	signal(SIGCONT, SIG_DFL);
+	tty_screen = 0;
+	tty_leave();
 }
 
 static void tty_size(int *rows, int *cols)
@@ -451,7 +499,7 @@ static int ui_tick(void *ctx, u64 end, bool last)
 		u->message[0] = '\0';   /* no longer gathering the first */
 	draw(u);
 	top_decay(u->t, u->a->zero);
-	if (++u->refreshes >= u->a->live.count && u->a->live.count)
+	if (++u->refreshes >= u->a->lv.opts.count && u->a->lv.opts.count)
 		live_stop(u->live);
 	return 0;
 }
@@ -459,6 +507,10 @@ static int ui_tick(void *ctx, u64 end, bool last)
 static int ui_round(void *ctx)
 {
 	struct top_ui *u = ctx;
+	if (tty_redraw && tty_raw) {
+		tty_redraw = 0;
+		draw(u);             /* back from Ctrl-Z */
+	}
 	if (!live_stopping(u->live))
 		read_keys(u);
 	return 0;
@@ -478,7 +530,7 @@ static int run_screen(struct top_args *a, struct replay *rp, struct live *live)
 		struct rp_sink sink = { .ctx = &u, .sample = ui_sample, .tick = ui_tick,
 					.round = ui_round };
 		rc = rp_run(rp, &sink);
-		tty_leave();
+		tty_end();
 	}
 	if (u.filter.re)
 		regfree(&u.re);
@@ -491,7 +543,7 @@ static int run_screen(struct top_args *a, struct replay *rp, struct live *live)
 /* --stdio: report's table per refresh, then the live counts. */
 static int run_stdio(struct top_args *a, struct replay *rp, struct live *live)
 {
-	struct live_tables run = { .live = live, .rp = rp, .count = a->live.count };
+	struct live_tables run = { .live = live, .rp = rp, .count = a->lv.opts.count };
 	struct hist_opts h = a->keys;
 	h.children = a->graph;
 	h.graph = HG_NONE;
@@ -504,48 +556,30 @@ static int run_stdio(struct top_args *a, struct replay *rp, struct live *live)
 
 /* ---- the command ------------------------------------------------------------- */
 
-static int parse_args(struct top_args *a, int argc, char **argv)
-{
-	int rc = opt_parse(&top_cmd, argc, argv, a);
-	if (rc >= 0)
-		return rc;
-	if (optind < argc && strcmp(argv[optind - 1], "--"))
-		return cmd_extra_argument(CMD, CMD, argv[optind]);
-	if (live_wanted(&a->live, argc, argv, optind) < 0) {
-		cmd_error(CMD, "%s", err_msg());
-		return EXIT_USAGE;
-	}
-	if (!(a->live.cpus || a->live.pids || a->live.tids || a->live.command))
-		a->live.all = true;        /* perf top's default */
-	return -1;
-}
-
 int cmd_top(int argc, char **argv)
 {
-	struct top_args a = { .delay = 2, .sort = "dso,sym" };
+	struct top_args a = { .delay = 2, .sort = "dso,sym",
+			      .lv = { .cmd = CMD, .help = CMD, .all_by_default = true, .rp = &a.rp } };
 	rp_opts_init(&a.rp);
 	hist_parse_sort(&a.keys, a.sort);
-	int rc = parse_args(&a, argc, argv);
-	if (rc >= 0)
-		goto out;
-	if (!a.stdio && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+	int rc = live_view_parse(&a.lv, opt_parse(&top_cmd, argc, argv, &a), argc, argv);
+	if (rc < 0 && !a.stdio && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
 		cmd_error(CMD, "the full screen needs a terminal: add --stdio for text");
 		rc = EXIT_USAGE;
-		goto out;
 	}
-	a.live.callchains = a.graph;
+	a.lv.opts.callchains = a.graph;
 	a.rp.interval_ns = (u64)(a.delay * 1e9 + 0.5);
-	bool usage;
-	struct live *live = live_start(&a.live, REC_LIVE_SAMPLES, &a.rp, &usage);
-	if (!live) {
-		cmd_error(CMD, "%s", err_msg());
-		rc = usage ? EXIT_USAGE : EXIT_RUNTIME;
+	if (rc < 0)
+		rc = live_view_start(&a.lv, REC_LIVE_SAMPLES);   /* -a by default: always live */
+	if (rc >= 0)
 		goto out;
-	}
+	struct live *live = a.lv.live;
 	struct replay *rp = rp_open(&a.rp);
 	rc = EXIT_RUNTIME;
 	if (rp) {
 		rp_set_callchains(rp, a.graph && rp_has_callchains(rp));
+		/* The rows keep texts, --stdio's tables last a refresh. */
+		rp_set_release_files(rp, true);
 		int run = a.stdio ? run_stdio(&a, rp, live) : run_screen(&a, rp, live);
 		rc = run < 0 ? EXIT_RUNTIME : EXIT_OK;
 		if (run < 0)
@@ -554,9 +588,8 @@ int cmd_top(int argc, char **argv)
 	} else {
 		cmd_error(CMD, "%s", err_msg());
 	}
-	rc = live_end(live, CMD, rc);
 out:
+	rc = live_view_end(&a.lv, rc);
 	rp_opts_free(&a.rp);
-	live_opts_free(&a.live);
 	return rc;
 }

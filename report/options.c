@@ -312,8 +312,9 @@ void rp_warn_view(const char *cmd, const struct rp_summary *sum, const char *inp
 	warn_symbols(cmd, sum);
 	note_newer(cmd, sum, input);
 	if (sum->lost)
-		cmd_warn(cmd, "%llu events were lost while recording: %s (use a larger -m)",
-			 (unsigned long long)sum->lost, lost_effect);
+		cmd_warn(cmd, "%llu events were lost while recording: %s (use a larger %s)",
+			 (unsigned long long)sum->lost, lost_effect,
+			 sum->live ? "--mmap-pages" : "record -m");
 	if (sum->input_error)
 		cmd_error(cmd, "%s: %s (the figures cover what came before)", input, sum->error);
 }

@@ -1,6 +1,7 @@
 /* dso.c - the symbols context: the cache of loaded files (one dso per
- * path and build-id), JIT maps per process, the address translation of
- * a mapping, lookups and statistics. */
+ * path and build-id; those no one holds any more released on request),
+ * JIT maps per process, the address translation of a mapping, lookups
+ * and statistics. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +104,15 @@ static struct sym_dso *cache_find(struct sym_ctx *c, u64 key, const char *path,
 	return NULL;
 }
 
+/* Indexes d under its key (hkey), first of its bucket. */
+static void cache_add(struct sym_ctx *c, struct sym_dso *d)
+{
+	u64 *slot = u64map_slot(&c->files, d->hkey, NULL);
+	d->hnext = (struct sym_dso *)(uintptr_t)*slot;
+	d->cached = true;
+	*slot = (u64)(uintptr_t)d;
+}
+
 static bool is_anon_memory(const char *path)
 {
 	return !strcmp(path, "//anon") || !strncmp(path, "/dev/zero", 9) ||
@@ -133,8 +143,10 @@ struct sym_dso *sym_dso_get(struct sym_ctx *c, const char *path, const u8 *build
 	build_id_size = MIN(build_id_size, (size_t)SYM_BUILD_ID_MAX);
 	u64 key = dso_file_key(path, build_id, build_id_size);
 	struct sym_dso *d = cache_find(c, key, path, build_id, build_id_size);
-	if (d)
+	if (d) {
+		d->epoch = c->release_epoch;
 		return d;
+	}
 	d = prefetch_take(c, key, path, build_id, build_id_size);
 	if (d) {
 		VEC_PUSH(&c->all, d);
@@ -149,12 +161,62 @@ struct sym_dso *sym_dso_get(struct sym_ctx *c, const char *path, const u8 *build
 			VEC_PUSH(&c->problems, d);
 	}
 	d->hkey = key;
+	d->epoch = c->release_epoch;
 	c->stats.files_loaded++;
-
-	u64 *slot = u64map_slot(&c->files, key, NULL);
-	d->hnext = (struct sym_dso *)(uintptr_t)*slot;
-	*slot = (u64)(uintptr_t)d;
+	cache_add(c, d);
 	return d;
+}
+
+/* ---- releasing files -------------------------------------------------- */
+
+void sym_dso_hold(struct sym_dso *d)
+{
+	d->holds++;
+}
+
+int sym_dso_put(struct sym_dso *d)
+{
+	if (!d->holds) {
+		err_set("%s: let go of more often than held", d->path);
+		return -1;
+	}
+	d->holds--;
+	return 0;
+}
+
+/* A file no one holds nor asked for since the last release; problem
+ * files stay listed for the views' warnings. */
+static bool releasable(const struct sym_ctx *c, const struct sym_dso *d)
+{
+	return d->cached && d->kind == DSO_FILE && !d->holds && d->epoch < c->release_epoch &&
+	       !d->missing && d->trusted;
+}
+
+size_t sym_ctx_release(struct sym_ctx *c)
+{
+	size_t kept = 0, freed = 0;
+	for (size_t i = 0; i < c->all.n; i++) {
+		struct sym_dso *d = c->all.v[i];
+		if (releasable(c, d)) {
+			dso_free(d);
+			freed++;
+		} else {
+			c->all.v[kept++] = d;
+		}
+	}
+	c->all.n = kept;
+	c->release_epoch++;
+	c->stats.files_released += freed;
+	if (!freed)
+		return 0;
+	/* The index is built again from what is left: it holds no key of a
+	 * freed file, so it stays as small as the files kept. */
+	u64map_free(&c->files);
+	u64map_init(&c->files);
+	for (size_t i = 0; i < c->all.n; i++)
+		if (c->all.v[i]->cached)
+			cache_add(c, c->all.v[i]);
+	return freed;
 }
 
 struct sym_dso *sym_jit_dso(struct sym_ctx *c, pid_t pid)

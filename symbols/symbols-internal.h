@@ -131,6 +131,9 @@ struct sym_dso {
 	size_t build_id_size;
 	u64 hkey;
 	struct sym_dso *hnext;    /* next dso in the same hash bucket */
+	bool cached;              /* in the context's files (sym_dso_get's) */
+	u32 holds;                /* sym_dso_hold's, less sym_dso_put's */
+	u64 epoch;                /* the release epoch it was last handed out in */
 	struct sym_dwarf *dwarf;  /* inline.c: DWARF, looked for on first use */
 	bool dwarf_tried;
 };
@@ -176,6 +179,7 @@ struct sym_ctx {
 	char *cache_dir;          /* inflate.c: where inflated copies go, or NULL */
 	struct sym_stats stats;
 	struct u64map files;      /* hash of path+build-id -> first dso */
+	u64 release_epoch;        /* sym_ctx_release calls so far */
 	VEC(struct sym_dso *) all;
 	struct sym_dso *kernel;
 	VEC(struct sym_dso *) modules;   /* sorted by start */

@@ -169,8 +169,28 @@ struct sym_stats {
 	u64 build_id_mismatches;  /* files not trusted */
 	u64 missing_files;
 	u64 files_prefetched;     /* of files_loaded, loaded by the prefetch thread */
+	u64 files_released;       /* sym_ctx_release's, in all */
 };
 const struct sym_stats *sym_ctx_stats(const struct sym_ctx *c);
+
+/* ---- Releasing files (long live sessions) ------------------------------
+ * Processes come and go, and with them the files they map.  A file (its
+ * dso, symbols, names, DWARF and source lines) stays until the owner of
+ * the context releases the unused ones, at a moment when it keeps no
+ * pointer into them but those it holds. */
+
+/* One more hold on d: sym_ctx_release leaves it alone. */
+void sym_dso_hold(struct sym_dso *d);
+/* One hold less: 0, or -1 with err_set() when d was not held (the count
+ * stays 0). */
+int sym_dso_put(struct sym_dso *d);
+/* Frees the executables and libraries nobody holds that sym_dso_get has
+ * not handed out since the previous release (so a file used in every
+ * interval by processes that come and go is not loaded again each time);
+ * never the kernel, modules, JIT maps nor the files sym_problem_file
+ * lists.  A file asked for later loads again.  Returns how many were
+ * freed (sym_stats.files_released counts them all). */
+size_t sym_ctx_release(struct sym_ctx *c);
 
 /* ---- Added by the symbols module: introspection for reports and tests. */
 

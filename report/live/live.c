@@ -26,6 +26,9 @@ const struct opt live_keep_opts[] = {
 	OPT(LV_OPT_OUTPUT, 'o', "output", OPT_ARG, "FILE",
 	  "live: also keep the recording in FILE (a stream\n"
 	  "that report -i and perf read)"),
+	OPT(LV_OPT_PAGES, 0, "mmap-pages", OPT_ARG, "N",
+	  "live: ring pages per CPU, a power of two (or 512K,\n"
+	  "4M), as record -m: more when events are lost"),
 	OPT_END,
 };
 
@@ -76,6 +79,12 @@ int live_parse_opt(struct live_opts *o, int opt, const char *arg)
 			return -1;
 		}
 		return 1;
+	case LV_OPT_PAGES:
+		if (rec_parse_pages(arg, &o->mmap_pages) < 0) {
+			err_prefix("bad --mmap-pages '%s'", arg);
+			return -1;
+		}
+		return 1;
 	case LV_OPT_FREQ:
 		if (parse_u64(arg, &o->freq) < 0 || !o->freq) {
 			err_set("bad -F '%s': give a sampling rate in Hz, e.g. -F 999", arg);
@@ -101,9 +110,9 @@ int live_wanted(struct live_opts *o, int argc, char **argv, int first_operand)
 		return -1;
 	}
 	bool target = o->all || o->cpus || o->pids || o->tids || o->command;
-	if (!target && (o->duration > 0 || o->output || o->freq)) {
-		err_set("--duration, -o and -F are for a live view: give a target (-a, -C, "
-			"-p, -t or -- command)");
+	if (!target && (o->duration > 0 || o->output || o->freq || o->mmap_pages)) {
+		err_set("--duration, -o, -F and --mmap-pages are for a live view: give a "
+			"target (-a, -C, -p, -t or -- command)");
 		return -1;
 	}
 	return target;
@@ -155,6 +164,7 @@ struct live *live_start(const struct live_opts *o, enum rec_live_kind kind,
 		.tids = o->tids, .ntids = o->ntids, .command = o->command,
 		.freq = o->freq, .callchains = o->callchains, .duration = o->duration,
 		.devs = o->devs, .ndevs = o->ndevs, .output = o->output,
+		.mmap_pages = o->mmap_pages,
 		.tool = o->tool, .events = o->events,
 		.nevents = o->nevents, .fd = p[1], .stop = l->stop,
 		.poll_mask = &l->stop_h.mask,
@@ -199,9 +209,10 @@ const char *live_next_note(struct live *l)
 	return n;
 }
 
-int live_finish(struct live *l, bool *usage)
+int live_finish(struct live *l, bool *usage, int *command)
 {
 	int rc = rec_live_finish(l->rec, usage);
+	*command = rec_live_command_status(l->rec);
 	char msg[512];
 	snprintf(msg, sizeof(msg), "%s", rc < 0 ? err_msg() : "");
 	rec_live_free(l->rec);
@@ -218,9 +229,10 @@ void live_print_counts(FILE *out, struct live *l, const struct rp_summary *sum)
 	l->lost_shown = sum->lost;
 	fprintf(out, "# live: %llu samples lost since the last table (%llu in all), "
 		"%llu KB recorded and not read yet; %llu threads kept, %llu exited ones "
-		"released\n", (unsigned long long)lost, (unsigned long long)sum->lost,
-		(unsigned long long)(live_backlog(l) / 1024),
-		(unsigned long long)sum->threads_now, (unsigned long long)sum->released_threads);
+		"released, %llu files' symbols released\n", (unsigned long long)lost,
+		(unsigned long long)sum->lost, (unsigned long long)(live_backlog(l) / 1024),
+		(unsigned long long)sum->threads_now, (unsigned long long)sum->released_threads,
+		(unsigned long long)sum->released_files);
 }
 
 int live_interval_end(FILE *out, struct live *l, struct replay *rp, bool last, u64 *n,
@@ -251,9 +263,10 @@ int live_end(struct live *l, const char *cmd, int status)
 	while ((note = live_next_note(l)))
 		cmd_warn(cmd, "%s", note);
 	bool usage;
-	if (live_finish(l, &usage) < 0) {
+	int command;
+	if (live_finish(l, &usage, &command) < 0) {
 		cmd_error(cmd, "%s", err_msg());
 		return usage ? EXIT_USAGE : EXIT_RUNTIME;
 	}
-	return status;
+	return status ? status : command;
 }

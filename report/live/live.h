@@ -13,7 +13,7 @@
 
 /* getopt codes of the live options (below the views' own). */
 enum {
-	LV_OPT_INTERVAL = 0x7000, LV_OPT_COUNT, LV_OPT_DURATION, LV_OPT_FREQ,
+	LV_OPT_INTERVAL = 0x7000, LV_OPT_COUNT, LV_OPT_DURATION, LV_OPT_FREQ, LV_OPT_PAGES,
 	LV_OPT_ALL = 'a', LV_OPT_CPUS = 'C', LV_OPT_PIDS = 'p', LV_OPT_TIDS = 't',
 	LV_OPT_OUTPUT = 'o',
 };
@@ -27,6 +27,7 @@ struct live_opts {
 	double interval;           /* --interval SECS, 0: none */
 	u64 count;                 /* --count N intervals, 0: no limit */
 	double duration;           /* --duration SECS */
+	u32 mmap_pages;            /* --mmap-pages: ring pages per CPU, 0 the view's */
 	const char *output;        /* -o FILE: keep the recording */
 	u64 freq;                  /* -F HZ */
 	bool callchains;           /* set by the view (-g) */
@@ -41,7 +42,7 @@ struct live_opts {
  * --duration), -p as a target, and --interval/--count. */
 extern const struct opt live_target_opts[];
 /* Parts of it, for views that take fewer targets (bio: no -t, no -F):
- * -a and -C; --duration and -o. */
+ * -a and -C; --duration, -o and --mmap-pages. */
 extern const struct opt live_system_opts[];
 extern const struct opt live_keep_opts[];
 extern const struct opt live_pid_opts[];
@@ -71,9 +72,10 @@ bool live_stopping(const struct live *l);
 u64 live_backlog(const struct live *l);
 /* The recorder's warnings not handed out yet, one per call, or NULL. */
 const char *live_next_note(struct live *l);
-/* Waits for the recording thread.  0, or -1 with err_set() (*usage as
- * above).  Frees l. */
-int live_finish(struct live *l, bool *usage);
+/* Waits for the recording thread: 0, or -1 with err_set() (*usage as
+ * above); *command the exit status of -- command to pass on
+ * (rec_live_command_status).  Frees l. */
+int live_finish(struct live *l, bool *usage, int *command);
 
 /* The end of a view's interval: the live line (when live), a blank line
  * unless last, the output flushed; 1 once *n reaches count (the
@@ -90,9 +92,37 @@ struct live_tables {
 };
 int live_after_table(void *ctx, u64 end, bool last);
 /* A live view's end: the recording stopped and waited for, its warnings
- * printed as cmd's, its failure printed; the exit status (status unless
- * the recording failed).  Frees l. */
+ * printed as cmd's, its failure printed; the exit status: the
+ * recording's failure, else status when not 0, else the command's (as
+ * record gives it).  Frees l. */
 int live_end(struct live *l, const char *cmd, int status);
+
+/* ---- A view's command line (view.c) -----------------------------------
+ * What every view that runs live given a target, or else on a file, goes
+ * through: its parse hands the live options to live_parse_opt (opts), then
+ * live_view_parse, live_view_start, its own work, and live_view_end on
+ * every path, which frees what was parsed. */
+struct live_view {
+	const char *cmd;           /* messages: "sched" */
+	const char *help;          /* 'ember HELP --help': "sched lat" */
+	bool all_by_default;       /* no target: -a (top), not a file */
+	struct rp_opts *rp;        /* the view's replay options */
+	struct live_opts opts;
+	struct live *live;         /* the recording, while live */
+};
+/* After opt_parse, whose result rc is: a stray operand (a command comes
+ * after "--") and the live options' conflicts said.  -1 to go on, else
+ * the exit status (rc when it was one). */
+int live_view_parse(struct live_view *v, int rc, int argc, char **argv);
+/* Whether a target was given: the view runs live. */
+bool live_view_target(const struct live_view *v);
+/* A target: the recording of kind starts, rp to read its stream.  A file:
+ * a progress line on a terminal, and --interval's ticks.  -1 to go on,
+ * else the exit status (said). */
+int live_view_start(struct live_view *v, enum rec_live_kind kind);
+/* The end of every path: live_end when live, the options freed; the exit
+ * status. */
+int live_view_end(struct live_view *v, int status);
 
 /* "# live: 12 samples lost since the last table (30 in all), 4 KB waiting to
  * be read" (the lost since the previous call); nothing said is hidden. */

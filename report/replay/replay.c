@@ -48,6 +48,7 @@ struct replay {
 	u32 comm_serial;           /* comm_changes values, never reused */
 	u64 last_trim;             /* when sweep_exited last gave memory back */
 	u64 rounds;                /* live: rounds read */
+	struct unw_stats unwind_before;   /* of unwinders freed by release_files */
 };
 
 /* ---- threads ------------------------------------------------------------- */
@@ -644,6 +645,48 @@ static void summarize_symbols(struct replay *rp)
 	sym_kernel_info(rp->syms, &sum->kernel);
 }
 
+/* The unwinder's counts so far into *to (every field a u64 count). */
+static void add_unwind_stats(struct unw_stats *to, const struct unw_stats *from)
+{
+	u64 *t = (u64 *)to;
+	const u64 *f = (const u64 *)from;
+	for (size_t i = 0; i < sizeof(*to) / sizeof(u64); i++)
+		t[i] += f[i];
+}
+
+/* The maps' files held (or let go of again) around a release: a file any
+ * process still maps stays. */
+static void hold_mapped_files(struct replay *rp, bool hold)
+{
+	for (size_t i = 0; i < rp->all_maps.n; i++) {
+		struct sym_maps *m = rp->all_maps.v[i];
+		for (size_t k = 0; k < m->v.n; k++) {
+			struct sym_dso *d = m->v.v[k].file_known ? m->v.v[k].file : NULL;
+			if (d && hold)
+				sym_dso_hold(d);
+			else if (d)
+				(void)sym_dso_put(d);   /* held just before: cannot fail */
+		}
+	}
+}
+
+/* After a tick, the sink holding nothing of the files (release_files):
+ * those no process maps any more are freed.  The frame cache keeps them
+ * only under generations of freed maps, which never come back; the
+ * DWARF unwinder knows files by their dso's address, so it starts anew. */
+static void release_files(struct replay *rp)
+{
+	hold_mapped_files(rp, true);
+	size_t n = sym_ctx_release(rp->syms);
+	hold_mapped_files(rp, false);
+	rp->summary.released_files += n;
+	if (n && rp->unw) {
+		add_unwind_stats(&rp->unwind_before, unw_dwarf_stats(rp->unw));
+		unw_dwarf_free(rp->unw);
+		rp->unw = NULL;
+	}
+}
+
 /* Ends every interval that an event at time t lies past (rp_opts.interval_ns). */
 static int tick_until(struct replay *rp, struct rp_sink *sink, u64 t)
 {
@@ -652,9 +695,12 @@ static int tick_until(struct replay *rp, struct rp_sink *sink, u64 t)
 	 * rather than print the intervals between. */
 	if (!rp->next_tick || (rp->clock_guessed && t >= rp->next_tick + step))
 		rp->next_tick = t + step;
-	for (; t >= rp->next_tick; rp->next_tick += step)
+	for (; t >= rp->next_tick; rp->next_tick += step) {
 		if (sink->tick && sink->tick(sink->ctx, rp->next_tick, false) < 0)
 			return -1;
+		if (rp->opts.release_files)
+			release_files(rp);
+	}
 	return 0;
 }
 
@@ -665,7 +711,8 @@ static int tick_until(struct replay *rp, struct rp_sink *sink, u64 t)
  * came back (on_fork reuses its struct) is no longer exited.  Only exits
  * of two rounds ago or earlier: a round delivers what is older than the
  * round before it, so a sample of another CPU's ring that came a round
- * late still finds its thread. */
+ * late still finds its thread.  A sink that keeps thread pointers
+ * (live_keep_threads) keeps the exited threads, but their maps go. */
 static void sweep_exited(struct replay *rp)
 {
 	struct u64map used;
@@ -676,12 +723,15 @@ static void sweep_exited(struct replay *rp)
 	u64 left = 0;
 	for (size_t i = 0; i < rp->all_threads.n; i++) {
 		struct rp_thread *t = rp->all_threads.v[i];
-		if (t->exited && t->exit_round + 2 <= rp->rounds) {
+		bool gone = t->exited && t->exit_round + 2 <= rp->rounds;
+		if (gone && !rp->opts.live_keep_threads) {
 			free(t);
 			rp->summary.released_threads++;
 			continue;
 		}
-		left += t->exited;
+		if (gone)
+			t->maps = NULL;
+		left += t->exited && t->maps;
 		rp->all_threads.v[kept++] = t;
 		*u64map_slot(&rp->threads, t->tid, NULL) = (u64)(uintptr_t)t;
 		if (t->maps)
@@ -742,7 +792,7 @@ static int on_round(struct replay *rp, struct rp_sink *sink)
 	    tick_until(rp, sink, (u64)((s64)now + rp->clock_offset)) < 0)
 		return -1;
 	bool many = rp->nexited >= SWEEP_EXITED_MIN || (rp->nexited && rp->all_threads.n > 4096);
-	if (many && !rp->opts.live_keep_threads)
+	if (many)
 		sweep_exited(rp);
 	rp->summary.threads_now = rp->all_threads.n;
 	return sink->round ? sink->round(sink->ctx) : 0;
@@ -790,8 +840,9 @@ int rp_run(struct replay *rp, struct rp_sink *sink)
 	rp->summary.truncated = pd_reader_stats(rp->reader)->truncated;
 	rp->summary.input = *pd_reader_stats(rp->reader);
 	summarize_symbols(rp);
+	rp->summary.unwind = rp->unwind_before;
 	if (rp->unw)
-		rp->summary.unwind = *unw_dwarf_stats(rp->unw);
+		add_unwind_stats(&rp->summary.unwind, unw_dwarf_stats(rp->unw));
 	if (rp->opts.interval_ns && sink->tick && sink->tick(sink->ctx, rp->last_time, true) < 0)
 		return -1;
 	if (sink->finish && sink->finish(sink->ctx) < 0)
@@ -808,6 +859,7 @@ struct replay *rp_open(const struct rp_opts *opts)
 		return NULL;
 	struct replay *rp = xcalloc(1, sizeof(*rp));
 	rp->opts = *opts;
+	rp->summary.live = opts->live;
 	rp->reader = reader;
 	rp->syms = sym_ctx_new(&opts->sym);
 	/* Written now rather than calloc'd: a calloc'd table read before it
@@ -844,6 +896,11 @@ void rp_set_branches(struct replay *rp, bool on)
 void rp_set_callchains(struct replay *rp, bool on)
 {
 	rp->opts.callchains = on;
+}
+
+void rp_set_release_files(struct replay *rp, bool on)
+{
+	rp->opts.release_files = on;
 }
 
 bool rp_interval(const struct replay *rp)

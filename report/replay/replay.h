@@ -120,7 +120,14 @@ struct rp_opts {
 	 * goes (sinks then must not keep rp_thread pointers past a round). */
 	bool live;
 	int input_fd;
-	bool live_keep_threads;     /* live, but a sink keeps thread pointers */
+	bool live_keep_threads;     /* live, but a sink keeps thread pointers
+				      (exited threads stay; their maps go) */
+	/* The sink keeps no frame's dso or sym (nor their names) past a
+	 * tick it returned from: its tables begin anew each interval, or it
+	 * copies what it keeps.  After each tick but the last the replay
+	 * then releases the files no process maps any more (symbols'
+	 * sym_ctx_release), so a long live session stays bounded. */
+	bool release_files;
 };
 
 /* What the replay saw, for headers and warnings. */
@@ -137,7 +144,9 @@ struct rp_summary {
 	char missing[512], mismatched[512], deleted[512];
 	struct sym_kernel_info kernel;   /* whose kallsyms named the kernel */
 	u64 released_threads, released_maps;  /* live: of exited processes */
+	u64 released_files;         /* rp_opts.release_files: files' symbols */
 	u64 threads_now;            /* live: threads kept at the last round */
+	bool live;                  /* rp_opts.live: a live view's recording */
 	struct unw_stats unwind;    /* DWARF unwinding and leaf repair */
 };
 
@@ -151,6 +160,9 @@ bool rp_has_callchains(struct replay *rp);
 void rp_set_branches(struct replay *rp, bool on);
 /* Whether to resolve whole callchains (known only once the attrs are). */
 void rp_set_callchains(struct replay *rp, bool on);
+/* Whether the files no process maps are released at ticks
+ * (rp_opts.release_files). */
+void rp_set_release_files(struct replay *rp, bool on);
 /* Whether the sink gets ticks (rp_opts.interval_ns). */
 bool rp_interval(const struct replay *rp);
 /* The reader, for attrs and header facts. */

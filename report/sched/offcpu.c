@@ -20,6 +20,7 @@ struct offcpu {
 	VEC(struct oc_agg) aggs;
 	struct u64map agg_index;           /* hash -> first agg index + 1 */
 	struct oc_stats st;
+	bool finished;                     /* open intervals counted to the end */
 };
 
 /* ---- threads ------------------------------------------------------------- */
@@ -360,6 +361,9 @@ static int oc_event(void *ctx, const struct pd_event *ev, const struct rp_thread
 static int oc_finish(void *ctx)
 {
 	struct offcpu *oc = ctx;
+	if (oc->finished)
+		return 0;          /* the last tick did it */
+	oc->finished = true;
 	u64 end = oc->st.last_time;
 	for (size_t i = 0; i < oc->threads.n; i++) {
 		struct oc_thread *t = &oc->threads.v[i];
@@ -380,10 +384,29 @@ static int oc_finish(void *ctx)
 	return 0;
 }
 
+static int oc_tick(void *ctx, u64 end, bool last)
+{
+	struct offcpu *oc = ctx;
+	if (last)
+		oc_finish(oc);
+	return oc->o.on_tick(oc->o.on_tick_ctx, oc, end, last);
+}
+
 struct rp_sink offcpu_sink(struct offcpu *oc)
 {
 	return (struct rp_sink){ .ctx = oc, .sample = oc_sample, .event = oc_event,
-				 .finish = oc_finish };
+				 .tick = oc->o.on_tick ? oc_tick : NULL, .finish = oc_finish };
+}
+
+void offcpu_reset(struct offcpu *oc)
+{
+	oc->aggs.n = 0;
+	u64map_free(&oc->agg_index);
+	u64map_init(&oc->agg_index);
+	u64 first = oc->st.first_time, last = oc->st.last_time;
+	u64 switches = oc->st.switches, wakeups = oc->st.wakeups;
+	oc->st = (struct oc_stats){ .first_time = first, .last_time = last,
+				    .switches = switches, .wakeups = wakeups };
 }
 
 struct offcpu *offcpu_new(const struct offcpu_opts *o, const struct sched_tp *tp)

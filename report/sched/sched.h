@@ -84,6 +84,8 @@ int schedlat_print(struct schedlat *sl, FILE *out);
 
 #define OC_NONE UINT32_MAX
 
+struct offcpu;
+
 struct offcpu_opts {
 	bool wakers;                /* join each stack with its waker's */
 	bool user_only, kernel_only;
@@ -94,6 +96,11 @@ struct offcpu_opts {
 	 * folds the CPU samples); NULL to ignore them. */
 	int (*on_cpu)(void *ctx, const struct rp_sample *s);
 	void *on_cpu_ctx;
+	/* --interval: the end of each interval (the sink's tick; with last,
+	 * the intervals still open are counted first, as at the end), for
+	 * the view to print and offcpu_reset; NULL for one result. */
+	int (*on_tick)(void *ctx, struct offcpu *oc, u64 end, bool last);
+	void *on_tick_ctx;
 };
 
 /* Off-CPU time of one (thread, state, stack[, waker]) key. */
@@ -138,6 +145,9 @@ struct offcpu;
 
 struct offcpu *offcpu_new(const struct offcpu_opts *o, const struct sched_tp *tp);
 void offcpu_free(struct offcpu *oc);
+/* The aggregates and their counts begin anew (an interval's end); the
+ * threads, their open intervals and the stacks stay. */
+void offcpu_reset(struct offcpu *oc);
 struct rp_sink offcpu_sink(struct offcpu *oc);
 
 /* What the sink does per event, for tests that build a history by hand:

@@ -80,3 +80,19 @@ check "usage: --duration without a target exits 2" test $? = 2
 "$EMBER" bio --top -a --duration 2.5 >"$TMP/top.def" 2>&1
 n=$(grep -c '^# interval ' "$TMP/top.def")
 check "--top -a without --interval: every second, as biotop ($n intervals in 2.5 s)" test "$n" = 3
+
+# ---- --mmap-pages: the rings live bio maps (record's -m; the loss
+# warning names it), 64 pages and the header page each ----
+"$EMBER" bio --hist -a --duration 1.5 --mmap-pages 64 >/dev/null 2>"$TMP/pages.err" &
+P=$!
+sleep 0.7
+rings=$(grep 'perf_event' "/proc/$P/maps" 2>/dev/null | while read -r range _; do
+	echo $(( (0x${range#*-} - 0x${range%-*}) / 4096 )); done | sort -u | tr '\n' ' ')
+wait "$P"; rc=$?
+check "bio -a --mmap-pages 64 (exit $rc): rings of 65 pages ($rings)" test "$rc" = 0 -a "$rings" = "65 "
+"$EMBER" bio --hist -a --duration 1 --mmap-pages 3 >/dev/null 2>"$TMP/pages.err"
+check "usage: --mmap-pages 3 exits 2, saying why" \
+	sh -c "test $? = 2 && grep -q 'power of two' '$TMP/pages.err'"
+"$EMBER" bio -- sh -c 'exit 3' >/dev/null 2>&1
+rc=$?
+check "bio -- sh -c 'exit 3' exits 3 (got $rc), as record does" test "$rc" = 3

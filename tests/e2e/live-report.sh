@@ -74,3 +74,14 @@ check "-o without a target: usage error ($rc) naming the fix" \
 rc=$?
 check "a live report of a pid that does not exist: exit 2 ($rc), one line" \
 	test "$rc" = 2 -a "$(wc -l <"$TMP/nopid.err")" = 1
+
+# -- command's exit status passed on, as record passes it: its own, or 128
+# + a signal it died of; 0 when --duration ended it; a tool's too.
+st() { "$@" >/dev/null 2>&1; echo $?; }
+a=$(st "$EMBER" report -- sh -c 'exit 3')
+b=$(st "$EMBER" report -- sh -c 'kill -TERM $$')
+c=$(st "$EMBER" report --duration 0.5 -- sleep 5)
+d=$(st "$EMBER" sched lat -- sh -c 'exit 4')
+e=$(st "$EMBER" execsnoop -- sh -c 'exit 5')
+check "exit status of -- command: report 'exit 3' $a, killed by SIGTERM $b, ended by --duration $c, sched lat 'exit 4' $d, execsnoop 'exit 5' $e" \
+	test "$a/$b/$c/$d/$e" = "3/143/0/4/5"

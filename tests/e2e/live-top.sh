@@ -3,17 +3,21 @@
 # and table, the known-ratio leaves at their design shares (50/30/20 of
 # the three, within 3 points) in every refresh while two ratio processes
 # keep both CPUs busy (perf_events drops samples on idle CPUs); and the
-# full screen under tmux: rows appear, / filters, q quits, and the
+# full screen under tmux: rows appear, Ctrl-Z gives the shell its screen
+# and modes back and fg redraws, / filters, q quits, and the
 # terminal is as it was (capture-pane before and after).
 . "$(dirname "$0")/../e2e-lib.sh"
 
 need_root || { skip live-top "needs root for system-wide sampling"; exit 0; }
 
-"$WORKLOADS/ratio" 12 >/dev/null &
+"$WORKLOADS/ratio" 16 >/dev/null &
 R1=$!
-"$WORKLOADS/ratio" 12 >/dev/null &
+"$WORKLOADS/ratio" 16 >/dev/null &
 R2=$!
-trap 'kill $R1 $R2 2>/dev/null; tmux kill-session -t ember-live-top 2>/dev/null; rm -rf "$TMP"' EXIT
+# A session of this run's own: two checks running at once (other
+# worktrees) must not type into each other's.
+S=ember-live-top-$$
+trap 'kill $R1 $R2 2>/dev/null; tmux kill-session -t $S 2>/dev/null; rm -rf "$TMP"' EXIT
 sleep 0.3
 
 "$EMBER" top --stdio -a -d 1 --count 3 >"$TMP/top.out" 2>"$TMP/top.err"
@@ -44,7 +48,6 @@ if ! command -v tmux >/dev/null; then
 	skip live-top-screen "no tmux"
 	exit 0
 fi
-S=ember-live-top
 tmux kill-session -t $S 2>/dev/null
 tmux new-session -d -s $S -x 120 -y 30 "env PS1='$ ' bash --norc --noprofile" || {
 	skip live-top-screen "tmux cannot start a session"; exit 0; }
@@ -62,6 +65,26 @@ done
 check "top's screen shows rows (leaf_a among them)" test -n "$seen"
 check "the screen's first line says what the live path lost" \
 	grep -Eq '^ember top: [0-9]+ samples in the last refresh, [0-9]+ lost in all' "$TMP/screen"
+# Ctrl-Z: the shell's screen and modes while top is stopped; fg: top's
+# screen again, drawn at once.
+tmux send-keys -t $S C-z
+sleep 1
+tmux send-keys -t $S "stty -a | grep -o ' icanon\| echo ' | tr -d ' ' | sort | tr '\n' ,; echo" Enter
+sleep 0.5
+tmux capture-pane -t $S -p >"$TMP/stopped"
+check "Ctrl-Z: top stops, the shell's screen is back with icanon and echo" \
+	sh -c "grep -q 'Stopped' '$TMP/stopped' && grep -q 'echo,icanon,' '$TMP/stopped' &&
+	       ! grep -q 'ember top:' '$TMP/stopped'"
+tmux send-keys -t $S fg Enter
+seen=
+for _ in $(seq 1 10); do
+	sleep 0.3
+	tmux capture-pane -t $S -p >"$TMP/screen"
+	grep -q 'leaf_a' "$TMP/screen" && grep -q '^ember top:' "$TMP/screen" && { seen=1; break; }
+done
+check "fg: top's screen is drawn again (rows, leaf_a among them)" test -n "$seen"
+modes=$(stty -a -F "$(tmux display -p -t $S '#{pane_tty}')" | grep -o ' -icanon\| -echo ' | tr -d ' ' | sort | tr '\n' ,)
+check "fg: top's keys are raw again ($modes)" test "$modes" = "-echo,-icanon,"
 tmux send-keys -t $S "/"
 sleep 0.2
 tmux send-keys -t $S "leaf_[ab]" Enter

@@ -285,6 +285,39 @@ static void test_synthesized_mapping(void)
 	free(lib);
 }
 
+/* Files released when no one holds them and no one asked for them since
+ * the release before; held ones, problem files and fresh ones stay. */
+static void test_release(void)
+{
+	if (!build_programs())
+		return;
+	char *lib = tpath("libv.so");
+	struct sym_ctx *c = sym_ctx_new(NULL);
+	struct sym_dso *d = sym_dso_get(c, lib, NULL, 0, 0);
+	const struct sym_dso *missing = sym_dso_get(c, "/nonexistent/libgone.so", NULL, 0, 0);
+	sym_dso_hold(d);
+	CHECK(sym_ctx_release(c) == 0, "released a file held and just handed out");
+	CHECK(sym_ctx_release(c) == 0, "released a file held");
+	CHECK(sym_dso_put(d) == 0, "put of a held file failed: %s", err_msg());
+	CHECK(sym_dso_put(d) < 0 && strstr(err_msg(), "libv.so"), "a second put: %s", err_msg());
+	CHECK(sym_ctx_release(c) == 1, "the unheld file stayed");
+	CHECK(sym_ctx_stats(c)->files_released == 1, "files_released %llu",
+	      (unsigned long long)sym_ctx_stats(c)->files_released);
+	CHECK(sym_problem_file(c, 0) == missing && sym_ctx_release(c) == 0,
+	      "the missing file was released");
+	/* Asked for again: loaded again, and kept through the next release. */
+	d = sym_dso_get(c, lib, NULL, 0, 0);
+	u64 va = nm_value(lib, "lib_inner");
+	const struct sym *s = sym_lookup(d, va);
+	CHECK(s && !strcmp(s->name, "lib_inner"), "reloaded file: got %s", s ? s->name : "NULL");
+	CHECK(sym_ctx_stats(c)->files_loaded == 3, "files_loaded %llu",
+	      (unsigned long long)sym_ctx_stats(c)->files_loaded);
+	CHECK(sym_ctx_release(c) == 0, "released a file handed out since the last release");
+	CHECK(sym_dso_get(c, lib, NULL, 0, 0) == d, "the kept file is not found again");
+	sym_ctx_free(c);
+	free(lib);
+}
+
 /* Stub addresses from objdump's disassembly, named "<puts@plt>". */
 static void test_plt_stubs(void)
 {
@@ -1433,6 +1466,7 @@ int main(void)
 	RUN(test_pie_and_shared_library);
 	RUN(test_non_pie_and_rebased_library);
 	RUN(test_synthesized_mapping);
+	RUN(test_release);
 	RUN(test_plt_stubs);
 	RUN(test_debug_file_by_build_id);
 	RUN(test_debug_file_by_debuglink);
