@@ -31,6 +31,7 @@ static const struct command commands[] = {
 	{ &btrace_cmd, cmd_btrace },
 	{ &verify_cmd, cmd_verify },
 	{ &archive_cmd, cmd_archive },
+	{ &push_cmd, cmd_push },
 };
 
 /* BCC's tools, listed in a group of their own. */
@@ -58,6 +59,16 @@ static const struct command *find_command(const char *name)
 		if (!strcmp(name, tools[i].opts->name))
 			return &tools[i];
 	return NULL;
+}
+
+/* `record --push URL` is the continuous profiler, `push --every`: record/
+ * never calls report/, so the choice is made here, before either runs. */
+static bool record_pushes(int argc, char **argv)
+{
+	for (int i = 2; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--push") || !strncmp(argv[i], "--push=", 7))
+			return true;
+	return false;
 }
 
 static void usage(FILE *out)
@@ -97,6 +108,8 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	const struct command *c = find_command(name);
+	if (c && c->run == cmd_record && record_pushes(argc, argv))
+		c = find_command("push");
 	if (c)
 		return c->run(argc - 1, argv + 1);
 	if (name[0] == '-')
