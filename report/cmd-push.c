@@ -307,7 +307,7 @@ static void say_sender(struct run *r)
 	u64 now = now_ns();
 	if (st.failed > r->told.failed) {
 		if (!r->failing || now - r->failure_said_at >= FAILURE_REPEAT_NS) {
-			cmd_warn(CMD, "upload failed: %s; %zu profiles in the spool, %llu dropped",
+			cmd_warn(CMD, "upload failed: %s; in the spool: %zu, dropped: %llu",
 				 st.last_error, st.in_spool, (unsigned long long)st.dropped);
 			r->failure_said_at = now;
 		}
