@@ -14,12 +14,12 @@ ifeq ($(filter -j%,$(MAKEFLAGS)),)
   MAKEFLAGS += -j$(shell nproc)
 endif
 CC      ?= cc
-MODULES := common format pmc pmc/stat record symbols unwind report report/replay report/hist report/collapse report/script report/sched report/bio report/live report/tools flamegraph push
+MODULES := common format pmc pmc/stat record symbols unwind report report/replay report/hist report/collapse report/script report/sched report/bio report/live report/tools flamegraph export push
 
 # pkg-config name -> Debian package that provides it.
 PKGS    := libelf:libelf-dev libdw:libdw-dev libunwind:libunwind-dev libunwind-generic:libunwind-dev \
            numa:libnuma-dev zlib:zlib1g-dev libtraceevent:libtraceevent-dev \
-           libzstd:libzstd-dev libcurl:libcurl4-openssl-dev
+           libzstd:libzstd-dev libprotobuf-c:libprotobuf-c-dev libcurl:libcurl4-openssl-dev
 PKGNAMES := $(foreach p,$(PKGS),$(firstword $(subst :, ,$(p))))
 
 ifeq ($(filter deps clean,$(MAKECMDGOALS)),)
@@ -48,7 +48,7 @@ CFLAGS_ALL := -std=gnu11 $(OPT) $(WARN) -I. $(PKG_CFLAGS) -D_GNU_SOURCE \
 LDLIBS_ALL := $(PKG_LIBS) $(DEMANGLE_LIBS) -lpthread -lm $(EXTRA_LDFLAGS)
 
 LIB_SRCS := $(wildcard $(addsuffix /*.c,$(MODULES)))
-LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS))
+LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS)) $(BUILD)/gen/export/profile.pb-c.o
 UNIT_SRCS := $(wildcard tests/unit/test-*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 # Test programs that make inputs this machine cannot record (tests/tools).
@@ -98,6 +98,16 @@ $(BUILD)/gen/syscall-names.h: $(SYSCALL_HDR)
 $(BUILD)/report/tools/syscalls.o: $(BUILD)/gen/syscall-names.h
 $(BUILD)/report/tools/syscalls.o: CFLAGS_ALL += -I$(BUILD)/gen
 
+# pprof's profile.proto (export/profile.proto) compiled by protoc-c into
+# build/gen/export/; the generated C is built without -Werror (not ours).
+$(BUILD)/gen/export/profile.pb-c.c $(BUILD)/gen/export/profile.pb-c.h &: export/profile.proto
+	@mkdir -p $(BUILD)/gen
+	protoc-c --proto_path=. --c_out=$(BUILD)/gen export/profile.proto
+$(BUILD)/gen/export/profile.pb-c.o: $(BUILD)/gen/export/profile.pb-c.c
+	$(CC) -std=gnu11 $(OPT) -I$(BUILD)/gen $(PKG_CFLAGS) $(EXTRA_CFLAGS) -c -o $@ $<
+$(BUILD)/export/pprof.o: $(BUILD)/gen/export/profile.pb-c.h
+$(BUILD)/export/pprof.o: CFLAGS_ALL += -I$(BUILD)/gen
+
 # Workloads are the ground truth of the end-to-end tests: built with frame
 # pointers and without inlining so their call structure is exactly the source's.
 WORKLOAD_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline \
@@ -123,8 +133,9 @@ asan:
 DEB_DEPS := build-essential pkg-config linux-libc-dev libelf-dev libdw-dev libunwind-dev \
             libnuma-dev zlib1g-dev libzstd-dev libtraceevent-dev libiberty-dev \
             linux-perf chromium blktrace clang libclang-rt-14-dev \
-            python3 python3-dbg fio dwz libcurl4-openssl-dev golang-go \
-            util-linux procps
+            python3 python3-dbg fio dwz \
+            util-linux procps protobuf-c-compiler libprotobuf-c-dev golang-go npm \
+            libcurl4-openssl-dev
 deps:
 	@missing=$$(for p in $(DEB_DEPS); do \
 	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; \
@@ -207,7 +218,7 @@ fuzz: $(addprefix $(FUZZ_DIR)/,$(FUZZ_TARGETS))
 # hand; the others are generated from the commands' option tables
 # ('ember CMD --man') and committed, so that install needs no build of
 # them.  tests/e2e/options-docs.sh fails when one lags behind its table.
-MAN_GENERATED := report top script flame stat list offcpu sched bio btrace verify archive \
+MAN_GENERATED := report top script flame export stat list offcpu sched bio btrace verify archive \
                  execsnoop opensnoop syscount exitsnoop cpudist softirqs hardirqs funccount \
                  oomkill drsnoop writeback stackcount
 man: $(EMBER_BIN)

@@ -23,6 +23,7 @@ static const struct command commands[] = {
 	{ &script_cmd, cmd_script },
 	{ &collapse_cmd, cmd_collapse },
 	{ &flame_cmd, cmd_flame },
+	{ &export_cmd, cmd_export },
 	{ &stat_cmd, cmd_stat },
 	{ &list_cmd, cmd_list },
 	{ &offcpu_cmd, cmd_offcpu },

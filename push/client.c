@@ -5,6 +5,7 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -340,8 +341,11 @@ int push_send(struct push_client *c, const struct push_profile *p, int attempts)
 		if (a == ATTEMPT_OK)
 			return 0;
 		if (a == ATTEMPT_FINAL || i >= attempts || !wait_backoff(c, wait)) {
-			if (i > 1)
-				err_prefix("%d attempts", i);
+			if (i > 1) {
+				char msg[512];
+				snprintf(msg, sizeof(msg), "%s", err_msg());
+				err_set("%s (%d attempts)", msg, i);
+			}
 			return -1;
 		}
 		wait = MIN(wait * 2, 60.0);
