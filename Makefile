@@ -218,7 +218,7 @@ fuzz: $(addprefix $(FUZZ_DIR)/,$(FUZZ_TARGETS))
 # hand; the others are generated from the commands' option tables
 # ('ember CMD --man') and committed, so that install needs no build of
 # them.  tests/e2e/options-docs.sh fails when one lags behind its table.
-MAN_GENERATED := report top script flame export stat list offcpu sched bio btrace verify archive \
+MAN_GENERATED := report top script flame export push stat list offcpu sched bio btrace verify archive \
                  execsnoop opensnoop syscount exitsnoop cpudist softirqs hardirqs funccount \
                  oomkill drsnoop writeback stackcount
 man: $(EMBER_BIN)
