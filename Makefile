@@ -107,6 +107,8 @@ $(BUILD)/gen/export/profile.pb-c.o: $(BUILD)/gen/export/profile.pb-c.c
 	$(CC) -std=gnu11 $(OPT) -I$(BUILD)/gen $(PKG_CFLAGS) $(EXTRA_CFLAGS) -c -o $@ $<
 $(BUILD)/export/pprof.o: $(BUILD)/gen/export/profile.pb-c.h
 $(BUILD)/export/pprof.o: CFLAGS_ALL += -I$(BUILD)/gen
+$(BUILD)/tests/unit/test-export: $(BUILD)/gen/export/profile.pb-c.h
+$(BUILD)/tests/unit/test-export: CFLAGS_ALL += -I$(BUILD)/gen
 
 # Workloads are the ground truth of the end-to-end tests: built with frame
 # pointers and without inlining so their call structure is exactly the source's.
@@ -134,8 +136,11 @@ DEB_DEPS := build-essential pkg-config linux-libc-dev libelf-dev libdw-dev libun
             libnuma-dev zlib1g-dev libzstd-dev libtraceevent-dev libiberty-dev \
             linux-perf chromium blktrace clang libclang-rt-14-dev \
             python3 python3-dbg fio dwz \
-            util-linux procps protobuf-c-compiler libprotobuf-c-dev golang-go npm \
+            util-linux procps protobuf-c-compiler libprotobuf-c-dev golang-go \
             libcurl4-openssl-dev
+# npm (the export tests install speedscope's schema and ajv-cli with it)
+# unless one came with Node.js: nodesource's nodejs conflicts with Debian's.
+DEB_DEPS += $(if $(shell command -v npm 2>/dev/null),,npm)
 deps:
 	@missing=$$(for p in $(DEB_DEPS); do \
 	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; \
@@ -144,6 +149,12 @@ deps:
 	  echo "installing:" $$missing; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	else echo "all dependencies present"; fi
+	@dir=$${XDG_CACHE_HOME:-$$HOME/.cache}/ember/npm; \
+	if command -v npm >/dev/null && [ ! -x "$$dir/node_modules/.bin/ajv" -o \
+	     ! -f "$$dir/node_modules/speedscope/dist/release/file-format-schema.json" ]; then \
+	  echo "installing speedscope and ajv-cli into $$dir (tests/e2e/export-speedscope.sh)"; \
+	  mkdir -p "$$dir" && npm install --silent --no-audit --no-fund --prefix "$$dir" speedscope ajv-cli || \
+	    echo "npm failed: export-speedscope.sh will skip its schema check"; fi
 
 # The README's demo: a few seconds of a system-wide profile while the
 # known-ratio workload runs (about 50/30/20% in leaf_a/leaf_b/leaf_c)

@@ -38,10 +38,10 @@ struct ex_profile;
 /* A new, empty profile (never NULL: allocation failure aborts). */
 struct ex_profile *ex_profile_new(const struct ex_profile_opts *o);
 void ex_profile_free(struct ex_profile *p);
-/* Empties the profile for the next interval, keeping its options and
- * memory (a live pusher calls it after each encode).  Names, mappings and
- * functions are forgotten too, so a profile only holds what it was given
- * since the last reset. */
+/* Empties the profile for the next interval, keeping its options (a live
+ * pusher calls it after each encode).  Names, mappings and functions are
+ * forgotten too, so a profile holds only what it was given since the last
+ * reset and its memory stays that of one interval. */
 void ex_profile_reset(struct ex_profile *p);
 
 /* Adds one sample as the replay resolved it (frames leaf first, inline
@@ -49,7 +49,9 @@ void ex_profile_reset(struct ex_profile *p);
  * count of one and a value of its period (1 when it has none).  Samples
  * of an event other than the profile's are counted and left out.  The
  * profile copies what it keeps: s need not outlive the call.  0, or -1
- * with err_set(). */
+ * with err_set().  The profile copies every text it keeps and never reads
+ * a frame's dso or symbol after the call (their addresses serve as keys
+ * until the next reset), so a live replay may release exited processes. */
 int ex_profile_add(struct ex_profile *p, const struct rp_sample *s);
 
 /* Adds a stack given as frames (leaf first, as rp_sample.frames) with its

@@ -191,8 +191,6 @@ static u32 map_of(struct ex_profile *p, const struct rp_frame *f, struct sym_map
 		m.start = f->ip;
 		m.limit = f->ip + 1;
 		m.pgoff = f->kernel ? 0 : f->offset;
-		if (f->kernel)
-			m.pgoff = 0;
 	}
 	m.file = str_id(p, sym_dso_path(f->dso));
 	m.build_id = build_id_string(p, f->dso, f->kernel);

@@ -180,22 +180,58 @@ static int run_offcpu(struct args *a, struct ex_profile **p, struct offcpu **oc,
 	return status;
 }
 
-static int write_profile(const struct args *a, const struct ex_profile *p)
+/* Where the profile goes: standard output, or OUT written as a temporary
+ * file beside it (made before the replay, so a bad path fails at once)
+ * and renamed over OUT once complete. */
+struct output {
+	FILE *f;
+	char *tmp;                  /* NULL for standard output */
+};
+
+static int open_output(const struct args *a, struct output *o)
 {
-	FILE *out = stdout;
-	if (a->out && strcmp(a->out, "-")) {
-		out = fopen(a->out, "w");
-		if (!out) {
-			cmd_error(CMD, "cannot write %s: %m", a->out);
-			return EXIT_RUNTIME;
+	o->f = stdout;
+	o->tmp = NULL;
+	if (!a->out || !strcmp(a->out, "-"))
+		return 0;
+	o->tmp = xasprintf("%s.XXXXXX", a->out);
+	int fd = mkstemp(o->tmp);
+	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+		cmd_error(CMD, "cannot write %s: %m (give -o a path in a writable folder)", a->out);
+		if (fd >= 0) {
+			close(fd);
+			unlink(o->tmp);
 		}
+		free(o->tmp);
+		o->tmp = NULL;
+		return -1;
 	}
-	int rc = a->format == FMT_PPROF ? ex_pprof_write(p, out)
-					: ex_speedscope_write(p, a->rp.input, out);
-	if (out != stdout && fclose(out) != 0 && rc == 0) {
-		err_set("closing %s failed", a->out);
+	fchmod(fd, 0644);
+	return 0;
+}
+
+/* Ends the output: OUT renamed into place when ok, else removed. */
+static int close_output(const struct args *a, struct output *o, bool ok)
+{
+	if (!o->tmp)
+		return 0;
+	int rc = fclose(o->f);
+	if (ok && rc != 0)
+		cmd_error(CMD, "writing %s failed: %m", a->out);
+	if (ok && rc == 0 && rename(o->tmp, a->out) != 0) {
+		cmd_error(CMD, "cannot write %s: %m", a->out);
 		rc = -1;
 	}
+	if (!ok || rc != 0)
+		unlink(o->tmp);
+	free(o->tmp);
+	return ok && rc == 0 ? 0 : -1;
+}
+
+static int write_profile(const struct args *a, const struct ex_profile *p, FILE *out)
+{
+	int rc = a->format == FMT_PPROF ? ex_pprof_write(p, out)
+					: ex_speedscope_write(p, a->rp.input, out);
 	if (rc < 0) {
 		cmd_error(CMD, "%s: %s", a->out ? a->out : "standard output", err_msg());
 		return EXIT_RUNTIME;
@@ -241,6 +277,11 @@ int cmd_export(int argc, char **argv)
 		rp_opts_free(&a.rp);
 		return rc;
 	}
+	struct output out;
+	if (open_output(&a, &out) < 0) {
+		rp_opts_free(&a.rp);
+		return EXIT_RUNTIME;
+	}
 	rp_progress_if_tty(&a.rp);
 	struct ex_profile *p = NULL;
 	struct replay *r = NULL;
@@ -260,12 +301,16 @@ int cmd_export(int argc, char **argv)
 		}
 	}
 	/* A partial input still gives what came before it. */
+	bool written = false;
 	if (p && (rc == EXIT_OK || ex_profile_samples(p))) {
 		set_time(p, a.rp.input, first, last);
-		int w = write_profile(&a, p);
+		int w = write_profile(&a, p, out.f);
+		written = w == EXIT_OK;
 		if (w != EXIT_OK)
 			rc = w;
 	}
+	if (close_output(&a, &out, written) < 0 && written)
+		rc = EXIT_RUNTIME;
 	ex_profile_free(p);
 	offcpu_free(oc);
 	rp_close(r);
