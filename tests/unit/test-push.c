@@ -1,7 +1,10 @@
 /* test-push.c - push/ without a network: the URL and credential checks,
  * durations, a pprof's times, the spool's order and bound, and the sender
  * spooling what a refused connection did not take. */
+#include <arpa/inet.h>
 #include <dirent.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -193,6 +196,45 @@ static void test_sender_spools(void)
 	push_client_free(c);
 }
 
+/* A server that takes the connection (the kernel's backlog) and never
+ * answers: the uploads hang, yet every put returns, the queue's overflow
+ * going to the spool, and the end is bounded by finish's time. */
+static void test_sender_never_waits(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	CHECK(fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 && listen(fd, 16) == 0 &&
+	      getsockname(fd, (struct sockaddr *)&a, &len) == 0, "a listening socket");
+	char url[64], dir[256];
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", ntohs(a.sin_port));
+	snprintf(dir, sizeof(dir), "%s/spool3", tmpdir);
+	struct push_opts o = { .url = url, .name = "a", .retries = 0, .timeout = 30 };
+	struct push_client *c = push_client_new(&o);
+	struct push_spool *s = push_spool_open(dir, 100);
+	struct push_sender *ps = push_sender_start(c, s);
+	struct push_profile p = { .format = PUSH_FOLDED, .data = "a;b 1\n", .len = 6,
+				  .from = 1, .until = 2 };
+	for (int i = 0; i < 10; i++)
+		push_sender_put(ps, &p);
+	struct push_stats st;
+	push_sender_stats(ps, &st);
+	/* One in flight, 4 queued, the other 5 spooled by put itself. */
+	CHECK(st.queued == 10 && st.sent == 0 && st.spooled >= 5, "queued %llu sent %llu spooled %llu",
+	      (unsigned long long)st.queued, (unsigned long long)st.sent,
+	      (unsigned long long)st.spooled);
+	u64 t0 = now_ns();
+	push_sender_finish(ps, 0.5, &st);
+	double took = (double)(now_ns() - t0) / 1e9;
+	CHECK(took < 10, "finish took %.1f s past its 0.5 s (the request's timeout is 30 s)", took);
+	CHECK(st.sent == 0 && st.spooled == 10 && st.in_spool == 10 && st.dropped == 0,
+	      "sent %llu spooled %llu in %zu dropped %llu", (unsigned long long)st.sent,
+	      (unsigned long long)st.spooled, st.in_spool, (unsigned long long)st.dropped);
+	push_spool_close(s);
+	push_client_free(c);
+	close(fd);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -205,6 +247,7 @@ int main(void)
 	RUN(test_pprof_times);
 	RUN(test_spool);
 	RUN(test_sender_spools);
+	RUN(test_sender_never_waits);
 	char cmd[300];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
 	(void)!system(cmd);
