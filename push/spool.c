@@ -77,7 +77,8 @@ static int take_up(struct push_spool *s)
 		}
 	}
 	closedir(d);
-	qsort(s->v.v, s->v.n, sizeof(*s->v.v), by_id);
+	if (s->v.n > 1)
+		qsort(s->v.v, s->v.n, sizeof(*s->v.v), by_id);
 	return 0;
 }
 

@@ -45,6 +45,9 @@ def main():
             status = statuses[min(n, len(statuses) - 1)]
             reply = b"" if status < 300 else b"storage unavailable: try later\nsecond line\n"
             self.send_response(status)
+            # One request a connection, so each handle_request() is one.
+            self.close_connection = True
+            self.send_header("Connection", "close")
             self.send_header("Content-Length", str(len(reply)))
             self.end_headers()
             self.wfile.write(reply)

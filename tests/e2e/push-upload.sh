@@ -15,7 +15,7 @@ GO=$(command -v go)
 R=$TMP/recv
 mkdir -p "$R"
 # Requests 0-2 taken, 3-4 refused with 500 then 5 taken, 6-7 refused, 8 a 401.
-"$PY" "$TOP/tests/e2e-push-receiver.py" "$R" --requests 9 --seconds 30 \
+"$PY" "$TOP/tests/e2e-push-receiver.py" "$R" --requests 9 --seconds 60 \
 	--statuses 200,200,200,500,500,200,500,500,401 &
 RECV=$!
 trap 'kill $RECV 2>/dev/null; rm -rf "$TMP"' EXIT
@@ -118,6 +118,7 @@ ok=no
 [ "$rc" = 1 ] && [ -e "$R/req-8.path" ] && [ ! -e "$R/req-9.path" ] && one_line "$TMP/8.err" 'HTTP 401' && ok=yes
 check "HTTP 401: exit 1 ($rc), no retry ($(ls "$R"/req-*.path | wc -l) requests in all), one line: $(head -1 "$TMP/8.err")" \
 	test $ok = yes
+kill $RECV 2>/dev/null
 wait $RECV 2>/dev/null
 
 # No server: a refused connection; bad URLs.
