@@ -47,7 +47,8 @@ in_spool=$(ls "$S" 2>/dev/null | wc -l)
 RECV=$!
 poll 10 test -s "$R/b/port"
 # Up again: the spool drains (its profiles and at least one new one).
-poll 20 test -e "$R/b/req-$in_spool.path" -a "$(ls "$S" | wc -l)" = 0
+drained() { [ -e "$R/b/req-$in_spool.path" ] && [ "$(ls "$S" | wc -l)" = 0 ]; }
+poll 20 drained
 kill -TERM $pid
 wait $pid
 rc=$?
