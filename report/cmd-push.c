@@ -239,6 +239,8 @@ static void file_times(const struct push_args *a, struct push_profile *p)
 		p->until = p->from + secs;
 	if (a->until && !a->from)
 		p->from = p->until - MIN(p->until, secs);
+	if (p->until <= p->from)   /* Pyroscope wants from < until */
+		p->until = p->from + 1;
 }
 
 static int push_file(struct push_args *a)
@@ -412,6 +414,9 @@ static int check_args(struct push_args *a, int argc, char **argv)
 		    a->live.output || a->live.freq || a->live.count || a->graph)
 			return cmd_bad(CMD, "add --every DUR to profile continuously",
 				       "-a, -C, -p, -t, -F, -g, -o, --duration and --count are for a live profile");
+		if (a->from && a->until && a->from >= a->until)
+			return cmd_bad(CMD, "give --from before --until", "--from %llu, --until %llu",
+				       (unsigned long long)a->from, (unsigned long long)a->until);
 		if (optind < argc && a->input)
 			return cmd_bad(CMD, "give one file", "-i %s and %s", a->input, argv[optind]);
 		if (optind < argc)
