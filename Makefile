@@ -14,16 +14,19 @@ ifeq ($(filter -j%,$(MAKEFLAGS)),)
   MAKEFLAGS += -j$(shell nproc)
 endif
 CC      ?= cc
-MODULES := common format pmc pmc/stat record symbols unwind report report/replay report/hist report/collapse report/script report/sched report/bio report/live report/tools flamegraph export push
+MODULES := common format pmc pmc/stat record symbols unwind report report/replay report/hist report/collapse report/script report/sched report/bio report/blkreplay report/live report/tools flamegraph export net push
 
 # pkg-config name -> Debian package that provides it.
 PKGS    := libelf:libelf-dev libdw:libdw-dev libunwind:libunwind-dev libunwind-generic:libunwind-dev \
            numa:libnuma-dev zlib:zlib1g-dev libtraceevent:libtraceevent-dev \
-           libzstd:libzstd-dev libprotobuf-c:libprotobuf-c-dev libcurl:libcurl4-openssl-dev
+           libzstd:libzstd-dev libprotobuf-c:libprotobuf-c-dev liburing:liburing-dev \
+           blkid:libblkid-dev libcurl:libcurl4-openssl-dev
 PKGNAMES := $(foreach p,$(PKGS),$(firstword $(subst :, ,$(p))))
 
 ifeq ($(filter deps clean,$(MAKECMDGOALS)),)
   MISSING := $(foreach p,$(PKGS),$(if $(shell pkg-config --exists $(firstword $(subst :, ,$(p))) && echo y),,$(lastword $(subst :, ,$(p)))))
+  # export/profile.proto is compiled at build time.
+  MISSING += $(if $(shell command -v protoc-c 2>/dev/null),,protobuf-c-compiler)
   ifneq ($(strip $(MISSING)),)
     $(error missing libraries; install them with 'make deps' or 'apt-get install $(MISSING)')
   endif
@@ -114,7 +117,7 @@ $(BUILD)/tests/unit/test-export: CFLAGS_ALL += -I$(BUILD)/gen
 # pointers and without inlining so their call structure is exactly the source's.
 WORKLOAD_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline \
                    -fno-optimize-sibling-calls -Wall -Wextra
-$(BUILD)/workloads/%: tests/workloads/%.c
+$(BUILD)/workloads/%: tests/workloads/%.c tests/workloads/workload.h
 	@mkdir -p $(dir $@)
 	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -lpthread -lm
 
@@ -134,9 +137,10 @@ asan:
 # is missing.
 DEB_DEPS := build-essential pkg-config linux-libc-dev libelf-dev libdw-dev libunwind-dev \
             libnuma-dev zlib1g-dev libzstd-dev libtraceevent-dev libiberty-dev \
+            liburing-dev libblkid-dev \
             linux-perf chromium blktrace clang libclang-rt-14-dev \
             python3 python3-dbg fio dwz \
-            util-linux procps protobuf-c-compiler libprotobuf-c-dev golang-go \
+            util-linux procps protobuf-c-compiler libprotobuf-c-dev golang-go e2fsprogs \
             libcurl4-openssl-dev
 # npm (the export tests install speedscope's schema and ajv-cli with it)
 # unless one came with Node.js: nodesource's nodejs conflicts with Debian's.
@@ -170,7 +174,7 @@ demo: $(EMBER_BIN) $(WORKLOAD_BINS)
 	@echo "flame graph written to demo-flame.svg: open it in a browser"
 
 # Each script prints ember beside perf measured in the same run.
-BENCHES := record online report unwind stat offcpu bio top syscount
+BENCHES := record online report unwind stat offcpu bio top syscount replay serve
 bench: $(EMBER_BIN) $(WORKLOAD_BINS)
 	@for b in $(BENCHES); do echo "== bench/$$b.sh"; \
 	  EMBER=$(abspath $(EMBER_BIN)) WORKLOADS=$(abspath $(BUILD)/workloads) bench/$$b.sh; done
@@ -194,10 +198,14 @@ FUZZ_CFLAGS  := -std=gnu11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra \
                 $(DEMANGLE_CFLAGS) -MMD -MP $(FUZZ_SAN)
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz-*.c))
 # Only the modules that hold the parsers, and the bio library with the
-# filter tests it shares with the replay: a half-written file elsewhere
-# does not stop the fuzzers.  Targets link them as an archive, so each
-# takes the files it calls (fuzz-blktrace none of bio's replay side).
-FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(wildcard $(addsuffix /*.c,common format symbols flamegraph report/bio)) report/replay/filter.c)
+# filter tests it shares with the replay, ember serve's connection parser
+# and the block replay's plan files: a half-written file elsewhere does not
+# stop the fuzzers.  Targets link them as an archive, so each takes the
+# files it calls (fuzz-blktrace none of bio's replay side, fuzz-plan none
+# of the replayer's).
+FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(wildcard $(addsuffix /*.c,common format symbols flamegraph report/bio)) \
+                $(filter-out net/cmd-%,$(wildcard net/*.c)) report/replay/filter.c \
+                report/blkreplay/plan.c report/blkreplay/planfile.c)
 FUZZ_LIB     := $(FUZZ_DIR)/libfuzz.a
 
 $(FUZZ_OBJS): $(FUZZ_DIR)/%.o: %.c
@@ -229,7 +237,7 @@ fuzz: $(addprefix $(FUZZ_DIR)/,$(FUZZ_TARGETS))
 # hand; the others are generated from the commands' option tables
 # ('ember CMD --man') and committed, so that install needs no build of
 # them.  tests/e2e/options-docs.sh fails when one lags behind its table.
-MAN_GENERATED := report top script flame export push stat list offcpu sched bio btrace verify archive \
+MAN_GENERATED := report top script flame export push stat list offcpu sched bio btrace verify archive serve \
                  execsnoop opensnoop syscount exitsnoop cpudist softirqs hardirqs funccount \
                  oomkill drsnoop writeback stackcount
 man: $(EMBER_BIN)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common/common.h"
+#include "net/net.h"
 #include "pmc/pmc.h"
 #include "pmc/stat/stat.h"
 #include "record/record.h"
@@ -32,23 +33,8 @@ static const struct command commands[] = {
 	{ &btrace_cmd, cmd_btrace },
 	{ &verify_cmd, cmd_verify },
 	{ &archive_cmd, cmd_archive },
+	{ &serve_cmd, cmd_serve },
 	{ &push_cmd, cmd_push },
-};
-
-/* BCC's tools, listed in a group of their own. */
-static const struct command tools[] = {
-	{ &execsnoop_cmd, cmd_execsnoop },
-	{ &opensnoop_cmd, cmd_opensnoop },
-	{ &syscount_cmd, cmd_syscount },
-	{ &exitsnoop_cmd, cmd_exitsnoop },
-	{ &cpudist_cmd, cmd_cpudist },
-	{ &softirqs_cmd, cmd_softirqs },
-	{ &hardirqs_cmd, cmd_hardirqs },
-	{ &funccount_cmd, cmd_funccount },
-	{ &oomkill_cmd, cmd_oomkill },
-	{ &drsnoop_cmd, cmd_drsnoop },
-	{ &writeback_cmd, cmd_writeback },
-	{ &stackcount_cmd, cmd_stackcount },
 };
 
 static const struct command *find_command(const char *name)
@@ -56,10 +42,16 @@ static const struct command *find_command(const char *name)
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		if (!strcmp(name, commands[i].opts->name))
 			return &commands[i];
-	for (size_t i = 0; i < ARRAY_SIZE(tools); i++)
-		if (!strcmp(name, tools[i].opts->name))
-			return &tools[i];
 	return NULL;
+}
+
+/* BCC's tools (report/cmd-tools.c), listed in a group of their own. */
+static bool is_tool(const char *name)
+{
+	for (size_t i = 0; tool_command(i); i++)
+		if (!strcmp(name, tool_command(i)->name))
+			return true;
+	return false;
 }
 
 /* `record --push URL` is the continuous profiler, `push --every`: record/
@@ -80,8 +72,8 @@ static void usage(FILE *out)
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(out, "  %-10s %s\n", commands[i].opts->name, commands[i].opts->summary);
 	fprintf(out, "\nTools (BCC's, from tracepoints and uprobes; live, or -i FILE):\n");
-	for (size_t i = 0; i < ARRAY_SIZE(tools); i++)
-		fprintf(out, "  %-10s %s\n", tools[i].opts->name, tools[i].opts->summary);
+	for (size_t i = 0; tool_command(i); i++)
+		fprintf(out, "  %-10s %s\n", tool_command(i)->name, tool_command(i)->summary);
 	fprintf(out, "\n'ember COMMAND --help' describes one command.\n");
 }
 
@@ -104,8 +96,8 @@ int main(int argc, char **argv)
 	if (!strcmp(name, "--list-commands")) {
 		for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 			printf("%s\n", commands[i].opts->name);
-		for (size_t i = 0; i < ARRAY_SIZE(tools); i++)
-			printf("%s\n", tools[i].opts->name);
+		for (size_t i = 0; tool_command(i); i++)
+			printf("%s\n", tool_command(i)->name);
 		return EXIT_OK;
 	}
 	const struct command *c = find_command(name);
@@ -113,6 +105,8 @@ int main(int argc, char **argv)
 		c = find_command("push");
 	if (c)
 		return c->run(argc - 1, argv + 1);
+	if (is_tool(name))
+		return cmd_tool(argc - 1, argv + 1);
 	if (name[0] == '-')
 		fprintf(stderr, "ember: unknown option '%s' (see 'ember --help')\n", name);
 	else

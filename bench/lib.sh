@@ -1,6 +1,7 @@
 # bench/lib.sh - what the benchmarks share, sourced after their own
 # defaults: the binaries they need, a scratch folder, and the two
-# measurements most of them take (a spinning workload's rate, a child's CPU).
+# measurements most of them take (a spinning workload's rate, a child's CPU,
+# a row run and timed, the best of a row's runs).
 #
 #   . "$(dirname "$0")/lib.sh"; bench_setup NAME [WORKLOAD...]
 
@@ -33,4 +34,26 @@ cpu_of() {
 	awk 'NR == 2 { s = 0
 		for (i = 1; i <= 2; i++) { split($i, p, /m/); sub(/s/, "", p[2]); s += p[1] * 60 + p[2] }
 		printf "%.3f", s }' "$1"
+}
+
+# bench_run NAME CMD... : runs CMD (a command or a function), its output in
+# $T/NAME.out and $T/NAME.err; sets WALL (seconds) and CPU (user+sys
+# seconds of CMD and its children: recorder and workload together).
+bench_run() {
+	local name=$1; shift
+	local t0 t1
+	t0=$(date +%s.%N)
+	( "$@" >"$T/$name.out" 2>"$T/$name.err"; times >"$T/$name.times" )
+	t1=$(date +%s.%N)
+	WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+	CPU=$(cpu_of "$T/$name.times")
+}
+
+# bench_best max|min NEW OLD : the better of two runs' figures, where OLD
+# is empty or 0 before the first run and a failed run's NEW is 0.
+bench_best() {
+	awk -v w="$1" -v a="$2" -v b="$3" 'BEGIN {
+		if (b == "" || b == 0) print a
+		else if (a == "" || a == 0) print b
+		else print ((w == "max") == (a > b) ? a : b) }'
 }

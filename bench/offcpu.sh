@@ -31,17 +31,10 @@
 #   EMBER=./ember WORKLOADS=build/workloads bench/offcpu.sh
 #   SECONDS_PER_RUN=2 REPEAT=3 PIN=1  (defaults)
 set -u
-: "${EMBER:=./ember}" "${WORKLOADS:=build/workloads}" "${PERF:=perf}"
 : "${SECONDS_PER_RUN:=2}" "${REPEAT:=3}" "${PIN=1}"
-EMBER=$(realpath "$EMBER"); WORKLOADS=$(realpath "$WORKLOADS")
+. "$(dirname "$0")/lib.sh"
+bench_setup offcpu pingpong
 PP=$WORKLOADS/pingpong
-for need in "$EMBER" "$PP"; do
-	[ -x "$need" ] || { echo "bench/offcpu.sh: $need missing (make; make workloads)" >&2; exit 2; }
-done
-command -v "$PERF" >/dev/null || { echo "bench/offcpu.sh: Linux perf missing (make deps)" >&2; exit 2; }
-
-T=$(mktemp -d /tmp/ember-bench.XXXXXX)
-trap 'rm -rf "$T"' EXIT
 
 # The rows: each a name and its label.
 ROWS=(bare ember nofix perf same wakeups wakers)
@@ -67,49 +60,44 @@ run_row() {
 	wakeups|wakers) "$EMBER" record -q "--off-cpu=$1" -o "$T/$1.data" -- "${pp[@]}" ;;
 	perf) "${perf[@]}" -e sched:sched_switch -g -- "${pp[@]}" ;;
 	same) "${perf[@]}" -e sched:sched_switch --switch-events -g -- "${pp[@]}" ;;
-	esac >"$T/$1.out" 2>"$T/$1.err"
+	esac
 }
 
 # measure NAME: one run; prints "switches/s cpu-ns-per-round-trip" (0 0
-# when the workload printed nothing).  bash's `times` in the subshell gives
-# the CPU time of its children: the recorder and the workload.
+# when the workload printed nothing).
 measure() {
-	( run_row "$1"; times >"$T/$1.cpu" )
-	awk 'function s(t,  m) { m = t; sub(/m.*/, "", m); sub(/^[0-9]+m/, "", t); sub(/s$/, "", t)
-			return m * 60 + t }
-	     FNR == NR && /^pingpong:/ { trips = $2; rate = $(NF - 1) }
-	     FNR != NR && FNR == 2 { cpu = s($1) + s($2) }
+	bench_run "$1" run_row "$1"
+	awk -v cpu="$CPU" '/^pingpong:/ { trips = $2; rate = $(NF - 1) }
 	     END { if (trips > 0) printf "%.0f %.0f\n", rate, cpu * 1e9 / trips; else print "0 0" }' \
-		"$T/$1.out" "$T/$1.cpu"
+		"$T/$1.out"
 }
 
-declare -A RATE CPU
-for r in "${ROWS[@]}"; do RATE[$r]=0 CPU[$r]=0; done
+declare -A RATE CPUNS
 for i in $(seq "$REPEAT"); do
 	for r in "${ROWS[@]}"; do
 		read -r rate cpu < <(measure "$r")
-		RATE[$r]=$(awk -v a="$rate" -v b="${RATE[$r]}" 'BEGIN { print (a > b ? a : b) }')
-		CPU[$r]=$(awk -v a="$cpu" -v b="${CPU[$r]}" 'BEGIN { print (b == 0 || (a > 0 && a < b) ? a : b) }')
+		RATE[$r]=$(bench_best max "$rate" "${RATE[$r]:-}")
+		CPUNS[$r]=$(bench_best min "$cpu" "${CPUNS[$r]:-}")
 	done
 done
 
 size_mb() { [ -f "$1" ] && awk -v b="$(stat -c %s "$1")" 'BEGIN { printf "%.1f", b / 1048576 }' || echo -; }
 slow() { awk -v b="${RATE[bare]}" -v r="$1" 'BEGIN { if (b > 0 && r > 0) printf "%.1f%%", 100 * (1 - r / b); else print "failed" }'; }
-extra() { awk -v b="${CPU[bare]}" -v c="$1" 'BEGIN { if (b > 0 && c > 0) printf "+%.0f", c - b; else print "-" }'; }
+extra() { awk -v b="${CPUNS[bare]}" -v c="$1" 'BEGIN { if (b > 0 && c > 0) printf "+%.0f", c - b; else print "-" }'; }
 events() { [ -f "$1" ] && "$EMBER" script -i "$1" -F event 2>/dev/null | grep -c 'sched:sched_switch' || echo -; }
 
 printf '%-42s %11s %9s %11s %8s %8s %9s\n' "pingpong ${SECONDS_PER_RUN}s${PIN:+ on CPU $PIN}, best of $REPEAT" "switches/s" \
 	"slowdown" "ns/trip" "extra" "file MB" "switches"
 for r in "${ROWS[@]}"; do
 	printf '%-42s %11.0f %9s %11.0f %8s %8s %9s\n' "${LABEL[$r]}" "${RATE[$r]}" \
-		"$([ "$r" = bare ] && echo - || slow "${RATE[$r]}")" "${CPU[$r]}" \
-		"$([ "$r" = bare ] && echo - || extra "${CPU[$r]}")" \
+		"$([ "$r" = bare ] && echo - || slow "${RATE[$r]}")" "${CPUNS[$r]}" \
+		"$([ "$r" = bare ] && echo - || extra "${CPUNS[$r]}")" \
 		"$(size_mb "$T/$r.data")" "$(events "$T/$r.data")"
 done
 # ratio NAME OF: ember's cost over perf's, by rate and by CPU time.
 ratio() {
 	awk -v b="${RATE[bare]}" -v e="${RATE[$1]}" -v p="${RATE[$2]}" \
-	    -v cb="${CPU[bare]}" -v ce="${CPU[$1]}" -v cp="${CPU[$2]}" -v what="$3" 'BEGIN {
+	    -v cb="${CPUNS[bare]}" -v ce="${CPUNS[$1]}" -v cp="${CPUNS[$2]}" -v what="$3" 'BEGIN {
 		if (b > 0 && e > 0 && p > 0 && b > p)
 			printf "%s slowdown %.2f, extra CPU %.2f", what, (b - e) / (b - p), \
 				(cp > cb && ce > 0) ? (ce - cb) / (cp - cb) : 0

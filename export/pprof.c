@@ -118,15 +118,42 @@ static void samples(struct pb *b)
 	b->prof.sample = b->sample_ptrs;
 }
 
-/* pprof takes the first mapping for the program: executables first, then
- * shared libraries, then the rest ([vdso], the kernel), each in the order
- * met.  The rank of mapping e. */
+/* pprof takes the first mapping for the program: the executable most of
+ * the weight passes through, then the other executables, the shared
+ * libraries and the rest ([vdso], the kernel), each in the order met.
+ * The rank of mapping e. */
 static int map_rank(const struct ex_profile *p, const struct ex_map *e)
 {
 	const char *path = ex_str(p, e->file);
 	if (e->kernel || path[0] == '[')
-		return 2;
-	return strstr(path, ".so") ? 1 : 0;
+		return 3;
+	return strstr(path, ".so") ? 2 : 1;
+}
+
+/* The executable the most weight passes through (each sample counted
+ * once per mapping), or EX_NONE. */
+static u32 main_mapping(const struct ex_profile *p)
+{
+	size_t n = p->maps.n;
+	u64 *w = xcalloc(n + 1, sizeof(*w));
+	u32 *last = xcalloc(n + 1, sizeof(*last));   /* sample index + 1 */
+	for (size_t i = 0; i < p->samples_v.n; i++) {
+		const struct ex_sample *s = &p->samples_v.v[i];
+		for (u32 k = 0; k < s->n; k++) {
+			u32 m = p->locs.v[p->stack_locs.v[s->first + k]].map;
+			if (m != EX_NONE && last[m] != i + 1) {
+				last[m] = (u32)i + 1;
+				w[m] += s->value;
+			}
+		}
+	}
+	u32 best = EX_NONE;
+	for (size_t i = 0; i < n; i++)
+		if (map_rank(p, &p->maps.v[i]) == 1 && (best == EX_NONE || w[i] > w[best]))
+			best = (u32)i;
+	free(w);
+	free(last);
+	return best;
 }
 
 static void mappings(struct pb *b)
@@ -136,9 +163,12 @@ static void mappings(struct pb *b)
 	b->maps = xcalloc(n + 1, sizeof(*b->maps));
 	b->map_ptrs = xcalloc(n + 1, sizeof(*b->map_ptrs));
 	b->map_id = xcalloc(n + 1, sizeof(*b->map_id));
-	for (int rank = 0; rank < 3; rank++)
+	u32 main = main_mapping(p);
+	if (main != EX_NONE)
+		b->map_id[main] = ++k;
+	for (int rank = 1; rank <= 3; rank++)
 		for (size_t i = 0; i < n; i++)
-			if (map_rank(p, &p->maps.v[i]) == rank)
+			if (i != main && map_rank(p, &p->maps.v[i]) == rank)
 				b->map_id[i] = ++k;
 	for (size_t i = 0; i < n; i++) {
 		const struct ex_map *e = &p->maps.v[i];

@@ -613,4 +613,29 @@ int pd_blk_remap(const struct pd_blk_rec *r, u32 *dev_from, u32 *dev_to, u64 *se
 int pd_blk_split(const struct pd_blk_rec *r, u64 *new_sector);
 int pd_blk_comm(const struct pd_blk_rec *r, char *buf, size_t size);
 
+/* --- Cutting a stream that arrives in pieces (streamcut.c) --------------
+ * Follows the records of a pipe-variant stream as its bytes go by, keeping
+ * none of them, to say where a copy cut short stays readable: after the
+ * last whole record, or better after the last FINISHED_ROUND (the reader
+ * then has every event up to that round).  For ember serve's files. */
+struct pd_cut {
+	u64 off;               /* stream bytes seen */
+	u64 record_end;        /* after the last whole record (0: no header yet) */
+	u64 round_end;         /* after the last FINISHED_ROUND, or 0 */
+	u64 skip;              /* bytes of the current record still to pass */
+	u8 head[16];           /* the current record's first bytes */
+	u32 head_len;
+	u32 type;
+	u16 size;
+	int state;
+};
+void pd_cut_init(struct pd_cut *c);
+/* 0, or -1 with err_set() naming the stream offset where it stopped being
+ * a perf stream (then record_end and round_end still say where to cut). */
+int pd_cut_feed(struct pd_cut *c, const void *buf, size_t n);
+/* Whether the bytes so far end on a record boundary. */
+bool pd_cut_at_boundary(const struct pd_cut *c);
+/* Where to cut: the last round's end, else the last whole record's. */
+u64 pd_cut_safe_end(const struct pd_cut *c);
+
 #endif

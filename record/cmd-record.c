@@ -9,12 +9,14 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "net/net.h"
 #include "record/record-internal.h"
 #include "record/record.h"
 
 #define CMD "record"
 
-enum { OPT_FILTER = 256, OPT_CALL_GRAPH, OPT_DURATION, OPT_SWITCH, OPT_OFF_CPU, OPT_NO_LEAF_FIX, OPT_BLOCK, OPT_TOOL };
+enum { OPT_FILTER = 256, OPT_CALL_GRAPH, OPT_DURATION, OPT_SWITCH, OPT_OFF_CPU, OPT_NO_LEAF_FIX, OPT_BLOCK, OPT_TOOL,
+       OPT_TOKEN_FILE, OPT_FALLBACK };
 
 /* zstd's levels, perf record -z's default the fastest. */
 #define ZSTD_LEVEL_DEFAULT 1
@@ -26,6 +28,10 @@ struct cli {
 	bool fell_back;            /* the default event became cpu-clock */
 	u32 devs[16];              /* -d: kernel dev_t values (MAJOR << 20 | MINOR) */
 	int ndevs;
+	const char *token_file;    /* -o tcp://: --token-file, --fallback, */
+	const char *fallback;      /* the sender (net/) and what the */
+	struct net_client *net;    /* server said it stored */
+	char *stored;
 };
 
 static int parse_freq(struct rec_opts *o, const char *arg)
@@ -193,6 +199,8 @@ static int parse_option(struct cli *cl, int c, const char *arg)
 	case OPT_NO_LEAF_FIX: o->no_leaf_fix = true; return 0;
 	case OPT_BLOCK: o->block = true; return 0;
 	case OPT_TOOL: o->tool = arg; return 0;
+	case OPT_TOKEN_FILE: cl->token_file = arg; return 0;
+	case OPT_FALLBACK: cl->fallback = arg; return 0;
 	case 'd': return parse_device(cl, arg);
 	case 'N': o->no_buildid_cache = true; return 0;
 	case 'q': cl->quiet = true; return 0;
@@ -229,7 +237,15 @@ static const struct opt options[] = {
 	OPT('t', 't', "tid", OPT_ARG, "TIDS", "only these threads"),
 	OPT('o', 'o', "output", OPT_ARG, "FILE",
 	  "output (default ember.data; an old one becomes\n"
-	  "FILE.old); - writes a stream to standard output"),
+	  "FILE.old); - writes a stream to standard output;\n"
+	  "tcp://HOST:PORT streams it to 'ember serve'"),
+	OPT(OPT_TOKEN_FILE, 0, "token-file", OPT_ARG, "FILE",
+	  "with -o tcp://, the shared token the server\n"
+	  "requires (ember serve --token-file)"),
+	OPT(OPT_FALLBACK, 0, "fallback", OPT_ARG, "FILE",
+	  "with -o tcp://, keep the stream in FILE too, so\n"
+	  "that if the connection drops the recording goes\n"
+	  "on there, whole; removed once the server has it"),
 	OPT('m', 'm', "mmap-pages", OPT_ARG, "N",
 	  "ring pages per CPU, a power of two (or 512K, 4M)"),
 	OPT('z', 'z', "compression-level", OPT_OPT_ARG, "N",
@@ -382,9 +398,17 @@ static void print_notes(struct rec_session *s, size_t *shown)
 		cmd_warn(CMD, "%s", s->notes.v[*shown]);
 }
 
-static const char *output_name(const struct rec_opts *o)
+static const char *output_name(const struct cli *cl)
 {
-	return strcmp(o->output, "-") ? o->output : "standard output";
+	static char buf[512];
+	const char *out = cl->o.output;
+	if (cl->net && cl->stored)
+		snprintf(buf, sizeof(buf), "%s, stored as %s", out, cl->stored);
+	else if (cl->net && cl->fallback)
+		snprintf(buf, sizeof(buf), "%s (the fallback)", cl->fallback);
+	else
+		return strcmp(out, "-") ? out : "standard output";
+	return buf;
 }
 
 /* "cpu0 1200, cpu1 1308": the CPUs whose rings dropped samples (a busy
@@ -420,7 +444,7 @@ static void print_summary(const struct cli *cl, const struct rec_session *s)
 		return;
 	fprintf(stderr, "ember record: %llu samples, %llu lost, %.3f MB written to %s",
 		(unsigned long long)t->samples, (unsigned long long)t->lost,
-		t->bytes / 1048576.0, output_name(&cl->o));
+		t->bytes / 1048576.0, output_name(cl));
 	if (t->zstd_out)
 		fprintf(stderr, ", compressed (%.3f MB of records, ratio %.1f)",
 			t->zstd_in / 1048576.0, (double)t->zstd_in / (double)t->zstd_out);
@@ -438,13 +462,19 @@ static void print_summary(const struct cli *cl, const struct rec_session *s)
 	}
 }
 
-static int fail(struct rec_session *s, size_t *shown, const struct cli *cl)
+static int fail(struct rec_session *s, size_t *shown, struct cli *cl)
 {
 	char msg[1024];
 	snprintf(msg, sizeof(msg), "%s", err_msg());
 	enum rec_fail kind = s->fail;
 	bool started = s->started;
 	rec_cleanup_failed(s);
+	if (cl->net) {           /* the server keeps its file to the last round */
+		net_client_abort(cl->net);
+		if (net_client_dropped(cl->net))
+			snprintf(msg, sizeof(msg), "%s: %s", cl->o.output,
+				 net_client_dropped(cl->net));
+	}
 	print_notes(s, shown);
 	if (started)
 		cmd_error(CMD, "%s (what was recorded until then is kept and readable)", msg);
@@ -453,6 +483,45 @@ static int fail(struct rec_session *s, size_t *shown, const struct cli *cl)
 	if (started)
 		print_summary(cl, s);
 	return kind == REC_FAIL_USAGE ? EXIT_USAGE : EXIT_RUNTIME;
+}
+
+static void said_drop(void *ctx, const char *why)
+{
+	const struct cli *cl = ctx;
+	cmd_warn(CMD, "%s: %s; the recording goes on into %s", cl->o.output, why,
+		 cl->fallback);
+}
+
+/* -o tcp://HOST:PORT: connected, the hello answered, before anything is
+ * opened; -1 to go on, or the exit status. */
+static int connect_server(struct cli *cl)
+{
+	char token[NET_TOKEN_MAX];
+	int token_len = 0;
+	if (strncmp(cl->o.output, "tcp://", 6)) {
+		cmd_bad(CMD, "only with -o tcp://HOST:PORT", "%s",
+			cl->token_file ? "--token-file" : "--fallback");
+		return EXIT_USAGE;
+	}
+	if (cl->token_file &&
+	    (token_len = net_read_token(cl->token_file, token, sizeof(token))) < 0) {
+		cmd_error(CMD, "--token-file: %s", err_msg());
+		return EXIT_USAGE;
+	}
+	struct net_client_opts no = {
+		.addr = cl->o.output + 6, .token = token_len ? token : NULL,
+		.token_len = (size_t)token_len, .fallback = cl->fallback,
+		.timeout_ms = 10000, .on_drop = said_drop, .ctx = cl,
+	};
+	cl->net = net_client_start(&no);
+	memset(token, 0, sizeof(token));
+	if (!cl->net) {
+		cmd_error(CMD, "%s: %s", cl->o.output, err_msg());
+		return EXIT_RUNTIME;
+	}
+	cl->o.to_fd = true;
+	cl->o.out_fd = net_client_fd(cl->net);
+	return -1;
 }
 
 /* SIGINT/SIGTERM are blocked except while the drain waits in ppoll
@@ -474,6 +543,10 @@ static int record(struct cli *cl)
 		rc = fail(s, &shown, cl);
 	} else {
 		print_notes(s, &shown);
+		if (cl->net && net_client_finish(cl->net, &cl->stored) < 0) {
+			cmd_error(CMD, "%s: %s", cl->o.output, err_msg());
+			rc = EXIT_RUNTIME;
+		}
 		print_summary(cl, s);
 	}
 	stop_restore(&h);
@@ -510,8 +583,13 @@ int cmd_record(int argc, char **argv)
 	}
 	if (cl.o.events.n == 0 && add_default_event(&cl) < 0)
 		goto out;
+	if ((cl.token_file || cl.fallback || !strncmp(cl.o.output, "tcp://", 6)) &&
+	    (rc = connect_server(&cl)) >= 0)
+		goto out;
 	rc = record(&cl);
 out:
+	net_client_free(cl.net);
+	free(cl.stored);
 	pmc_list_free(&cl.o.events);
 	free(cl.o.cpus);
 	free(cl.o.pids);

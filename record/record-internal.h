@@ -69,6 +69,8 @@ struct rec_opts {
 	pid_t *tids;               /* -t: just these threads */
 	int ntids;
 	const char *output;        /* "-" for the pipe variant on stdout */
+	bool to_fd;                /* the pipe variant into out_fd instead */
+	int out_fd;                /* (record -o tcp://: net/'s sender) */
 	u32 mmap_pages;            /* data pages per ring, a power of two */
 	int zstd_level;            /* -z: records compressed at this level; 0 none */
 	double duration;           /* seconds, 0 for none */

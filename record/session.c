@@ -162,6 +162,10 @@ static int open_output(struct rec_session *s)
 	struct stat st;
 	if (s->o->live && !path)
 		return open_live_output(s);
+	if (s->o->to_fd) {
+		s->w = pd_writer_open_fd(s->o->out_fd, path);
+		return 0;
+	}
 	if (strcmp(path, "-") && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
 	    st.st_size > 0) {
 		char *old = xasprintf("%s.old", path);

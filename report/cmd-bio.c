@@ -23,6 +23,8 @@ static const char synopsis[] =
 	"                 --monitor | --errors | --heatmap OUT.svg | --blkparse | --stacks |\n"
 	"                 --folded] [--interval SECS [--count N]] [options]\n"
 	"       ember bio -a | -C CPUS | -- COMMAND [--duration SECS] [-o FILE] [view options]\n"
+	"       ember bio [-i FILE | --plan PLAN] [--save-plan PLAN] [--replay DEV [-W]\n"
+	"                 [-x FACTOR | -N] [-c N] [--map OLD=NEW] [-I N] [--force]]\n"
 	"\n"
 	"Block I/O from a recording made with 'ember record --block', or from a\n"
 	"blktrace capture: classic per-CPU files (-i DEV for DEV.blktrace.N, or one\n"
@@ -41,16 +43,22 @@ static const char synopsis[] =
 	"interval ends with a '# live:' line of the events lost.  -p stays a filter\n"
 	"of the I/Os by the process that queued them: completions run in other\n"
 	"tasks' time, so the recording is of whole CPUs.\n"
+	"--replay issues the recording's I/O again onto a device (btreplay), with the\n"
+	"filters and -d picking which; --save-plan keeps it as a plan file (btrecord).\n"
 	"\n";
 
 static const char notes[] =
 	"I/Os without a queue event (begun before the recording), issued but never\n"
 	"seen completing (perf_events can lose events of idle CPUs), or superseded\n"
-	"in flight are left out of the figures and counted on their own line.  An\n"
-	"issue without an insert event (requests sent straight to the driver) counts\n"
-	"as inserted at issue: G2I holds that time and I2D is 0.  --stacks takes an\n"
-	"I/O's stack where it was queued, or where its request was allocated or\n"
-	"issued when its queue event was not seen.\n"
+	"in flight are left out of the figures and counted on their own line.  The\n"
+	"phases count as btt counts them: per queued I/O, G2I at each insert, I2D\n"
+	"(M2D for an I/O merged in, without an insert at its sector) at each issue,\n"
+	"so again when a request is requeued and issued again, and D2C from the\n"
+	"last issue.  A request issued without an insert event (sent straight to\n"
+	"the driver) has no G2I and no I2D; in the shares of Q2C and --snoop it\n"
+	"counts as inserted at issue.  --stacks takes an I/O's stack where it was\n"
+	"queued, or where its request was allocated or issued when its queue event\n"
+	"was not seen.\n"
 	"With --interval an I/O counts in the interval in which its request\n"
 	"completed (or was lost or remapped), so the intervals add up to the whole;\n"
 	"the last one also holds the I/Os still in flight at the end.  Intervals\n"
@@ -78,6 +86,7 @@ struct args {
 	struct replay *replay; /* its replay while it runs (the live line) */
 	u64 intervals;         /* printed so far */
 	u64 start, last_end;   /* the first interval's start, the last's end */
+	struct bio_replay *replay_args;   /* --replay, --save-plan (cmd-bio-replay.c) */
 };
 
 static int set_view(struct args *a, enum view v)
@@ -128,7 +137,9 @@ static int parse_one(void *ctx, int opt, const char *arg)
 	case 'm': a->v.millis = true; return 1;
 	case 'i': a->input_set = true; return rp_parse_filter_opt(&a->rp, opt, arg);
 	default: {
-		int r = live_parse_opt(&a->live, opt, arg);
+		int r = bio_replay_parse(&a->replay_args, opt, arg);
+		if (!r)
+			r = live_parse_opt(&a->live, opt, arg);
 		return r ? r : rp_parse_filter_opt(&a->rp, opt, arg);
 	}
 	}
@@ -157,6 +168,10 @@ static int check_live(struct args *a, int argc, char **argv)
 			  "live, not both");
 		return EXIT_USAGE;
 	}
+	int rc = bio_replay_check(a->replay_args, a->input_set, live || a->view_set ||
+			      a->live.interval > 0);
+	if (rc >= 0)
+		return rc;
 	if (live && a->view == VIEW_TOP && !(a->live.interval > 0))
 		a->live.interval = 1;
 	if (a->live.interval > 0)
@@ -200,9 +215,10 @@ static int check_args(struct args *a, int argc, char **argv)
 static const struct opt options[] = {
 	OPT_INCLUDE(rp_input_opts),
 	OPT(OPT_BTT, 0, "btt", OPT_NO_ARG, NULL,
-	  "per device and in total: Q2Q, Q2G, G2I, I2D, D2C, Q2C\n"
-	  "(seconds: MIN, AVG, MAX, N), shares of Q2C, merges,\n"
-	  "IOPS and MB/s, reads and writes, sequential share (default)"),
+	  "per device and in total: Q2Q, Q2G, G2I, Q2M, I2D, M2D,\n"
+	  "D2C, Q2C (seconds: MIN, AVG, MAX, N), shares of Q2C,\n"
+	  "merges, IOPS and MB/s, reads and writes, sequential share\n"
+	  "(default)"),
 	OPT(OPT_HIST, 0, "hist", OPT_NO_ARG, NULL, "log2 latency histogram of D2C (per request)"),
 	OPT('Q', 'Q', "queued", OPT_NO_ARG, NULL, "... of Q2C (per I/O) instead"),
 	OPT('D', 'D', "disks", OPT_NO_ARG, NULL, "... one per disk"),
@@ -250,6 +266,7 @@ static const struct opt options[] = {
 	OPT_INCLUDE(rp_view_opts),
 	OPT_INCLUDE(live_system_opts),
 	OPT_INCLUDE(live_keep_opts),
+	OPT_INCLUDE(bio_replay_opts),
 	OPT_END,
 };
 
@@ -404,6 +421,7 @@ static int free_args(struct args *a, int rc)
 {
 	rp_opts_free(&a->rp);
 	live_opts_free(&a->live);
+	bio_replay_free(a->replay_args);
 	return rc;
 }
 
@@ -414,6 +432,8 @@ int cmd_bio(int argc, char **argv)
 	int rc = parse_args(&a, argc, argv);
 	if (rc < 0)
 		rc = start_live(&a);
+	if (rc < 0 && a.replay_args)
+		rc = bio_replay_cmd(a.replay_args, &a.rp, &a.v);
 	if (rc >= 0)
 		return free_args(&a, rc);
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);

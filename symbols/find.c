@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "symbols/symbols-internal.h"
@@ -51,7 +52,10 @@ static bool is_pseudo_path(const char *p)
 }
 
 /* The path to open: through the process's root when it still runs (its
- * mount namespace may differ), without the " (deleted)" the kernel adds. */
+ * mount namespace may differ), without the " (deleted)" the kernel adds.
+ * The plain path when both name the same file: it outlives the process,
+ * and the unwinder opens the file later (live, a short process had gone
+ * by then and its leaf-frame repairs failed: stackcount lost do_malloc). */
 static char *runtime_path(const char *path, pid_t pid)
 {
 	char *clean = xstrdup(path);
@@ -61,7 +65,9 @@ static char *runtime_path(const char *path, pid_t pid)
 		clean[n - (sizeof(deleted) - 1)] = '\0';
 	if (pid > 0) {
 		char *via = xasprintf("/proc/%d/root%s", (int)pid, clean);
-		if (access(via, R_OK) == 0) {
+		struct stat a, b;
+		if (access(via, R_OK) == 0 && stat(via, &a) == 0 &&
+		    !(stat(clean, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)) {
 			free(clean);
 			return via;
 		}

@@ -15,20 +15,38 @@ export TOP=$PWD
 # folder of this run's own, not the user's cache.
 if [ -z "${EMBER_CACHE_DIR+set}" ]; then
 	EMBER_CACHE_DIR=$(mktemp -d /tmp/ember-test-cache.XXXXXX)
-	trap 'rm -rf "$EMBER_CACHE_DIR"' EXIT
+	EMBER_CACHE_DIR_OWN=1
 fi
 export EMBER_CACHE_DIR
 
 pass=0 fail=0 skip=0
 failed_names=()
 only=${TESTS:-}   # optional substring filter: TESTS=record make check
+# Tests that neither record system-wide nor count or time what they record
+# (unit tests, and e2e scripts with a "# parallel-safe" line) run first,
+# TEST_JOBS at a time (default: the CPU count, at most 2); the others run
+# one by one afterwards, alone on the machine, as their figures need.
+jobs=${TEST_JOBS:-$(nproc)}
+[ "$jobs" -gt 2 ] && jobs=2
+OUTDIR=$(mktemp -d /tmp/ember-run.XXXXXX)
+trap 'rm -rf "$OUTDIR" ${EMBER_CACHE_DIR_OWN:+"$EMBER_CACHE_DIR"}' EXIT
 
-run_one() {
-	local name=$1; shift
-	local out rc t0=$SECONDS
-	out=$(timeout -k 10 400 "$@" 2>&1); rc=$?
-	local secs=$((SECONDS - t0))
-	local p f s
+# run_to_file N NAME CMD...: runs one test program, keeping its output, exit
+# status and seconds in $OUTDIR/N.*.
+run_to_file() {
+	local n=$1 name=$2; shift 2
+	local t0=$SECONDS
+	echo "$name" >"$OUTDIR/$n.name"
+	timeout -k 10 400 "$@" >"$OUTDIR/$n.out" 2>&1
+	echo "$? $((SECONDS - t0))" >"$OUTDIR/$n.rc"
+}
+
+# account N: adds test N's PASS/FAIL/SKIP lines to the totals and prints
+# its summary (and its output when it failed).
+account() {
+	local n=$1 name out rc secs p f s
+	name=$(<"$OUTDIR/$n.name"); out=$(<"$OUTDIR/$n.out")
+	read -r rc secs <"$OUTDIR/$n.rc"
 	p=$(grep -c '^PASS: ' <<<"$out"); f=$(grep -c '^FAIL: ' <<<"$out")
 	s=$(grep -c '^SKIP: ' <<<"$out")
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
@@ -46,17 +64,38 @@ run_one() {
 	fi
 }
 
+shared_names=() shared_cmds=() alone_names=() alone_cmds=()
 for t in "$BUILD"/tests/unit/test-*; do
 	[ -x "$t" ] || continue
 	n=unit/$(basename "$t")
 	[ -n "$only" ] && [[ $n != *"$only"* ]] && continue
-	run_one "$n" "$t"
+	shared_names+=("$n"); shared_cmds+=("$t")
 done
 for t in tests/e2e/*.sh; do
 	[ -f "$t" ] || continue
 	n=e2e/$(basename "$t" .sh)
 	[ -n "$only" ] && [[ $n != *"$only"* ]] && continue
-	run_one "$n" bash "$t"
+	if grep -q '^# parallel-safe' "$t"; then
+		shared_names+=("$n"); shared_cmds+=("bash $t")
+	else
+		alone_names+=("$n"); alone_cmds+=("bash $t")
+	fi
+done
+
+k=0
+for i in "${!shared_names[@]}"; do
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+	# shellcheck disable=SC2086  # the command is a path and its arguments
+	run_to_file $k "${shared_names[$i]}" ${shared_cmds[$i]} &
+	k=$((k + 1))
+done
+wait
+for ((i = 0; i < k; i++)); do account $i; done
+for i in "${!alone_names[@]}"; do
+	# shellcheck disable=SC2086
+	run_to_file $k "${alone_names[$i]}" ${alone_cmds[$i]}
+	account $k
+	k=$((k + 1))
 done
 
 if [ ${#failed_names[@]} -gt 0 ]; then

@@ -92,8 +92,12 @@ struct bio_io {
 	u32 parent;            /* index + 1 of the request it merged into */
 	u32 child, sibling;    /* index + 1: the I/Os merged into this one, a list */
 	u32 requeues;
+	u32 again;             /* index + 1 of its phases once issued again, or 0 */
+	u64 m_at;              /* when it merged into a request (bio merge), or 0 */
+	u64 i_at;              /* the last insert that began at its sector, or 0 */
 	s32 error;
 	u8 state, flags;
+	u16 cpu;               /* where it began (queued; allocated without a queue) */
 	char rwbs[8];
 	char comm[16];
 };

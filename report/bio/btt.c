@@ -1,22 +1,23 @@
 /* btt.c - the btt-like table of `ember bio`: per device and in total,
- * the phases Q2Q..Q2C (MIN, AVG, MAX, N) and their shares, merges, rates,
- * directions, the sequential share, and the I/Os left out and why. */
+ * the phases Q2Q..Q2C (MIN, AVG, MAX, N) counted as btt counts them (per
+ * queued I/O; G2I at each insert, I2D or M2D at each issue, so again after
+ * a requeue), the shares of Q2C, merges, rates, directions, the
+ * sequential share, and the I/Os left out and why. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/bio/bio.h"
+#include "report/bio/bio-internal.h"
 
-enum { PH_Q2Q, PH_Q2G, PH_G2I, PH_I2D, PH_D2C, PH_Q2C, PH_MAX };
-static const char *const ph_names[PH_MAX] = { "Q2Q", "Q2G", "G2I", "I2D", "D2C", "Q2C" };
+enum { PH_Q2Q, PH_Q2G, PH_G2I, PH_Q2M, PH_I2D, PH_M2D, PH_D2C, PH_Q2C, PH_MAX };
+static const char *const ph_names[PH_MAX] = { "Q2Q", "Q2G", "G2I", "Q2M",
+					      "I2D", "M2D", "D2C", "Q2C" };
 enum { DIR_R, DIR_W, DIR_OTHER, DIR_MAX };
-
-struct phase { u64 min, max, sum, n; };
 
 struct dev_stats {
 	u32 dev;
 	bool total;
-	struct phase ph[PH_MAX];
+	struct bio_phase ph[PH_MAX];
 	u64 share[PH_MAX];          /* phase sums over requests with every stamp */
 	u64 last_q, last_end;
 	bool have_end;
@@ -26,19 +27,6 @@ struct dev_stats {
 	u64 first, last;            /* span: first queue to last completion */
 	u64 unissued, open, lost, no_queue, remapped;
 };
-
-static void phase_add(struct phase *p, u64 from, u64 to)
-{
-	if (!from || !to || to < from)
-		return;
-	u64 d = to - from;
-	if (!p->n || d < p->min)
-		p->min = d;
-	if (d > p->max)
-		p->max = d;
-	p->sum += d;
-	p->n++;
-}
 
 static int dir_index(const char *rwbs)
 {
@@ -74,10 +62,6 @@ static void add_request(struct dev_stats *d, const struct bio_io *rq)
 	d->direct += !!(rq->flags & BF_DIRECT);
 	d->requeued += !!rq->requeues;
 	d->errors += rq->error != 0;
-	phase_add(&d->ph[PH_Q2G], t[BT_Q], t[BT_G]);
-	phase_add(&d->ph[PH_G2I], t[BT_G], t[BT_I]);
-	phase_add(&d->ph[PH_I2D], t[BT_I], t[BT_D]);
-	phase_add(&d->ph[PH_D2C], t[BT_D], t[BT_C]);
 	if (t[BT_Q] && t[BT_G] && t[BT_I] && t[BT_D] && t[BT_C]) {
 		d->share[PH_Q2G] += t[BT_G] - t[BT_Q];
 		d->share[PH_G2I] += t[BT_I] - t[BT_G];
@@ -85,6 +69,31 @@ static void add_request(struct dev_stats *d, const struct bio_io *rq)
 		d->share[PH_D2C] += t[BT_C] - t[BT_D];
 		d->share[PH_Q2C] += t[BT_C] - t[BT_Q];
 	}
+}
+
+/* The phases of a completed I/O: from its stamps and its request's, or,
+ * once it was issued again, the insert and issue phases the tracker
+ * counted at each. */
+static void add_phases(struct dev_stats *d, const struct bio_tracker *bt, const struct bio_io *io,
+		       const struct bio_io *rq)
+{
+	const u64 *t = io->t;
+	bio_phase_add(&d->ph[PH_Q2G], t[BT_Q], t[BT_G]);
+	bio_phase_add(&d->ph[PH_Q2M], t[BT_Q], io->m_at);
+	bio_phase_add(&d->ph[PH_D2C], rq->t[BT_D], rq->t[BT_C]);
+	bio_phase_add(&d->ph[PH_Q2C], t[BT_Q], rq->t[BT_C]);
+	const struct bio_again *a = bio_again_of(bt, io);
+	if (a) {
+		bio_phase_merge(&d->ph[PH_G2I], &a->g2i);
+		bio_phase_merge(&d->ph[PH_I2D], &a->i2d);
+		bio_phase_merge(&d->ph[PH_M2D], &a->m2d);
+		return;
+	}
+	bio_phase_add(&d->ph[PH_G2I], t[BT_G], io->i_at);
+	if (io->i_at)
+		bio_phase_add(&d->ph[PH_I2D], io->i_at, rq->t[BT_D]);
+	else
+		bio_phase_add(&d->ph[PH_M2D], io->m_at, rq->t[BT_D]);
 }
 
 /* Sequential: starts where the previous queued I/O on the device ended. */
@@ -104,14 +113,14 @@ static void add_io(struct dev_stats *d, const struct bio_tracker *bt, const stru
 {
 	const struct bio_io *rq = bio_request(bt, io);
 	if (io->t[BT_Q] && !(io->flags & BF_SPLIT)) {
-		phase_add(&d->ph[PH_Q2Q], d->last_q, io->t[BT_Q]);
+		bio_phase_add(&d->ph[PH_Q2Q], d->last_q, io->t[BT_Q]);
 		d->last_q = io->t[BT_Q];
 		add_pattern(d, io);
 	}
 	if (note_unmeasured(d, io, rq))
 		return;
 	u64 done = rq->t[BT_C];
-	phase_add(&d->ph[PH_Q2C], io->t[BT_Q], done);
+	add_phases(d, bt, io, rq);
 	int dir = dir_index(io->rwbs);
 	d->ios[dir] += !(io->flags & BF_SPLIT);
 	d->bytes[dir] += (u64)io->own_sector * 512;
@@ -149,14 +158,14 @@ static void print_phases(const struct dev_stats *d, FILE *out)
 {
 	fprintf(out, "%-5s %14s %14s %14s %10s\n", "", "MIN", "AVG", "MAX", "N");
 	for (int p = 0; p < PH_MAX; p++) {
-		const struct phase *ph = &d->ph[p];
+		const struct bio_phase *ph = &d->ph[p];
 		fprintf(out, "%-5s", ph_names[p]);
 		if (!ph->n) {
 			fprintf(out, " %14s %14s %14s %10d\n", "-", "-", "-", 0);
 			continue;
 		}
 		print_secs(out, ph->min);
-		print_secs(out, ph->sum / ph->n);
+		print_secs(out, (ph->sum + ph->n / 2) / ph->n);   /* rounded, as btt's */
 		print_secs(out, ph->max);
 		fprintf(out, " %10llu\n", (unsigned long long)ph->n);
 	}

@@ -1,10 +1,11 @@
 /* track.c - the block I/O sink: follows each queued I/O by device and
  * sector into its request and on to completion, through merges (the
- * merged I/O finishes with its request), splits, remaps and requeues. */
+ * merged I/O finishes with its request), splits, remaps and requeues
+ * (a request issued again counts its phases again, as btt does). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/bio/bio.h"
+#include "report/bio/bio-internal.h"
 
 #define NONE 0u   /* index + 1 in the maps; 0 is "no I/O" */
 
@@ -17,9 +18,12 @@ struct inflight {
 	size_t cap, n;           /* cap a power of two */
 };
 
+typedef VEC(struct bio_again) again_vec;
+
 struct bio_tracker {
 	const struct bio_tp *tp;
 	VEC(struct bio_io) ios;
+	again_vec again;         /* bio_io.again's, in the order of their I/Os */
 	struct inflight pending; /* (dev, sector) -> queued I/O awaiting a request */
 	struct inflight rq;      /* (dev, start sector) -> request in flight */
 	struct inflight rq_end;  /* (dev, end sector) -> request, for back merges */
@@ -168,7 +172,7 @@ static struct bio_io *new_io(struct bio_tracker *bt, const struct bio_ev *e,
 {
 	struct bio_io io = { .dev = e->dev, .sector = e->sector, .nr_sector = e->nr_sector,
 			     .own_sector = e->nr_sector, .stack = bt->cur_stack,
-			     .pid = s->pid, .tid = s->tid };
+			     .pid = s->pid, .tid = s->tid, .cpu = (u16)s->cpu };
 	memcpy(io.rwbs, e->rwbs, sizeof(io.rwbs) - 1);
 	if (s->comm)
 		strncpy(io.comm, s->comm, sizeof(io.comm) - 1);
@@ -253,7 +257,7 @@ static void merge_into(struct bio_tracker *bt, struct bio_io *io, struct bio_io 
 	io->flags |= flag;
 }
 
-static void on_bio_merge(struct bio_tracker *bt, const struct bio_ev *e, bool back)
+static void on_bio_merge(struct bio_tracker *bt, const struct bio_ev *e, u64 time, bool back)
 {
 	struct bio_io *io = find(bt, &bt->pending, e->dev, e->sector, false, BS_QUEUED);
 	struct bio_io *rq = back ? find(bt, &bt->rq_end, e->dev, e->sector, true, BS_REQUEST)
@@ -263,9 +267,11 @@ static void on_bio_merge(struct bio_tracker *bt, const struct bio_ev *e, bool ba
 		bt->c.back_merges++;
 	else
 		bt->c.front_merges++;
-	if (io && rq)
+	if (io && rq) {
 		merge_into(bt, io, rq, back ? rq->sector : io->sector,
 			   back ? BF_BACKMERGE : BF_FRONTMERGE);
+		io->m_at = time;
+	}
 }
 
 /* A request absorbed by the one ending where it starts. */
@@ -286,11 +292,111 @@ static void on_rq_merge(struct bio_tracker *bt, const struct bio_ev *e)
 	merge_into(bt, io, rq, rq->sector, BF_BACKMERGE);
 }
 
+/* ---- phases counted again (btt's G2I, I2D and M2D) ---------------------- */
+
+void bio_phase_add(struct bio_phase *p, u64 from, u64 to)
+{
+	if (!from || !to)
+		return;
+	u64 d = to > from ? to - from : 1;
+	if (!p->n || d < p->min)
+		p->min = d;
+	if (d > p->max)
+		p->max = d;
+	p->sum += d;
+	p->n++;
+}
+
+void bio_phase_merge(struct bio_phase *into, const struct bio_phase *p)
+{
+	if (!p->n)
+		return;
+	if (!into->n || p->min < into->min)
+		into->min = p->min;
+	if (p->max > into->max)
+		into->max = p->max;
+	into->sum += p->sum;
+	into->n += p->n;
+}
+
+/* An issue at time d counts I2D from the I/O's insert, or M2D from its
+ * merge when no insert began at its sector. */
+static void add_issue(struct bio_again *a, const struct bio_io *io, u64 d)
+{
+	if (io->i_at)
+		bio_phase_add(&a->i2d, io->i_at, d);
+	else
+		bio_phase_add(&a->m2d, io->m_at, d);
+}
+
+/* From its first repeat on, an I/O counts in a bio_again: what its stamps
+ * hold so far (the request issued at d, or not yet when 0) goes in first. */
+static void again_begin(struct bio_tracker *bt, struct bio_io *io, u64 d)
+{
+	if (io->again)
+		return;
+	struct bio_again a = { 0 };
+	bio_phase_add(&a.g2i, io->t[BT_G], io->i_at);
+	add_issue(&a, io, d);
+	VEC_PUSH(&bt->again, a);
+	io->again = (u32)bt->again.n;
+}
+
+/* Each I/O of a request (itself, those merged in, and theirs): begins
+ * counting again (begin), or counts an issue at d in the I/Os that do. */
+static void again_walk(struct bio_tracker *bt, struct bio_io *io, u64 d, bool begin, int depth)
+{
+	if (begin)
+		again_begin(bt, io, d);
+	else if (io->again)
+		add_issue(&bt->again.v[io->again - 1], io, d);
+	if (depth >= 64)
+		return;
+	for (u32 c = io->child; c; c = bt->ios.v[c - 1].sibling)
+		again_walk(bt, &bt->ios.v[c - 1], d, begin, depth + 1);
+}
+
+const struct bio_again *bio_again_of(const struct bio_tracker *bt, const struct bio_io *io)
+{
+	return io->again ? &bt->again.v[io->again - 1] : NULL;
+}
+
+/* The I/O an insert's sector falls in: the request's, or the one merged
+ * in front of it. */
+static struct bio_io *leftmost(struct bio_tracker *bt, struct bio_io *rq)
+{
+	for (u32 c = rq->child; c; c = bt->ios.v[c - 1].sibling)
+		if (bt->ios.v[c - 1].sector == rq->sector)
+			return &bt->ios.v[c - 1];
+	return rq;
+}
+
+static void on_insert(struct bio_tracker *bt, struct bio_io *rq, u64 time)
+{
+	struct bio_io *io = leftmost(bt, rq);
+	if (io->i_at)
+		again_walk(bt, rq, rq->t[BT_D], true, 0);   /* inserted twice, no requeue seen */
+	io->i_at = time;
+	if (io->again)
+		bio_phase_add(&bt->again.v[io->again - 1].g2i, io->t[BT_G], time);
+}
+
+static void on_issue(struct bio_tracker *bt, struct bio_io *rq, u64 time)
+{
+	if (rq->t[BT_D])
+		again_walk(bt, rq, rq->t[BT_D], true, 0);   /* issued twice, no requeue seen */
+	again_walk(bt, rq, time, false, 0);
+}
+
 static void on_stamp(struct bio_tracker *bt, const struct bio_ev *e, u64 time, int which)
 {
 	struct bio_io *rq = find(bt, &bt->rq, e->dev, e->sector, false, BS_REQUEST);
 	if (!rq)
 		return;
+	if (which == BT_I)
+		on_insert(bt, rq, time);
+	if (which == BT_D)
+		on_issue(bt, rq, time);
 	if (which == BT_D && !rq->stack)
 		rq->stack = bt->cur_stack;   /* queued unseen: the issuer's */
 	if (which == BT_D && !rq->t[BT_I]) {
@@ -306,6 +412,7 @@ static void on_requeue(struct bio_tracker *bt, const struct bio_ev *e)
 	struct bio_io *rq = find(bt, &bt->rq, e->dev, e->sector, false, BS_REQUEST);
 	bt->c.requeues++;
 	if (rq) {
+		again_walk(bt, rq, rq->t[BT_D], true, 0);
 		rq->requeues++;
 		rq->t[BT_D] = 0;
 	}
@@ -377,6 +484,16 @@ static void if_clear(struct inflight *m)
 	m->n = 0;
 }
 
+/* An I/O's bio_again, copied from one list to another. */
+static struct bio_io again_move(const again_vec *from, again_vec *to, struct bio_io io)
+{
+	if (io.again) {
+		VEC_PUSH(to, from->v[io.again - 1]);
+		io.again = (u32)to->n;
+	}
+	return io;
+}
+
 /* Splits bt's I/Os: the finished ones into out (when given), the others
  * kept in order; the in-flight maps rebuilt for those kept. */
 static void split_done(struct bio_tracker *bt, struct bio_tracker *out)
@@ -390,16 +507,19 @@ static void split_done(struct bio_tracker *bt, struct bio_tracker *out)
 	}
 	if (out)
 		VEC_GROW(&out->ios, gone);
+	again_vec stay = { 0 };   /* the kept I/Os' bio_again */
 	for (size_t i = 0, k = 0; i < n; i++) {
 		struct bio_io io = bt->ios.v[i];
 		io.parent = relink(to, io.parent);
 		io.child = relink(to, io.child);
 		io.sibling = relink(to, io.sibling);
 		if (!fin[i])
-			bt->ios.v[k++] = io;
+			bt->ios.v[k++] = again_move(&bt->again, &stay, io);
 		else if (out)
-			out->ios.v[out->ios.n++] = io;
+			out->ios.v[out->ios.n++] = again_move(&bt->again, &out->again, io);
 	}
+	VEC_FREE(&bt->again);
+	bt->again = stay;
 	bt->ios.n = kept;
 	if_clear(&bt->pending);
 	if_clear(&bt->rq);
@@ -527,8 +647,8 @@ void bio_track(struct bio_tracker *bt, const struct bio_ev *e, const struct bio_
 	case BK_QUEUE: on_queue(bt, e, w); break;
 	case BK_SPLIT: on_split(bt, e, w); break;
 	case BK_GETRQ: on_getrq(bt, e, w); break;
-	case BK_BACKMERGE: on_bio_merge(bt, e, true); break;
-	case BK_FRONTMERGE: on_bio_merge(bt, e, false); break;
+	case BK_BACKMERGE: on_bio_merge(bt, e, w->time, true); break;
+	case BK_FRONTMERGE: on_bio_merge(bt, e, w->time, false); break;
 	case BK_RQ_MERGE: on_rq_merge(bt, e); break;
 	case BK_INSERT: on_stamp(bt, e, w->time, BT_I); break;
 	case BK_ISSUE: on_stamp(bt, e, w->time, BT_D); break;
@@ -595,6 +715,7 @@ void bio_tracker_free(struct bio_tracker *bt)
 	if (!bt)
 		return;
 	VEC_FREE(&bt->ios);
+	VEC_FREE(&bt->again);
 	if_free(&bt->pending);
 	if_free(&bt->rq);
 	if_free(&bt->rq_end);

@@ -10,7 +10,7 @@
 #include "report/tools/tools.h"
 
 struct cpudist {
-	struct cpudist_opts o;
+	struct tool_opts o;
 	const struct tool_env *env;
 	struct u64map since;       /* tid -> time of its last switch (in, or out with -O) */
 	struct u64map tgid;        /* tid -> its process, seen at a switch */
@@ -88,7 +88,7 @@ static void cpudist_free(void *ctx)
 	free(x);
 }
 
-struct tool *cpudist_new(const struct cpudist_opts *o)
+struct tool *cpudist_new(const struct tool_opts *o)
 {
 	struct cpudist *x = xcalloc(1, sizeof(*x));
 	x->o = *o;

@@ -82,8 +82,9 @@ static void drsnoop_free(void *ctx)
 	free(x);
 }
 
-struct tool *drsnoop_new(void)
+struct tool *drsnoop_new(const struct tool_opts *o)
 {
+	(void)o;
 	struct drsnoop *x = xcalloc(1, sizeof(*x));
 	u64map_init(&x->since);
 	struct tool *t = xcalloc(1, sizeof(*t));

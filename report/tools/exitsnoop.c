@@ -15,7 +15,7 @@ static const char *const tp_names[XS_N] = {
 };
 
 struct exitsnoop {
-	struct exitsnoop_opts o;
+	struct tool_opts o;
 	const struct tool_env *env;
 	u64 id[XS_N];
 	bool have[XS_N];
@@ -88,7 +88,7 @@ static void on_exit_(struct exitsnoop *x, const struct rp_sample *s)
 		return;
 	char text[64], comm[32], ppid[16], age[32] = "?";
 	exit_text(x, pid, tid, text, sizeof(text));
-	if (x->o.failed_only && !strcmp(text, "0"))
+	if (x->o.failed && !strcmp(text, "0"))
 		return;
 	u64 *born = u64map_get(&x->forks.born, pid);
 	if (born && *born <= s->s->time)
@@ -148,7 +148,7 @@ static void exitsnoop_free(void *ctx)
 	free(x);
 }
 
-struct tool *exitsnoop_new(const struct exitsnoop_opts *o)
+struct tool *exitsnoop_new(const struct tool_opts *o)
 {
 	struct exitsnoop *x = xcalloc(1, sizeof(*x));
 	x->o = *o;

@@ -7,7 +7,7 @@
 #include "report/tools/tools.h"
 
 struct funccount {
-	struct funccount_opts o;
+	struct tool_opts o;
 	const struct tool_env *env;
 	struct tool_counts rows;   /* key: attr index << 32 | pid (-P) */
 };
@@ -68,7 +68,7 @@ static void funccount_free(void *ctx)
 	free(x);
 }
 
-struct tool *funccount_new(const struct funccount_opts *o)
+struct tool *funccount_new(const struct tool_opts *o)
 {
 	struct funccount *x = xcalloc(1, sizeof(*x));
 	x->o = *o;

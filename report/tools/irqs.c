@@ -8,7 +8,8 @@
 #include "report/tools/tools.h"
 
 struct irqs {
-	struct irqs_opts o;
+	struct tool_opts o;
+	bool hard;                 /* hardirqs, not softirqs */
 	const struct tool_env *env;
 	u64 entry_id, exit_id;
 	struct u64map since;       /* cpu -> entry time */
@@ -26,20 +27,20 @@ static int start(void *ctx, const struct tool_env *env)
 {
 	struct irqs *x = ctx;
 	x->env = env;
-	const char *tool = x->o.hard ? "hardirqs" : "softirqs";
-	bool ok = x->o.hard ? tool_tp_id(env, "irq:irq_handler_entry", &x->entry_id) &&
+	const char *tool = x->hard ? "hardirqs" : "softirqs";
+	bool ok = x->hard ? tool_tp_id(env, "irq:irq_handler_entry", &x->entry_id) &&
 			      tool_tp_id(env, "irq:irq_handler_exit", &x->exit_id)
 			    : tool_tp_id(env, "irq:softirq_entry", &x->entry_id) &&
 			      tool_tp_id(env, "irq:softirq_exit", &x->exit_id);
 	if (!ok)
-		return tool_missing(tool, x->o.hard ? "irq:irq_handler_entry/exit events"
+		return tool_missing(tool, x->hard ? "irq:irq_handler_entry/exit events"
 						    : "irq:softirq_entry/exit events");
 	return 0;
 }
 
 static u64 key_of(struct irqs *x, const struct rp_sample *s)
 {
-	return tool_field(x->env, s, x->o.hard ? "irq" : "vec");
+	return tool_field(x->env, s, x->hard ? "irq" : "vec");
 }
 
 static void on_entry(struct irqs *x, const struct rp_sample *s)
@@ -51,7 +52,7 @@ static void on_entry(struct irqs *x, const struct rp_sample *s)
 	*t = s->s->time;
 	u64 key = key_of(x, s);
 	*u64map_slot(&x->what, s->s->cpu, &created) = key + 1;
-	if (x->o.hard) {           /* the handler's name is only at entry */
+	if (x->hard) {           /* the handler's name is only at entry */
 		char name[64];
 		tool_counts_row(&x->rows, key, tool_field_str(x->env, s, "name", name, sizeof(name)));
 	}
@@ -66,7 +67,7 @@ static void on_exit_(struct irqs *x, const struct rp_sample *s)
 		return;
 	}
 	char label[32];
-	if (!x->o.hard)
+	if (!x->hard)
 		snprintf(label, sizeof(label), "%s", key < ARRAY_SIZE(vec_names) ? vec_names[key] : "?");
 	else
 		snprintf(label, sizeof(label), "irq %llu", (unsigned long long)key);
@@ -93,7 +94,7 @@ static void print_rows(void *ctx, FILE *out)
 {
 	struct irqs *x = ctx;
 	struct tool_row **v = tool_counts_sorted(&x->rows, !x->o.counts);
-	const char *what = x->o.hard ? "HARDIRQ" : "SOFTIRQ";
+	const char *what = x->hard ? "HARDIRQ" : "SOFTIRQ";
 	if (!x->o.dist)
 		fprintf(out, "%-26s %11s\n", what, x->o.counts ? "TOTAL_count" : "TOTAL_usecs");
 	for (size_t i = 0; i < x->rows.rows.n; i++) {
@@ -101,7 +102,7 @@ static void print_rows(void *ctx, FILE *out)
 		if (!r->count)
 			continue;
 		if (x->o.dist) {
-			fprintf(out, "\n%s = %s\n", x->o.hard ? "hardirq" : "softirq", r->label);
+			fprintf(out, "\n%s = %s\n", x->hard ? "hardirq" : "softirq", r->label);
 			tool_hist_print(r->hist, "usecs", out);
 		} else if (x->o.counts) {
 			fprintf(out, "%-26s %11llu\n", r->label, (unsigned long long)r->count);
@@ -127,17 +128,28 @@ static void irqs_free(void *ctx)
 	free(x);
 }
 
-struct tool *irqs_new(const struct irqs_opts *o)
+static struct tool *irqs_new(const struct tool_opts *o, bool hard)
 {
 	struct irqs *x = xcalloc(1, sizeof(*x));
 	x->o = *o;
+	x->hard = hard;
 	u64map_init(&x->since);
 	u64map_init(&x->what);
 	tool_counts_init(&x->rows);
 	struct tool *t = xcalloc(1, sizeof(*t));
-	*t = (struct tool){ .name = o->hard ? "hardirqs" : "softirqs", .ctx = x, .start = start,
+	*t = (struct tool){ .name = hard ? "hardirqs" : "softirqs", .ctx = x, .start = start,
 			    .sink = { .ctx = x, .sample = sample, },
 			    .print = print_rows, .reset = reset,
 			    .free = irqs_free };
 	return t;
+}
+
+struct tool *softirqs_new(const struct tool_opts *o)
+{
+	return irqs_new(o, false);
+}
+
+struct tool *hardirqs_new(const struct tool_opts *o)
+{
+	return irqs_new(o, true);
 }

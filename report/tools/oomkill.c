@@ -37,8 +37,9 @@ static int sample(void *ctx, const struct rp_sample *s)
 	return 0;
 }
 
-struct tool *oomkill_new(void)
+struct tool *oomkill_new(const struct tool_opts *o)
 {
+	(void)o;
 	struct oomkill *x = xcalloc(1, sizeof(*x));
 	struct tool *t = xcalloc(1, sizeof(*t));
 	*t = (struct tool){ .name = "oomkill", .ctx = x, .start = start,

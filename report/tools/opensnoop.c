@@ -14,7 +14,7 @@ static const char *const tp_names[OP_N] = {
 };
 
 struct opensnoop {
-	struct opensnoop_opts o;
+	struct tool_opts o;
 	const struct tool_env *env;
 	u64 id[OP_N];
 	bool have[OP_N];
@@ -62,7 +62,7 @@ static void on_exit_(struct opensnoop *x, const struct rp_sample *s)
 	const char *path = tool_pending_take(&x->path, s->s->tid);
 	s64 ret = (s64)tool_field(x->env, s, "ret");
 	const char *comm = s->thread ? s->thread->comm : "?";
-	if ((x->o.failed_only && ret >= 0) || (x->o.name && !strstr(comm, x->o.name)))
+	if ((x->o.failed && ret >= 0) || (x->o.name && !strstr(comm, x->o.name)))
 		return;
 	FILE *out = x->env->out;
 	if (!x->header) {
@@ -106,7 +106,7 @@ static void opensnoop_free(void *ctx)
 	free(x);
 }
 
-struct tool *opensnoop_new(const struct opensnoop_opts *o)
+struct tool *opensnoop_new(const struct tool_opts *o)
 {
 	struct opensnoop *x = xcalloc(1, sizeof(*x));
 	x->o = *o;

@@ -10,7 +10,7 @@
 #include "report/tools/tools.h"
 
 struct stackcount {
-	struct stackcount_opts o;
+	struct tool_opts o;
 	const struct tool_env *env;
 	struct stackset stacks;
 	struct tool_counts rows;   /* key: attr index << 32 | stack id */
@@ -145,7 +145,7 @@ static void stackcount_free(void *ctx)
 	free(x);
 }
 
-struct tool *stackcount_new(const struct stackcount_opts *o)
+struct tool *stackcount_new(const struct tool_opts *o)
 {
 	struct stackcount *x = xcalloc(1, sizeof(*x));
 	x->o = *o;

@@ -11,7 +11,7 @@
 #define TOP_DEFAULT 10
 
 struct syscount {
-	struct syscount_opts o;
+	struct tool_opts o;
 	const struct tool_env *env;
 	u64 enter_id, exit_id;
 	struct tool_counts rows;
@@ -128,7 +128,7 @@ static void syscount_free(void *ctx)
 	free(x);
 }
 
-struct tool *syscount_new(const struct syscount_opts *o)
+struct tool *syscount_new(const struct tool_opts *o)
 {
 	struct syscount *x = xcalloc(1, sizeof(*x));
 	x->o = *o;

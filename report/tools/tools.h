@@ -147,54 +147,44 @@ struct tool_hist *tool_counts_hist(struct tool_counts *c, struct tool_row *r);
  * caller frees the array. */
 struct tool_row **tool_counts_sorted(const struct tool_counts *c, bool by_time);
 
-/* Each tool's constructor: options filled by its command. */
-struct execsnoop_opts { bool failed, timestamps; };
-struct tool *execsnoop_new(const struct execsnoop_opts *o);
-struct opensnoop_opts { bool failed_only, timestamps; const char *name; };
-struct tool *opensnoop_new(const struct opensnoop_opts *o);
-struct syscount_opts { bool latency, per_process; u32 top; };
-struct tool *syscount_new(const struct syscount_opts *o);
-struct exitsnoop_opts { bool threads, failed_only; };
-struct tool *exitsnoop_new(const struct exitsnoop_opts *o);
-struct cpudist_opts { bool offcpu, per_process, millis; };
-struct tool *cpudist_new(const struct cpudist_opts *o);
-struct irqs_opts { bool hard, dist, counts; };
-struct tool *irqs_new(const struct irqs_opts *o);
-struct funccount_opts { bool per_process; };
-struct tool *funccount_new(const struct funccount_opts *o);
-struct tool *oomkill_new(void);
-struct tool *drsnoop_new(void);
-struct tool *writeback_new(void);
-struct stackcount_opts { bool folded; const char *flame; };
-struct tool *stackcount_new(const struct stackcount_opts *o);
+/* What the tools' own options ask for; each tool reads its part. */
+struct tool_opts {
+	bool failed;               /* execsnoop: failed execs too; opensnoop,
+				      exitsnoop: only the failed ones */
+	bool timestamps;           /* execsnoop, opensnoop */
+	const char *name;          /* opensnoop: processes whose name has it */
+	bool latency, per_process; /* syscount (per_process: cpudist, funccount) */
+	u32 top;                   /* syscount: rows, 0 for its default */
+	bool threads;              /* exitsnoop: every thread's exit */
+	bool offcpu, millis;       /* cpudist */
+	bool dist, counts;         /* softirqs, hardirqs */
+	bool folded;               /* stackcount */
+	const char *flame;         /* stackcount: FILE.svg */
+};
+
+/* Each tool's constructor. */
+struct tool *execsnoop_new(const struct tool_opts *o);
+struct tool *opensnoop_new(const struct tool_opts *o);
+struct tool *syscount_new(const struct tool_opts *o);
+struct tool *exitsnoop_new(const struct tool_opts *o);
+struct tool *cpudist_new(const struct tool_opts *o);
+struct tool *softirqs_new(const struct tool_opts *o);
+struct tool *hardirqs_new(const struct tool_opts *o);
+struct tool *funccount_new(const struct tool_opts *o);
+struct tool *oomkill_new(const struct tool_opts *o);
+struct tool *drsnoop_new(const struct tool_opts *o);
+struct tool *writeback_new(const struct tool_opts *o);
+struct tool *stackcount_new(const struct tool_opts *o);
 void tool_free(struct tool *t);
 
 /* The syscall's name on this machine's arch (generated from the kernel
  * headers at build time), or NULL. */
 const char *tool_syscall_name(u64 nr);
 
-/* The commands (report/cmd-tools.c) and their option tables. */
-int cmd_execsnoop(int argc, char **argv);
-extern const struct opt_cmd execsnoop_cmd;
-int cmd_opensnoop(int argc, char **argv);
-extern const struct opt_cmd opensnoop_cmd;
-int cmd_syscount(int argc, char **argv);
-extern const struct opt_cmd syscount_cmd;
-int cmd_exitsnoop(int argc, char **argv);
-extern const struct opt_cmd exitsnoop_cmd;
-int cmd_cpudist(int argc, char **argv);
-extern const struct opt_cmd cpudist_cmd;
-int cmd_softirqs(int argc, char **argv);
-int cmd_hardirqs(int argc, char **argv);
-extern const struct opt_cmd softirqs_cmd, hardirqs_cmd;
-int cmd_funccount(int argc, char **argv);
-extern const struct opt_cmd funccount_cmd;
-int cmd_oomkill(int argc, char **argv);
-int cmd_drsnoop(int argc, char **argv);
-extern const struct opt_cmd oomkill_cmd, drsnoop_cmd;
-int cmd_writeback(int argc, char **argv);
-extern const struct opt_cmd writeback_cmd;
-int cmd_stackcount(int argc, char **argv);
-extern const struct opt_cmd stackcount_cmd;
+/* The tools' commands (report/cmd-tools.c): the i-th one's option table
+ * (NULL past the last), in the order 'ember --help' lists them, and the
+ * command that runs any of them (argv[0] names the tool). */
+const struct opt_cmd *tool_command(size_t i);
+int cmd_tool(int argc, char **argv);
 
 #endif

@@ -98,8 +98,9 @@ static void writeback_free(void *ctx)
 	free(x);
 }
 
-struct tool *writeback_new(void)
+struct tool *writeback_new(const struct tool_opts *o)
 {
+	(void)o;
 	struct writeback *x = xcalloc(1, sizeof(*x));
 	u64map_init(&x->since);
 	u64map_init(&x->budget);

@@ -3,6 +3,7 @@
 # known-ratio leaves at the shares ember report gives, the totals equal to
 # the samples and their periods, build-ids in the mappings, an inline frame
 # as pprof shows it, labels, a perf-recorded file, and bad input.
+# parallel-safe: records only its own processes and compares files offline, nothing load changes (tests/run.sh)
 source "$TOP/tests/e2e-lib.sh"
 
 if ! command -v go >/dev/null 2>&1 || ! go tool pprof -h >/dev/null 2>&1; then
@@ -12,7 +13,7 @@ fi
 pprof() { go tool pprof "$@" 2>/dev/null; }
 
 # The recording: ratio's leaves at about 50/30/20% with call chains.
-if ! "$EMBER" record -q -F 999 -g -o "$TMP/r.data" -- "$WORKLOADS/ratio" 1.5 >/dev/null 2>&1; then
+if ! "$EMBER" record -q -F 999 -g -o "$TMP/r.data" -- "$WORKLOADS/ratio" 0.6 >/dev/null 2>&1; then
 	fail export-record "ember record of the ratio workload failed"
 	exit 0
 fi
@@ -56,6 +57,8 @@ if [ "$count" -gt 0 ] && [ "$count" = "$samples" ] && [ "$period" = "$events" ];
 else
 	fail export-pprof-totals "pprof: $count samples, $period ns; script: $samples lines; report: $events"
 fi
+# pprof takes the first mapping for the program: the workload's.
+check export-pprof-main-file grep -q '^File: ratio$' <(pprof -top "$TMP/r.pb.gz")
 check export-pprof-types grep -q '^samples/count cpu/nanoseconds\[dflt\]' "$TMP/r.raw"
 check export-pprof-period grep -q '^PeriodType: cpu nanoseconds' "$TMP/r.raw"
 
@@ -95,7 +98,7 @@ else
 fi
 
 # A perf-recorded file.
-if have_perf && perf record -q -F 999 -g -o "$TMP/p.data" -- "$WORKLOADS/ratio" 0.5 >/dev/null 2>&1; then
+if have_perf && perf record -q -F 999 -g -o "$TMP/p.data" -- "$WORKLOADS/ratio" 0.3 >/dev/null 2>&1; then
 	if "$EMBER" export -f pprof -i "$TMP/p.data" -o "$TMP/p.pb.gz" 2>"$TMP/p.err" &&
 	   pprof -top "$TMP/p.pb.gz" | grep -q 'leaf_a$'; then
 		pass "export-pprof-perf-file (perf record's file: leaf_a in -top)"

@@ -3,7 +3,8 @@
 # validates against the schema the speedscope npm package ships, each
 # frame's self and total weights are ember report's self and children
 # shares, profiles per thread or per process, perf's stream as input, and
-# off-CPU time in nanoseconds as ember offcpu counts it.
+# off-CPU time in nanoseconds as ember offcpu counts it (and as pprof).
+# parallel-safe: records only its own processes and compares files offline, nothing load changes (tests/run.sh)
 source "$TOP/tests/e2e-lib.sh"
 
 # speedscope's schema and ajv-cli, installed once into a cache folder
@@ -129,7 +130,7 @@ fi
 # Two threads: a profile each, or one with --per-process, the same weight.
 if $threads_ok; then
 	per_thread=$(summary t 2) per_process=$(summary tp 2)
-	if [ "${per_thread:-0}" -ge 3 ] && [ "$per_process" = 1 ] &&
+	if [ "${per_thread:-0}" -ge 2 ] && [ "$per_process" = 1 ] &&
 	   [ "$(summary t 4)" = "$(summary tp 4)" ]; then
 		pass "export-speedscope-threads ($per_thread profiles by thread, 1 by process, the same weight)"
 	else
@@ -160,6 +161,25 @@ if $offcpu_ok; then
 	fi
 else
 	fail export-speedscope-offcpu "recording or exporting the offcpu workload failed: $(head -c 300 "$TMP/o.err" 2>/dev/null)"
+fi
+
+# The same off-CPU time as pprof (its test lives here, beside the
+# recording): intervals/count and off-cpu/nanoseconds, the same sum.
+if ! $offcpu_ok; then
+	:
+elif ! command -v go >/dev/null 2>&1; then
+	skip export-pprof-offcpu "go tool pprof is not here (Debian's golang-go; make deps)"
+elif "$EMBER" export -f pprof --off-cpu -i "$TMP/o.data" -o "$TMP/o.pb.gz" 2>/dev/null &&
+     go tool pprof -raw "$TMP/o.pb.gz" >"$TMP/o.raw" 2>/dev/null; then
+	pns=$(awk '/^Samples:/ { s = 1; getline; next } /^Locations/ { s = 0 }
+		s && $1 ~ /^[0-9]+$/ { p += $2 } END { printf "%d\n", p }' "$TMP/o.raw")
+	if grep -q '^intervals/count off-cpu/nanoseconds\[dflt\]' "$TMP/o.raw" && [ "$pns" = "$(summary o 4)" ]; then
+		pass "export-pprof-offcpu (off-cpu/nanoseconds: $pns ns, speedscope's sum)"
+	else
+		fail export-pprof-offcpu "$pns ns against speedscope's $(summary o 4); $(grep -A1 '^Samples' "$TMP/o.raw" | tail -1)"
+	fi
+else
+	fail export-pprof-offcpu "ember export or go tool pprof failed on the off-CPU recording"
 fi
 
 # Every file written above against speedscope's schema, in one run of ajv.

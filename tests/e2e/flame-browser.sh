@@ -2,6 +2,7 @@
 # Chromium, driven from a file:// URL, zooms on a click, searches with
 # Ctrl-F (nested matches counted once), and resets; a screenshot is kept
 # in $BUILD/tests/flame-browser.png.
+# parallel-safe: records only its own processes and checks nothing that load changes (tests/run.sh)
 source "$TOP/tests/e2e-lib.sh"
 
 chromium=$(command -v chromium || command -v chromium-browser || true)

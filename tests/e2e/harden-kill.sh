@@ -35,12 +35,12 @@ judge() {
 
 RANDOM=$$
 bad=0 empty=0 with_samples=0 msgs=""
-for i in $(seq 1 20); do
+for i in $(seq 1 12); do
 	f="$TMP/kill$i.data"
 	"$EMBER" record -q -a -g -F 499 -o "$f" >/dev/null 2>&1 &
 	rec=$!
-	# 0.05 .. 2.5 s: from the start-up (synthesis) into steady recording.
-	sleep "$(awk -v r=$RANDOM 'BEGIN { printf "%.2f", 0.05 + r % 246 / 100 }')"
+	# 0.05 .. 1.5 s: from the start-up (synthesis) into steady recording.
+	sleep "$(awk -v r=$RANDOM 'BEGIN { printf "%.2f", 0.05 + r % 146 / 100 }')"
 	kill -KILL $rec
 	wait $rec 2>/dev/null
 	m=$(judge "$f")
@@ -54,11 +54,11 @@ for i in $(seq 1 20); do
 done
 echo "killed recordings: $with_samples with samples, $empty before any data"
 if [ $bad -eq 0 ]; then
-	pass "20 SIGKILLed recordings read with a warning, no crash"
+	pass "12 SIGKILLed recordings read with a warning, no crash"
 else
-	fail "20 SIGKILLed recordings read with a warning, no crash" "$msgs"
+	fail "12 SIGKILLed recordings read with a warning, no crash" "$msgs"
 fi
-check "most killed recordings hold samples" test $with_samples -ge 10
+check "most killed recordings hold samples" test $with_samples -ge 6
 
 # SIGINT while a command runs: the command sees it (its trap writes a mark
 # and exits 3), the recording closes normally, and ember exits with the

@@ -1,6 +1,7 @@
 # harden-valgrind.sh - a few commands of each kind (record, stat, report,
 # script, collapse, flame, sched, offcpu, archive) under valgrind memcheck: no
 # invalid access, no use of uninitialised memory, no definite leak.
+# parallel-safe: records only its own processes and checks nothing that load changes (tests/run.sh)
 source "$TOP/tests/e2e-lib.sh"
 
 if ! command -v valgrind >/dev/null 2>&1; then

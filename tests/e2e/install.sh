@@ -3,6 +3,7 @@
 # command (and ember.1) and the bash completion under PREFIX, each usable;
 # make uninstall takes exactly those away.  Installs the binary under test
 # (INSTALL_BIN), so nothing is rebuilt.
+# parallel-safe: records only its own processes and checks nothing that load changes (tests/run.sh)
 set -u
 . "$(dirname "$0")/../e2e-lib.sh"
 TOPDIR=$(cd "$(dirname "$0")/../.." && pwd)

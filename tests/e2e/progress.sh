@@ -4,6 +4,7 @@
 # when stderr is a terminal (a pseudo-terminal made by util-linux script),
 # never when stderr is a file; stdout is the same either way.  For
 # collapse, flame, sched lat, archive and report.
+# parallel-safe: records only its own processes and checks nothing that load changes (tests/run.sh)
 set -u
 . "$(dirname "$0")/../e2e-lib.sh"
 

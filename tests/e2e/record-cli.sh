@@ -3,6 +3,7 @@
 # exit 0 and print to stdout, an unknown command is a usage error (2), and
 # the default event falls back from cycles to cpu-clock on a machine
 # without a hardware PMU, saying so in one line.
+# parallel-safe: records only its own processes and checks nothing that load changes (tests/run.sh)
 set -u
 . "$(dirname "$0")/../e2e-lib.sh"
 . "$(dirname "$0")/../e2e-record-lib.sh"

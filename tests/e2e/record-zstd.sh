@@ -3,6 +3,7 @@
 # perf report and perf script read as ember does, smaller than plain ones;
 # and the warning every view gives about records it did not decode, on a
 # file with records of unknown and undecoded types patched in.
+# parallel-safe: records only its own processes and checks nothing that load changes (tests/run.sh)
 set -u
 . "$(dirname "$0")/../e2e-lib.sh"
 . "$(dirname "$0")/../e2e-record-lib.sh"

@@ -1,6 +1,7 @@
 # report-corrupt.sh - damaged inputs: files cut short at 20 offsets and 20
 # copies with flipped bytes each give a clear error or a partial report,
 # never a crash, a hang or a sanitizer report.
+# parallel-safe: records only its own processes and checks nothing that load changes (tests/run.sh)
 source "$TOP/tests/e2e-lib.sh"
 
 if ! have_perf; then

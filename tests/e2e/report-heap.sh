@@ -2,6 +2,7 @@
 # report-heap.sh - frames in memory without a file ([heap], //anon...) are
 # shown at their addresses, as perf shows them, whatever offset the map
 # was recorded with.
+# parallel-safe: records only its own processes and checks nothing that load changes (tests/run.sh)
 . "$(dirname "$0")/../e2e-lib.sh"
 # Code run from the heap of a process that was running before the
 # recording: its [heap] map comes from /proc/PID/maps with offset 0, and

@@ -5,6 +5,7 @@
 # the rows with a file:line equal perf report's on the same file; with
 # --children a caller's rows are the lines of its calls; call graphs still
 # hang under the rows; an unknown key exits 2 naming the known keys.
+# parallel-safe: records only its own processes and checks nothing that load changes (tests/run.sh)
 set -u
 . "$(dirname "$0")/../e2e-lib.sh"
 

@@ -6,6 +6,7 @@
 # frame; -F +srcline / -F -field edit the default fields as in perf.  In an
 # inline chain the outer frame's line is the call site (as perf shows it),
 # and collapse/flame --srcline name frames "NAME file:line".
+# parallel-safe: records only its own processes and checks nothing that load changes (tests/run.sh)
 set -u
 . "$(dirname "$0")/../e2e-lib.sh"
 . "$(dirname "$0")/../e2e-report-lib.sh"

@@ -4,6 +4,7 @@
 # kernel (KASLR) is relocated by the recorded _text; ember archive carries a
 # recording's files to a machine that lacks them; a container's binary
 # is named after its process has gone.
+# parallel-safe: records only its own processes and checks nothing that load changes (tests/run.sh)
 source "$TOP/tests/e2e-lib.sh"
 PY="python3 $TOP/tests/e2e-buildid.py"
 

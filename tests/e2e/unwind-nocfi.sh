@@ -9,6 +9,7 @@
 # do, and get there too: the figures say); libdw's fallback is the same
 # step as the fast path's, so each chain it gives must be the fast path's
 # or a first part of it (libunwind's guesses are its own: not checked).
+# parallel-safe: records only its own processes and checks nothing that load changes (tests/run.sh)
 set -u
 . "$(dirname "$0")/../e2e-lib.sh"
 . "$(dirname "$0")/../e2e-report-lib.sh"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "report/bio/bio.h"
+#include "report/bio/bio-internal.h"
 #include "tests/unit/test.h"
 
 #define DEV ((7u << 20) | 0)
@@ -136,6 +136,107 @@ static void test_rq_merge_and_remap(void)
 	struct bio_who w = { .time = 131 };
 	bio_track(bt, &r, &w);
 	CHECK(bio_get(bt, 2)->state == BS_REMAPPED, "remapped: state %d", bio_get(bt, 2)->state);
+	bio_tracker_free(bt);
+}
+
+/* ---- btt's phases when requests are issued again ------------------------ */
+
+/* A phase's row of the btt table (its first device's): MIN, AVG, MAX in
+ * ns and N; all 0 when the row shows none. */
+static bool btt_row(const struct bio_tracker *bt, const char *phase, u64 v[4])
+{
+	char buf[8192];
+	FILE *out = fmemopen(buf, sizeof(buf), "w");
+	struct bio_view_opts o = { 0 };
+	int rc = bio_print_btt(bt, &o, out);
+	fclose(out);
+	memset(v, 0, 4 * sizeof(*v));
+	const char *line = buf;
+	while (line && strncmp(line, phase, 3)) {
+		line = strchr(line, '\n');
+		line = line ? line + 1 : NULL;
+	}
+	if (rc || !line)
+		return false;
+	unsigned long long s[3], ns[3], n;
+	if (sscanf(line + 3, " %llu.%llu %llu.%llu %llu.%llu %llu", &s[0], &ns[0], &s[1], &ns[1],
+		   &s[2], &ns[2], &n) != 7)
+		return strstr(line, " - ") != NULL;
+	for (int i = 0; i < 3; i++)
+		v[i] = s[i] * 1000000000ull + ns[i];
+	v[3] = n;
+	return true;
+}
+
+static bool row_is(const struct bio_tracker *bt, const char *phase, u64 min, u64 avg, u64 max,
+		   u64 n)
+{
+	u64 v[4];
+	bool ok = btt_row(bt, phase, v) && v[0] == min && v[1] == avg && v[2] == max && v[3] == n;
+	if (!ok)
+		fprintf(stderr, "%s: MIN %llu AVG %llu MAX %llu N %llu\n", phase,
+			(unsigned long long)v[0], (unsigned long long)v[1],
+			(unsigned long long)v[2], (unsigned long long)v[3]);
+	return ok;
+}
+
+/* A request with a bio merged in, requeued twice (issued again straight
+ * from the dispatch list, then inserted again first): G2I counts at each
+ * insert, I2D (the request's I/O) and M2D (the merged one) at each issue,
+ * D2C from the last issue, for each I/O, as btt counts them.  An interval
+ * ends while it is requeued: what it counted goes with it. */
+static void test_requeue_phases(void)
+{
+	struct bio_tracker *bt = bio_tracker_new(NULL);
+	ev(bt, BK_QUEUE, 0, 8, 100);
+	ev(bt, BK_GETRQ, 0, 8, 110);
+	ev(bt, BK_QUEUE, 8, 8, 120);
+	ev(bt, BK_BACKMERGE, 8, 8, 121);
+	ev(bt, BK_INSERT, 0, 16, 130);
+	ev(bt, BK_ISSUE, 0, 16, 140);      /* I2D 10, M2D 19 */
+	ev(bt, BK_REQUEUE, 0, 16, 150);
+	ev(bt, BK_ISSUE, 0, 16, 175);      /* I2D 45, M2D 54 */
+	ev(bt, BK_REQUEUE, 0, 16, 180);
+	struct bio_tracker *none = bio_take_done(bt);   /* nothing finished yet */
+	CHECK(bio_nios(none) == 0 && bio_nios(bt) == 2, "in flight across the interval");
+	bio_tracker_free(none);
+	ev(bt, BK_INSERT, 0, 16, 190);     /* G2I 80 (the first 20) */
+	ev(bt, BK_ISSUE, 0, 16, 200);      /* I2D 10, M2D 79 */
+	ev(bt, BK_COMPLETE, 0, 16, 300);
+	const struct bio_again *a = bio_again_of(bt, bio_get(bt, 0));
+	CHECK(a && a->i2d.n == 3 && a->i2d.sum == 65 && a->g2i.n == 2 && a->g2i.sum == 100,
+	      "the request's I/O: I2D at each issue, G2I at each insert");
+	CHECK(row_is(bt, "G2I", 20, 50, 80, 2), "G2I at each insert");
+	CHECK(row_is(bt, "I2D", 10, 22, 45, 3), "I2D at each of 3 issues (65 ns / 3, rounded)");
+	CHECK(row_is(bt, "M2D", 19, 51, 79, 3), "M2D for the merged I/O at each issue");
+	CHECK(row_is(bt, "Q2M", 1, 1, 1, 1), "Q2M of the merged I/O");
+	CHECK(row_is(bt, "D2C", 100, 100, 100, 2), "D2C from the last issue, for each I/O");
+	CHECK(row_is(bt, "Q2C", 180, 190, 200, 2), "Q2C for each I/O");
+	struct bio_tracker *done = bio_take_done(bt);
+	CHECK(row_is(done, "I2D", 10, 22, 45, 3) && row_is(done, "M2D", 19, 51, 79, 3),
+	      "the interval's tracker counts the same");
+	bio_tracker_free(done);
+	bio_tracker_free(bt);
+
+	/* Without a requeue: one of each, and none of G2I or I2D when the
+	 * request was issued without an insert; an insert that begins at a
+	 * front-merged I/O's sector is that I/O's. */
+	bt = bio_tracker_new(NULL);
+	ev(bt, BK_QUEUE, 0, 8, 100);
+	ev(bt, BK_GETRQ, 0, 8, 110);
+	ev(bt, BK_ISSUE, 0, 8, 140);
+	ev(bt, BK_COMPLETE, 0, 8, 200);
+	CHECK(row_is(bt, "G2I", 0, 0, 0, 0) && row_is(bt, "I2D", 0, 0, 0, 0) &&
+	      row_is(bt, "Q2G", 10, 10, 10, 1), "issued without an insert: no G2I, no I2D");
+	ev(bt, BK_QUEUE, 108, 8, 300);
+	ev(bt, BK_GETRQ, 108, 8, 310);
+	ev(bt, BK_QUEUE, 100, 8, 320);
+	ev(bt, BK_FRONTMERGE, 100, 8, 322);
+	ev(bt, BK_INSERT, 100, 16, 330);
+	ev(bt, BK_ISSUE, 100, 16, 345);
+	ev(bt, BK_COMPLETE, 100, 16, 400);
+	CHECK(row_is(bt, "I2D", 15, 15, 15, 1) && row_is(bt, "M2D", 0, 0, 0, 0) &&
+	      row_is(bt, "G2I", 0, 0, 0, 0), "the insert is the front-merged I/O's");
 	bio_tracker_free(bt);
 }
 
@@ -457,6 +558,7 @@ int main(void)
 	RUN(test_requeue_and_partial);
 	RUN(test_lost_and_before);
 	RUN(test_rq_merge_and_remap);
+	RUN(test_requeue_phases);
 	RUN(test_blktrace_swapped);
 	RUN(test_blkparse_filter);
 	RUN(test_take_done);

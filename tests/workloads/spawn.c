@@ -7,25 +7,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
-#include <time.h>
+
+#include "workload.h"
 
 extern char **environ;
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 int main(int argc, char **argv)
 {
-	double secs = argc > 1 ? atof(argv[1]) : 1;
-	long max = argc > 2 ? atol(argv[2]) : 100000;
+	double secs = wl_arg_double(argc, argv, 1, 1);
+	long max = wl_arg_long(argc, argv, 2, 100000);
 	char *args[] = { "/bin/true", NULL };
-	double end = now() + secs;
+	double end = wl_now() + secs;
 	long n = 0;
-	while (n < max && now() < end) {
+	while (n < max && wl_now() < end) {
 		pid_t pid;
 		if (posix_spawn(&pid, args[0], NULL, NULL, args, environ) != 0)
 			return 1;

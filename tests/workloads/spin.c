@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "workload.h"
+
 #define ITERS_PER_UNIT 10000   /* ~10 us of work on this machine */
 
 static atomic_int stop;
@@ -37,23 +39,16 @@ static void *spin_thread(void *arg)
 	return (void *)(uintptr_t)units;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 int main(int argc, char **argv)
 {
-	int nthreads = argc > 1 ? atoi(argv[1]) : 1;
-	double seconds = argc > 2 ? atof(argv[2]) : 2.0;
+	int nthreads = (int)wl_arg_long(argc, argv, 1, 1);
+	double seconds = wl_arg_double(argc, argv, 2, 2.0);
 	if (nthreads < 1 || nthreads > 1024 || seconds <= 0) {
 		fprintf(stderr, "usage: spin [THREADS [SECONDS]]\n");
 		return 2;
 	}
 	pthread_t *tids = calloc(nthreads, sizeof(*tids));
-	double start = now();
+	double start = wl_now();
 	for (int i = 0; i < nthreads; i++)
 		if (pthread_create(&tids[i], NULL, spin_thread, (void *)(uintptr_t)i)) {
 			perror("spin: pthread_create");
@@ -69,7 +64,7 @@ int main(int argc, char **argv)
 		pthread_join(tids[i], &units);
 		total += (uintptr_t)units;
 	}
-	double elapsed = now() - start;
+	double elapsed = wl_now() - start;
 	printf("spin: %d threads, %.2f s, %llu units, %.0f units/s\n", nthreads,
 	       elapsed, (unsigned long long)total, total / elapsed);
 	free(tids);

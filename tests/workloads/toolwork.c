@@ -1,5 +1,6 @@
 /* toolwork.c - behaviour known by construction for the BCC-like tools:
- *   toolwork getppid N        calls getppid exactly N times (syscount)
+ *   toolwork getppid N        calls getppid exactly N times (syscount), and
+ *                             says how long the loop took (bench/syscount.sh)
  *   toolwork open N M         opens an existing file N times and a missing
  *                             one M times, paths built on its stack (opensnoop)
  *   toolwork execfail         one exec of a missing program, argv on its
@@ -17,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "workload.h"
+
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -26,9 +29,10 @@ static double now_ms(void)
 
 static int do_getppid(long n)
 {
+	double start = wl_now();
 	for (long i = 0; i < n; i++)
 		syscall(SYS_getppid);   /* no caching wrapper in the way */
-	printf("toolwork: getppid %ld times\n", n);
+	printf("toolwork: getppid %ld times in %.6f s\n", n, wl_now() - start);
 	return 0;
 }
 

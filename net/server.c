@@ -1,0 +1,374 @@
+/* server.c - the collecting server of `ember serve`: one poll loop over
+ * the listening socket and a bounded set of clients, each client's stream
+ * written to DIR/HOST-DATE-TIME/ember.data as it arrives, and cut back to
+ * its last complete round when the client goes before its end frame. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "net/net.h"
+
+#define READ_SIZE (64u << 10)
+#define TICK_MS 200
+
+struct conn {
+	struct net_server *srv;
+	int fd;
+	char peer[80];
+	char host[NET_HOST_MAX + 1];
+	char *rel;                 /* HOST-DATE-TIME/ember.data, under dir */
+	int file;                  /* -1 until the hello is accepted */
+	u64 written;
+	u64 deadline_ns;           /* the hello's, then the idle one */
+	struct net_conn in;
+};
+
+struct net_server {
+	struct net_server_opts *o;
+	int lfd;
+	struct conn **conns;       /* max_conns slots, NULL when free */
+	struct pollfd *pfds;
+	u8 *buf;
+	struct net_server_stats st;
+};
+
+static void logf_(struct net_server *s, const char *fmt, ...) PRINTF_LIKE(2, 3);
+static void logf_(struct net_server *s, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (s->o->log)
+		s->o->log(s->o->log_ctx, line);
+}
+
+/* A short line to the client, best effort: its socket buffer is empty
+ * or the client is gone, and the server never waits for it. */
+static void reply(struct conn *c, const char *fmt, ...) PRINTF_LIKE(2, 3);
+static void reply(struct conn *c, const char *fmt, ...)
+{
+	char line[NET_LINE_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	n = MIN(n, (int)sizeof(line) - 2);
+	line[n++] = '\n';
+	if (send(c->fd, line, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		return;
+}
+
+/* The same token, in time that does not depend on where they differ. */
+static bool token_equal(const char *a, size_t alen, const char *b, size_t blen)
+{
+	u8 diff = alen != blen;
+	for (size_t i = 0; i < alen && i < blen; i++)
+		diff |= (u8)(a[i] ^ b[i]);
+	return diff == 0;
+}
+
+/* DIR/HOST-DATE-TIME, with -2, -3... when two clients of a host begin in
+ * the same second. */
+static int make_dir(struct conn *c)
+{
+	const char *dir = c->srv->o->dir;
+	char stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime_r(&now, &tm));
+	for (int i = 1; i < 1000; i++) {
+		char name[NET_HOST_MAX + 48];
+		if (i == 1)
+			snprintf(name, sizeof(name), "%s-%s", c->host, stamp);
+		else
+			snprintf(name, sizeof(name), "%s-%s-%d", c->host, stamp, i);
+		char *path = xasprintf("%s/%s", dir, name);
+		int rc = mkdir(path, 0755);
+		free(path);
+		if (rc == 0) {
+			c->rel = xasprintf("%s/ember.data", name);
+			return 0;
+		}
+		if (errno != EEXIST) {
+			err_set_errno("cannot store: %s/%s", dir, name);
+			return -1;
+		}
+	}
+	err_set("cannot store: %s/%s-%s: 999 directories of that name already", dir, c->host, stamp);
+	return -1;
+}
+
+static int open_file(struct conn *c)
+{
+	if (make_dir(c) < 0)
+		return -1;
+	char *path = xasprintf("%s/%s", c->srv->o->dir, c->rel);
+	c->file = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (c->file < 0)
+		err_set_errno("cannot store: %s", path);
+	free(path);
+	return c->file < 0 ? -1 : 0;
+}
+
+static int on_hello(void *ctx, const char *host, const char *token, size_t token_len)
+{
+	struct conn *c = ctx;
+	const struct net_server_opts *o = c->srv->o;
+	snprintf(c->host, sizeof(c->host), "%s", host);
+	if (o->token && !token_len) {
+		err_set("this server needs a token (record --token-file)");
+		return -1;
+	}
+	if (o->token && !token_equal(token, token_len, o->token, o->token_len)) {
+		err_set("wrong token");
+		return -1;
+	}
+	if (open_file(c) < 0)
+		return -1;
+	reply(c, "OK");
+	c->deadline_ns = now_ns() + (u64)o->idle_ms * 1000000;
+	return 0;
+}
+
+static int on_data(void *ctx, const void *p, size_t n)
+{
+	struct conn *c = ctx;
+	if (write_all(c->file, p, n) < 0) {
+		err_set_errno("writing %s", c->rel);
+		return -1;
+	}
+	c->written += n;
+	return 0;
+}
+
+static void conn_free(struct net_server *s, int slot)
+{
+	struct conn *c = s->conns[slot];
+	if (c->file >= 0)
+		close(c->file);
+	close(c->fd);
+	free(c->rel);
+	free(c);
+	s->conns[slot] = NULL;
+}
+
+static const char *who(const struct conn *c, char *buf, size_t size)
+{
+	if (c->host[0])
+		snprintf(buf, size, "%s (%s)", c->peer, c->host);
+	else
+		snprintf(buf, size, "%s", c->peer);
+	return buf;
+}
+
+/* A client gone before its end frame: its file is cut back to where it
+ * stays readable, or removed with its directory when nothing is. */
+static void conn_cut(struct net_server *s, int slot, const char *why)
+{
+	struct conn *c = s->conns[slot];
+	char name[160];
+	who(c, name, sizeof(name));
+	if (c->file < 0) {
+		if (c->in.refused)
+			s->st.refused++;
+		else
+			s->st.failed++;
+		logf_(s, "%s: %s%s; nothing written", name, c->in.refused ? "refused: " : "", why);
+		reply(c, "ERR %s", why);
+		conn_free(s, slot);
+		return;
+	}
+	u64 keep = net_conn_safe_end(&c->in);
+	s->st.cut++;
+	if (keep && ftruncate(c->file, (off_t)keep) == 0) {
+		logf_(s, "%s: %s; %s kept to its last complete round (%llu of %llu bytes)",
+		      name, why, c->rel, (unsigned long long)keep, (unsigned long long)c->written);
+	} else {
+		char *path = xasprintf("%s/%s", s->o->dir, c->rel);
+		unlink(path);
+		*strrchr(path, '/') = 0;
+		rmdir(path);
+		free(path);
+		logf_(s, "%s: %s; nothing readable arrived, %s removed", name, why, c->rel);
+	}
+	reply(c, "ERR %s", why);
+	conn_free(s, slot);
+}
+
+static void conn_stored(struct net_server *s, int slot)
+{
+	struct conn *c = s->conns[slot];
+	char name[160];
+	s->st.stored++;
+	logf_(s, "%s: stored %s (%llu bytes)", who(c, name, sizeof(name)), c->rel,
+	      (unsigned long long)c->written);
+	reply(c, "OK %s", c->rel);
+	conn_free(s, slot);
+}
+
+/* Reads what the client sent and feeds it to its parser. */
+static void conn_read(struct net_server *s, int slot)
+{
+	struct conn *c = s->conns[slot];
+	ssize_t n = recv(c->fd, s->buf, READ_SIZE, MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n < 0) {
+		err_set_errno("connection lost");
+		conn_cut(s, slot, err_msg());
+		return;
+	}
+	if (n == 0) {
+		conn_cut(s, slot, "the client closed the connection before the end of its stream");
+		return;
+	}
+	if (c->file >= 0)
+		c->deadline_ns = now_ns() + (u64)s->o->idle_ms * 1000000;
+	int rc = net_conn_feed(&c->in, s->buf, (size_t)n);
+	if (rc < 0)
+		conn_cut(s, slot, err_msg());
+	else if (rc == 1)
+		conn_stored(s, slot);
+}
+
+static void take_client(struct net_server *s)
+{
+	struct net_addr peer = { .len = sizeof(peer.ss) };
+	int fd = accept4(s->lfd, (struct sockaddr *)&peer.ss, &peer.len,
+			 SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	s->st.clients++;
+	struct conn *c = xcalloc(1, sizeof(*c));
+	c->srv = s;
+	c->fd = fd;
+	c->file = -1;
+	net_addr_str(&peer, c->peer, sizeof(c->peer));
+	c->deadline_ns = now_ns() + (u64)s->o->hello_ms * 1000000;
+	struct net_conn_cb cb = { .ctx = c, .hello = on_hello, .data = on_data };
+	net_conn_init(&c->in, &cb);
+	for (int i = 0; i < s->o->max_conns; i++) {
+		if (!s->conns[i]) {
+			s->conns[i] = c;
+			return;
+		}
+	}
+	s->st.failed++;
+	logf_(s, "%s: refused: %d clients already (--max-conns)", c->peer, s->o->max_conns);
+	reply(c, "ERR busy: %d clients already", s->o->max_conns);
+	close(fd);
+	free(c);
+}
+
+struct net_server *net_server_open(struct net_server_opts *o)
+{
+	struct stat st;
+	if (stat(o->dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		err_set("%s: not a directory", o->dir);
+		return NULL;
+	}
+	int lfd = net_listen(&o->listen);
+	if (lfd < 0)
+		return NULL;
+	struct net_server *s = xcalloc(1, sizeof(*s));
+	s->o = o;
+	s->lfd = lfd;
+	s->conns = xcalloc((size_t)o->max_conns, sizeof(*s->conns));
+	s->pfds = xcalloc((size_t)o->max_conns + 1, sizeof(*s->pfds));
+	s->buf = xmalloc(READ_SIZE);
+	return s;
+}
+
+static u64 ended(const struct net_server *s)
+{
+	return s->st.stored + s->st.cut + s->st.refused + s->st.failed;
+}
+
+static bool should_stop(const struct net_server *s, u64 end_ns)
+{
+	if (s->o->stop && *s->o->stop)
+		return true;
+	if (end_ns && now_ns() >= end_ns)
+		return true;
+	return s->o->stop_after && ended(s) >= s->o->stop_after;
+}
+
+static void expire(struct net_server *s)
+{
+	u64 now = now_ns();
+	for (int i = 0; i < s->o->max_conns; i++) {
+		struct conn *c = s->conns[i];
+		if (c && now >= c->deadline_ns)
+			conn_cut(s, i, c->file < 0 ? "no hello in time" : "silent for too long (--timeout)");
+	}
+}
+
+/* One wait: the listening socket and every client; -1 on a poll error. */
+static int wait_once(struct net_server *s, int *slots)
+{
+	int n = 0;
+	s->pfds[n++] = (struct pollfd){ .fd = s->lfd, .events = POLLIN };
+	for (int i = 0; i < s->o->max_conns; i++) {
+		if (!s->conns[i])
+			continue;
+		slots[n] = i;
+		s->pfds[n++] = (struct pollfd){ .fd = s->conns[i]->fd, .events = POLLIN };
+	}
+	struct timespec ts = { 0, TICK_MS * 1000000L };
+	int r = ppoll(s->pfds, (nfds_t)n, &ts, s->o->poll_mask);
+	if (r < 0 && errno != EINTR) {
+		err_set_errno("poll");
+		return -1;
+	}
+	for (int k = 1; r > 0 && k < n; k++)
+		if (s->pfds[k].revents)
+			conn_read(s, slots[k]);
+	if (r > 0 && s->pfds[0].revents & POLLIN)
+		take_client(s);
+	return 0;
+}
+
+int net_server_run(struct net_server *s, struct net_server_stats *st)
+{
+	u64 end_ns = s->o->duration > 0 ? now_ns() + (u64)(s->o->duration * 1e9) : 0;
+	int *slots = xcalloc((size_t)s->o->max_conns + 1, sizeof(int));
+	int rc = 0;
+	while (!should_stop(s, end_ns)) {
+		if (wait_once(s, slots) < 0) {
+			rc = -1;
+			break;
+		}
+		expire(s);
+	}
+	for (int i = 0; i < s->o->max_conns; i++)
+		if (s->conns[i])
+			conn_cut(s, i, "the server is stopping");
+	free(slots);
+	*st = s->st;
+	return rc;
+}
+
+void net_server_close(struct net_server *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < s->o->max_conns; i++)
+		if (s->conns[i])
+			conn_free(s, i);
+	close(s->lfd);
+	free(s->conns);
+	free(s->pfds);
+	free(s->buf);
+	free(s);
+}
