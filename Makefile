@@ -14,13 +14,13 @@ ifeq ($(filter -j%,$(MAKEFLAGS)),)
   MAKEFLAGS += -j$(shell nproc)
 endif
 CC      ?= cc
-MODULES := common format pmc pmc/stat record symbols unwind report report/replay report/hist report/collapse report/script report/sched report/bio report/blkreplay report/live report/tools flamegraph export net
+MODULES := common format pmc pmc/stat record symbols unwind report report/replay report/hist report/collapse report/script report/sched report/bio report/blkreplay report/live report/tools flamegraph export net push
 
 # pkg-config name -> Debian package that provides it.
 PKGS    := libelf:libelf-dev libdw:libdw-dev libunwind:libunwind-dev libunwind-generic:libunwind-dev \
            numa:libnuma-dev zlib:zlib1g-dev libtraceevent:libtraceevent-dev \
            libzstd:libzstd-dev libprotobuf-c:libprotobuf-c-dev liburing:liburing-dev \
-           blkid:libblkid-dev
+           blkid:libblkid-dev libcurl:libcurl4-openssl-dev
 PKGNAMES := $(foreach p,$(PKGS),$(firstword $(subst :, ,$(p))))
 
 ifeq ($(filter deps clean,$(MAKECMDGOALS)),)
@@ -140,7 +140,8 @@ DEB_DEPS := build-essential pkg-config linux-libc-dev libelf-dev libdw-dev libun
             liburing-dev libblkid-dev \
             linux-perf chromium blktrace clang libclang-rt-14-dev \
             python3 python3-dbg fio dwz \
-            util-linux procps protobuf-c-compiler libprotobuf-c-dev golang-go e2fsprogs
+            util-linux procps protobuf-c-compiler libprotobuf-c-dev golang-go e2fsprogs \
+            libcurl4-openssl-dev
 # npm (the export tests install speedscope's schema and ajv-cli with it)
 # unless one came with Node.js: nodesource's nodejs conflicts with Debian's.
 DEB_DEPS += $(if $(shell command -v npm 2>/dev/null),,npm)
@@ -236,7 +237,7 @@ fuzz: $(addprefix $(FUZZ_DIR)/,$(FUZZ_TARGETS))
 # hand; the others are generated from the commands' option tables
 # ('ember CMD --man') and committed, so that install needs no build of
 # them.  tests/e2e/options-docs.sh fails when one lags behind its table.
-MAN_GENERATED := report top script flame export stat list offcpu sched bio btrace verify archive serve \
+MAN_GENERATED := report top script flame export push stat list offcpu sched bio btrace verify archive serve \
                  execsnoop opensnoop syscount exitsnoop cpudist softirqs hardirqs funccount \
                  oomkill drsnoop writeback stackcount
 man: $(EMBER_BIN)

@@ -34,6 +34,7 @@ static const struct command commands[] = {
 	{ &verify_cmd, cmd_verify },
 	{ &archive_cmd, cmd_archive },
 	{ &serve_cmd, cmd_serve },
+	{ &push_cmd, cmd_push },
 };
 
 static const struct command *find_command(const char *name)
@@ -49,6 +50,16 @@ static bool is_tool(const char *name)
 {
 	for (size_t i = 0; tool_command(i); i++)
 		if (!strcmp(name, tool_command(i)->name))
+			return true;
+	return false;
+}
+
+/* `record --push URL` is the continuous profiler, `push --every`: record/
+ * never calls report/, so the choice is made here, before either runs. */
+static bool record_pushes(int argc, char **argv)
+{
+	for (int i = 2; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--push") || !strncmp(argv[i], "--push=", 7))
 			return true;
 	return false;
 }
@@ -90,6 +101,8 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	const struct command *c = find_command(name);
+	if (c && c->run == cmd_record && record_pushes(argc, argv))
+		c = find_command("push");
 	if (c)
 		return c->run(argc - 1, argv + 1);
 	if (is_tool(name))

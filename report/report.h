@@ -22,10 +22,11 @@ int cmd_btrace(int argc, char **argv);
 int cmd_archive(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_export(int argc, char **argv);   /* cmd-export.c, over export/ */
+int cmd_push(int argc, char **argv);     /* cmd-push.c, over export/ and push/ */
 
 /* Their option tables (common/options.h): --help, man pages, completion. */
 extern const struct opt_cmd report_cmd, script_cmd, collapse_cmd, flame_cmd, offcpu_cmd,
-	sched_cmd, bio_cmd, btrace_cmd, verify_cmd, archive_cmd, top_cmd, export_cmd;
+	sched_cmd, bio_cmd, btrace_cmd, verify_cmd, archive_cmd, top_cmd, export_cmd, push_cmd;
 
 /* ---- Shared options (options.c) ---------------------------------------- */
 

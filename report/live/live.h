@@ -7,6 +7,8 @@
 
 #include <regex.h>
 
+#include "export/export.h"
+#include "push/push.h"
 #include "record/record.h"
 #include "report/hist/hist.h"
 #include "report/replay/replay.h"
@@ -160,5 +162,22 @@ size_t top_view(const struct top_table *t, const struct top_filter *f, struct to
 		size_t cap, double *all);
 /* A row's callers, heaviest first: their texts and weights, at most cap. */
 size_t top_callers(struct top_table *t, size_t row, const char **text, double *w, size_t cap);
+
+/* push.c - the continuous profiler (ember push --every, record --push):
+ * one pprof per interval of the live replay, encoded at each tick and
+ * handed to push/'s sender thread; an empty interval sends nothing. */
+struct live_push_interval {
+	u64 from, until;           /* unix seconds */
+	u64 samples;               /* in this interval's profile */
+	size_t bytes;              /* its gzipped size (0: not sent) */
+	bool last;
+};
+/* Called after each interval; a negative return stops the replay. */
+typedef int (*live_push_fn)(void *ctx, const struct live_push_interval *iv);
+struct live_push;
+struct live_push *live_push_new(struct replay *rp, struct push_sender *sender, u64 interval_ns,
+				live_push_fn after, void *ctx);
+struct rp_sink live_push_sink(struct live_push *lp);
+void live_push_free(struct live_push *lp);
 
 #endif
