@@ -366,6 +366,9 @@ static int run_live(struct push_args *a, struct push_client *c, struct push_spoo
 		return live_end(live, CMD, EXIT_RUNTIME);
 	}
 	rp_set_callchains(rp, a->graph && rp_has_callchains(rp));
+	/* Each interval's profile is encoded and reset at its tick (export keeps
+	 * copies of texts only), so the files no process maps any more can go. */
+	rp_set_release_files(rp, true);
 	/* The sender thread starts after the replay opened (no thread may run
 	 * while the reader forks). */
 	struct run r = { .a = a, .live = live, .sender = push_sender_start(c, s) };
