@@ -4,6 +4,7 @@
 # answering a list of statuses in turn): the query parameters, bodies that
 # go tool pprof decodes with the recording's sample count, credentials sent
 # and never shown, retries after HTTP 500, one clear line for each failure.
+# parallel-safe: records only its own processes and checks nothing that load changes (tests/run.sh)
 . "$(dirname "$0")/../e2e-lib.sh"
 
 need_root || { skip push-upload "needs root to record"; exit 0; }

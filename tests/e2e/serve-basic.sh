@@ -3,6 +3,7 @@
 # recording the known-ratio workload at once: both recordings stored, each
 # read by ember and perf with the samples its client counted and leaf_a/b/c
 # near 50/30/20%; a wrong token, or none, is refused and nothing written.
+# parallel-safe: records only its own processes and checks nothing that load changes (tests/run.sh)
 set -u
 . "$(dirname "$0")/../e2e-lib.sh"
 . "$(dirname "$0")/../e2e-record-lib.sh"
