@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -104,6 +105,41 @@ static void *zeroed_pages(size_t bytes)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* The requests a target's queue holds at once (sysfs nr_requests), 0 when
+ * unknown. */
+static u32 queue_requests(u32 dev)
+{
+	char path[96];
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/nr_requests", dev >> 20,
+		 dev & 0xfffff);
+	FILE *f = fopen(path, "re");
+	unsigned n = 0;
+	if (f) {
+		if (fscanf(f, "%u", &n) != 1)
+			n = 0;
+		fclose(f);
+	}
+	return n;
+}
+
+/* How many I/Os one submitter keeps in flight: half of the smallest
+ * target queue shared among the submitters.  A queue out of requests
+ * fails io_uring's non-blocking issue with EAGAIN after the bio was
+ * queued, and the retry queues it again: the block layer would see one
+ * recorded I/O twice (seen with 128 in flight on a loop device's 128). */
+static u32 submitter_depth(const struct blkr_replay *r)
+{
+	u32 least = 0;
+	for (u32 i = 0; i < r->t.n; i++) {
+		u32 n = queue_requests(r->t.v[i].dev);
+		if (n && (!least || n < least))
+			least = n;
+	}
+	if (!least)
+		return MAX_DEPTH / 4;
+	return MAX(MIN(least / 2 / MAX(r->nsub, 1), (u32)MAX_DEPTH), 1);
+}
+
 static int setup_submitter(struct blkr_replay *r, struct submitter *s)
 {
 	u64 largest = 0, issued = 0;
@@ -112,7 +148,7 @@ static int setup_submitter(struct blkr_replay *r, struct submitter *s)
 			largest = MAX(largest, (u64)s->ios[i]->nr_sector * 512);
 			issued++;
 		}
-	s->depth = (u32)MAX(MIN(issued, (u64)MAX_DEPTH), 1);
+	s->depth = (u32)MAX(MIN(issued, (u64)submitter_depth(r)), 1);
 	s->slot = xcalloc(s->depth, sizeof(*s->slot));
 	s->due = xcalloc(s->depth, sizeof(*s->due));
 	s->free_slots = xcalloc(s->depth, sizeof(*s->free_slots));

@@ -106,7 +106,7 @@ check "-x 2: the same I/Os in about half the time (B/A $ratio2)" \
 
 replay_on "$TMP/b3.data" --plan "$TMP/a.plan" --replay "$B" -W -N -c 1
 read -r na nb same ordered ratio3 < <(compare "$TMP/qa" "$TMP/b3.data.q")
-check "-N -c 1: the same I/Os, faster than -x 2 (B/A $ratio3), from 1 submitter" \
+check "-N -c 1: the same I/Os ($nb queued, same $same), faster than -x 2 (B/A $ratio3), from 1 submitter" \
 	eval 'test "$same" = 1 && awk -v r="$ratio3" -v h="$ratio2" "BEGIN { exit !(r < h) }" &&
 	      grep -q "1 submitter, 1 iteration" "$TMP/b3.data.out"'
 
