@@ -4,6 +4,7 @@
 # several files, streams with tracing data, and branch stacks (LBR call
 # stacks and -b, which this VM cannot record: made from a -g recording by
 # tests/tools/brstack, each sample's stack from its own chain).
+# parallel-safe: records only its own processes and checks nothing that load changes (tests/run.sh)
 source "$TOP/tests/e2e-lib.sh"
 source "$TOP/tests/e2e-report-lib.sh"
 
@@ -102,7 +103,11 @@ fi
 # A stream of tracepoint samples: features, attrs and tracing data come
 # as records (HEADER_FEATURE, HEADER_ATTR, HEADER_TRACING_DATA).
 if ensure_tracefs; then
-	perf record -q -o - -e sched:sched_switch -a -g -- sleep 0.3 2>/dev/null >"$TMP/tp.pipe"
+	# A shell sleeping 30 times, not -a: this script runs beside others
+	# (parallel-safe), whose short-lived processes perf and ember would
+	# name apart.
+	perf record -q -o - -e sched:sched_switch -g -- \
+		sh -c 'for i in $(seq 30); do sleep 0.01; done' 2>/dev/null >"$TMP/tp.pipe"
 	"$EMBER" script -i - <"$TMP/tp.pipe" >"$TMP/tp.ember" 2>"$TMP/tp.err"
 	perf script -i - <"$TMP/tp.pipe" >"$TMP/tp.perf" 2>/dev/null
 	if why=$($CMP script "$TMP/tp.ember" "$TMP/tp.perf") && ! [ -s "$TMP/tp.err" ]; then
