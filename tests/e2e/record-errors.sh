@@ -2,6 +2,7 @@
 # tests/e2e/record-errors.sh - bad input to ember record: each case exits
 # with the documented status (2 usage, 1 runtime), prints one message that
 # names the bad thing, and leaves no output file that looks complete.
+# parallel-safe: checks exit statuses and readable files, not counts or timing that load changes (tests/run.sh)
 set -u
 . "$(dirname "$0")/../e2e-lib.sh"
 . "$(dirname "$0")/../e2e-record-lib.sh"

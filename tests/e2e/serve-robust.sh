@@ -4,6 +4,7 @@
 # bound, a broken stream, a silent client (--timeout), one client too many
 # (--max-conns), and a recorder killed with SIGKILL mid-stream, whose file
 # ember and perf still read; a good client is stored after all of them.
+# parallel-safe: checks exit statuses and readable files, not counts or timing that load changes (tests/run.sh)
 set -u
 . "$(dirname "$0")/../e2e-lib.sh"
 . "$(dirname "$0")/../e2e-record-lib.sh"

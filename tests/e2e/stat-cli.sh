@@ -3,6 +3,7 @@
 # hardware PMU): <not supported> and exit statuses, --tlb refused, usage
 # errors, groups, CSV, JSON, -I, -r, -A, --per-node, --per-thread,
 # --duration, and ember list.
+# parallel-safe: checks exit statuses and readable files, not counts or timing that load changes (tests/run.sh)
 set -u
 . "$(dirname "$0")/../e2e-lib.sh"
 

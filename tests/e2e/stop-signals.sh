@@ -4,6 +4,7 @@
 # that signal (130/143), for a command and for -a --duration alike; a
 # command ended at --duration is not a failure (0, as perf stat --timeout);
 # one killed by a signal not ours gives 128 + it (common/stop.c).
+# parallel-safe: checks exit statuses and readable files, not counts or timing that load changes (tests/run.sh)
 set -u
 . "$(dirname "$0")/../e2e-lib.sh"
 
