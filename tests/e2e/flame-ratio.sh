@@ -54,9 +54,9 @@ collapse_agrees() {
 	fi
 }
 
-# 3 CPU-seconds at 3333 Hz: about 10,000 samples, so chance moves the 50%
-# tower by half a point (one standard deviation), a quarter of the 2 allowed.
-perf_record -o "$TMP/ratio.data" -F 3333 -g -- "$WORKLOADS/ratio" 3
+# 2.5 CPU-seconds at 3333 Hz: about 8,300 samples, so chance moves the 50%
+# tower by 0.55 points (one standard deviation), under a third of the 2 allowed.
+perf_record -o "$TMP/ratio.data" -F 3333 -g -- "$WORKLOADS/ratio" 2.5
 collapse_agrees ratio "$TMP/ratio.data"
 collapse_agrees ratio-annotate "$TMP/ratio.data" --annotate -- --annotate
 collapse_agrees ratio-pid "$TMP/ratio.data" --pid -- --pid
@@ -134,7 +134,7 @@ perf_record -o "$TMP/all.data" -F 999 -a -g -- sleep 1
 collapse_agrees system-wide "$TMP/all.data" --annotate -- --annotate
 
 # ember's own recordings, once ember record can make them.
-if "$EMBER" record -F 3333 -g -o "$TMP/ember.data" -- "$WORKLOADS/ratio" 3 >/dev/null 2>"$TMP/rec.err" &&
+if "$EMBER" record -F 3333 -g -o "$TMP/ember.data" -- "$WORKLOADS/ratio" 2.5 >/dev/null 2>"$TMP/rec.err" &&
    perf script -i "$TMP/ember.data" >/dev/null 2>&1; then
 	# ember's -g recordings carry the leaf-repair snapshot, which perf
 	# script does not use: equal with --no-leaf-fix; by default the same
