@@ -20,6 +20,9 @@ trap 'kill $spin 2>/dev/null; wait $spin 2>/dev/null; rm -rf "$TMP"' EXIT
 # then a clear error naming the offset is the right answer.
 judge() {
 	local file=$1 rc
+	# Killed before it created its output (an early kill under ASan's
+	# slower start): nothing was recorded, as with an empty header.
+	[ -e "$file" ] || { echo empty; return; }
 	timeout 60 "$EMBER" report -i "$file" --stdio >"$TMP/out" 2>"$TMP/err"
 	rc=$?
 	if grep -q -e AddressSanitizer -e 'runtime error' -e LeakSanitizer "$TMP/err"; then

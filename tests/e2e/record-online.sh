@@ -71,10 +71,10 @@ ldd "$EMBER" 2>/dev/null | grep -q libasan && allowed_per_mille=1
 for hz in 999 4999; do
 	recorded=0
 	for try in 1 2; do
-		load 3
+		load 5
 		sleep 0.5
 		recorded=0
-		if ! "$EMBER" record -a -g -F $hz -o "$TMP/a$hz.data" -- sleep 2 >"$TMP/a$hz.rec" 2>&1; then
+		if ! "$EMBER" record -a -g -F $hz -o "$TMP/a$hz.data" -- sleep 3 >"$TMP/a$hz.rec" 2>&1; then
 			wait; break
 		fi
 		recorded=1
@@ -86,7 +86,7 @@ for hz in 999 4999; do
 	if [ "$recorded" = 0 ]; then
 		fail "record-a-$hz" "$(head -c 300 "$TMP/a$hz.rec")"; continue
 	fi
-	if [ $((lost * 1000)) -le $((n * allowed_per_mille)) ] && [ "$n" -gt $((hz * 2 * 2 * 8 / 10)) ] &&
+	if [ $((lost * 1000)) -le $((n * allowed_per_mille)) ] && [ "$n" -gt $((hz * 2 * 3 * 8 / 10)) ] &&
 	   [ $((unwound + deferred)) -gt $((n * 9 / 10)) ]; then
 		pass "no-loss-$hz ($n samples, $lost lost$([ "$allowed_per_mille" = 0 ] || echo ' (ASan: at most 1 in 1000)'), $unwound unwound while recording, $deferred left for the report)"
 	else
