@@ -4,6 +4,7 @@
 # 127.0.0.1: one pprof per interval, their sample counts adding up to the
 # recording kept with -o, contiguous from/until, the token sent and never
 # shown, and SIGTERM sending the last interval before an exit 0.
+# parallel-safe: its checks are sums within one run (intervals, spool, lost records), which load only delays (tests/run.sh)
 . "$(dirname "$0")/../e2e-lib.sh"
 
 need_root || { skip push-live "needs root for system-wide sampling"; exit 0; }

@@ -5,6 +5,7 @@
 # started again: they arrive, none lost, the recorder losing no samples
 # meanwhile; then with it down throughout, --spool-max keeps the newest
 # profiles and counts the rest.
+# parallel-safe: its checks are sums within one run (intervals, spool, lost records), which load only delays (tests/run.sh)
 . "$(dirname "$0")/../e2e-lib.sh"
 
 need_root || { skip push-spool "needs root for system-wide sampling"; exit 0; }

@@ -5,6 +5,7 @@
 # that confirms leaves no fallback behind; a server too slow to read
 # blocks the recorder, whose losses are counted and written as LOST
 # records, never dropped silently.
+# parallel-safe: its checks are sums within one run (intervals, spool, lost records), which load only delays (tests/run.sh)
 set -u
 . "$(dirname "$0")/../e2e-lib.sh"
 . "$(dirname "$0")/../e2e-record-lib.sh"
