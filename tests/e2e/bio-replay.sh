@@ -128,7 +128,10 @@ refused() {   # refused NAME WHAT DEV [ARGS]: -W onto DEV refused, DEV unchanged
 }
 refused "-W onto the recorded device" "is the device the recording's I/O was on" "$LOOP"
 refused "I/O past the device's end" "ends past the end of $D .*nothing was replayed" "$D"
-if command -v mkfs.ext4 >/dev/null && mkfs.ext4 -q -F "$C" >/dev/null 2>&1; then
+# Tables initialised now: ext4lazyinit would otherwise write them after
+# the mount, and the mounted check compares the device before and after.
+if command -v mkfs.ext4 >/dev/null &&
+   mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$C" >/dev/null 2>&1; then
 	refused "-W onto ext4" "$C holds an ext4 filesystem: refusing to write to it (--force" "$C"
 	MNT=$TMP/mnt
 	mkdir -p "$MNT"
