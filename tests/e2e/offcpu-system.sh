@@ -72,14 +72,15 @@ fi
 
 # Open at the end and begun before: sleeper sleeps 700 ms twice; the
 # recording (system-wide, so events run on to its end) starts 100 ms into
-# the first sleep and stops during the second.
+# the first sleep and stops during the second: 300 to 699 ms of that one lie in
+# the recording (more when the recorder starts late, as under ASan: 535).
 "$WORKLOADS/sleeper" 2 700 >/dev/null &
 sl=$!
 sleep 0.1
 "$EMBER" record -q --off-cpu -a -m 2048 --duration 1 -o "$TMP/p.data" >/dev/null 2>&1
 wait "$sl"
 "$EMBER" offcpu -i "$TMP/p.data" -p "$sl" >"$TMP/ptable" 2>&1
-if grep -Eq '^        [3-4][0-9]{5} us  \(1 interval, 1 open at the end\)$' "$TMP/ptable" &&
+if grep -Eq '^        [3-6][0-9]{5} us  \(1 interval, 1 open at the end\)$' "$TMP/ptable" &&
    grep -q '^# 1 begun before' "$TMP/ptable" && grep -q '^# 1 open at the end' "$TMP/ptable"; then
 	pass "-a with -p filter: the sleep under way at the end is counted to the end and marked; the one begun before is left out and counted"
 else
