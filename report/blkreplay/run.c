@@ -53,6 +53,7 @@ struct blkr_replay {
 	u32 generation, running;
 	bool quit;
 	u64 t0;                     /* the current iteration's start */
+	u32 max_depth;              /* I/Os in flight per submitter (submitter_depth) */
 };
 
 /* ---- folding the streams onto the submitters ------------------------------------ */
@@ -110,8 +111,8 @@ static void *zeroed_pages(size_t bytes)
 static u32 queue_requests(u32 dev)
 {
 	char path[96];
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/nr_requests", dev >> 20,
-		 dev & 0xfffff);
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/nr_requests", BIO_MAJOR(dev),
+		 BIO_MINOR(dev));
 	FILE *f = fopen(path, "re");
 	unsigned n = 0;
 	if (f) {
@@ -148,7 +149,7 @@ static int setup_submitter(struct blkr_replay *r, struct submitter *s)
 			largest = MAX(largest, (u64)s->ios[i]->nr_sector * 512);
 			issued++;
 		}
-	s->depth = (u32)MAX(MIN(issued, (u64)submitter_depth(r)), 1);
+	s->depth = (u32)MAX(MIN(issued, (u64)r->max_depth), 1);
 	s->slot = xcalloc(s->depth, sizeof(*s->slot));
 	s->due = xcalloc(s->depth, sizeof(*s->due));
 	s->free_slots = xcalloc(s->depth, sizeof(*s->free_slots));
@@ -347,6 +348,7 @@ struct blkr_replay *blkr_prepare(const struct blkr_plan *p, const struct blkr_op
 		return NULL;
 	}
 	fold(r);
+	r->max_depth = submitter_depth(r);   /* the targets' sysfs, read once */
 	for (u32 j = 0; j < r->nsub; j++) {
 		r->sub[j].r = r;
 		r->sub[j].cpu = pin_cpu(r, j);
