@@ -2,7 +2,6 @@
  * files (never from the command line), and POST /ingest through one
  * libcurl handle kept between uploads, with timeouts and retries. */
 #include <ctype.h>
-#include <curl/curl.h>
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -12,11 +11,13 @@
 #include <zlib.h>
 
 #include "push/push.h"
+#include "push/push-internal.h"
 
 #define PUSH_REPLY_MAX 4096        /* of the server's answer kept */
 #define PUSH_MESSAGE_MAX 200       /* of it shown in the error line */
 
 struct push_client {
+	const struct push_curl *cu; /* libcurl, loaded at the first client */
 	CURL *curl;
 	struct curl_slist *headers;
 	char *base;                /* ".../ingest" */
@@ -104,7 +105,7 @@ static int read_credentials(struct push_client *c, const struct push_opts *o)
 		if (!tok)
 			return -1;
 		char *h = xasprintf("Authorization: Bearer %s", tok);
-		c->headers = curl_slist_append(c->headers, h);
+		c->headers = c->cu->slist_append(c->headers, h);
 		explicit_bzero(h, strlen(h));
 		explicit_bzero(tok, strlen(tok));
 		free(h);
@@ -146,23 +147,23 @@ static int on_progress(void *ctx, curl_off_t dt, curl_off_t dn, curl_off_t ut, c
 static void setup_handle(struct push_client *c)
 {
 	CURL *h = c->curl;
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);   /* threads: no SIGALRM */
-	curl_easy_setopt(h, CURLOPT_POST, 1L);
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, c);
-	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(h, CURLOPT_HEADERDATA, c);
-	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
-	curl_easy_setopt(h, CURLOPT_XFERINFODATA, c);
-	curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
-	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, c->errbuf);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)(MIN(c->timeout, 10.0) * 1000));
-	curl_easy_setopt(h, CURLOPT_USERAGENT, "ember/" EMBER_VERSION);
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	c->cu->easy_setopt(h, CURLOPT_NOSIGNAL, 1L);   /* threads: no SIGALRM */
+	c->cu->easy_setopt(h, CURLOPT_POST, 1L);
+	c->cu->easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+	c->cu->easy_setopt(h, CURLOPT_WRITEDATA, c);
+	c->cu->easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+	c->cu->easy_setopt(h, CURLOPT_HEADERDATA, c);
+	c->cu->easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+	c->cu->easy_setopt(h, CURLOPT_XFERINFODATA, c);
+	c->cu->easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+	c->cu->easy_setopt(h, CURLOPT_ERRORBUFFER, c->errbuf);
+	c->cu->easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)(MIN(c->timeout, 10.0) * 1000));
+	c->cu->easy_setopt(h, CURLOPT_USERAGENT, "ember/" EMBER_VERSION);
+	c->cu->easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
 	if (c->user) {
-		curl_easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
-		curl_easy_setopt(h, CURLOPT_USERNAME, c->user);
-		curl_easy_setopt(h, CURLOPT_PASSWORD, c->secret);
+		c->cu->easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+		c->cu->easy_setopt(h, CURLOPT_USERNAME, c->user);
+		c->cu->easy_setopt(h, CURLOPT_PASSWORD, c->secret);
 	}
 }
 
@@ -174,11 +175,15 @@ struct push_client *push_client_new(const struct push_opts *o)
 		err_set("no application name: give --name 'app.cpu{env=prod,host=...}'");
 		return NULL;
 	}
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+	const struct push_curl *cu = push_curl();
+	if (!cu)
+		return NULL;
+	if (cu->global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		err_set("libcurl would not start");
 		return NULL;
 	}
 	struct push_client *c = xcalloc(1, sizeof(*c));
+	c->cu = cu;
 	c->timeout = o->timeout > 0 ? o->timeout : 10;
 	c->backoff = o->backoff > 0 ? o->backoff : 1;
 	c->retries = o->retries >= 0 ? o->retries : 3;
@@ -186,10 +191,10 @@ struct push_client *push_client_new(const struct push_opts *o)
 	c->name = xstrdup(o->name);
 	if (o->tenant) {
 		char *h = xasprintf("X-Scope-OrgID: %s", o->tenant);
-		c->headers = curl_slist_append(c->headers, h);
+		c->headers = c->cu->slist_append(c->headers, h);
 		free(h);
 	}
-	c->curl = curl_easy_init();
+	c->curl = c->cu->easy_init();
 	if (!c->curl) {
 		err_set("libcurl: no handle");
 		push_client_free(c);
@@ -207,9 +212,10 @@ void push_client_free(struct push_client *c)
 {
 	if (!c)
 		return;
+	const struct push_curl *cu = c->cu;
 	if (c->curl)
-		curl_easy_cleanup(c->curl);
-	curl_slist_free_all(c->headers);   /* the bearer header is in it */
+		cu->easy_cleanup(c->curl);
+	c->cu->slist_free_all(c->headers);   /* the bearer header is in it */
 	if (c->secret) {
 		explicit_bzero(c->secret, strlen(c->secret));
 		free(c->secret);
@@ -220,7 +226,7 @@ void push_client_free(struct push_client *c)
 	sb_free(&c->url);
 	sb_free(&c->reply);
 	free(c);
-	curl_global_cleanup();
+	cu->global_cleanup();
 }
 
 long push_last_status(const struct push_client *c)
@@ -235,14 +241,14 @@ void push_client_set_deadline(struct push_client *c, u64 deadline)
 
 const char *push_request_url(struct push_client *c, const struct push_profile *p)
 {
-	char *name = curl_easy_escape(c->curl, c->name, 0);
+	char *name = c->cu->easy_escape(c->curl, c->name, 0);
 	sb_reset(&c->url);
 	sb_printf(&c->url, "%s?name=%s&from=%llu&until=%llu&format=%s", c->base, name ? name : "",
 		  (unsigned long long)p->from, (unsigned long long)p->until,
 		  p->format == PUSH_PPROF ? "pprof" : "folded");
 	if (p->format == PUSH_FOLDED && p->sample_rate)
 		sb_printf(&c->url, "&sampleRate=%llu", (unsigned long long)p->sample_rate);
-	curl_free(name);
+	c->cu->free(name);
 	return c->url.s;
 }
 
@@ -280,26 +286,26 @@ static enum attempt post_once(struct push_client *c, const struct push_profile *
 	c->status = 0;
 	c->status_line[0] = '\0';
 	c->errbuf[0] = '\0';
-	struct curl_slist *hdrs = curl_slist_append(NULL, p->format == PUSH_PPROF ?
+	struct curl_slist *hdrs = c->cu->slist_append(NULL, p->format == PUSH_PPROF ?
 		"Content-Type: binary/octet-stream" : "Content-Type: text/plain");
 	for (struct curl_slist *i = c->headers; i; i = i->next)
-		hdrs = curl_slist_append(hdrs, i->data);
-	hdrs = curl_slist_append(hdrs, "Expect:");   /* no 100-continue round trip */
-	curl_easy_setopt(h, CURLOPT_URL, push_request_url(c, p));
-	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
-	curl_easy_setopt(h, CURLOPT_POSTFIELDS, p->data);
-	curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)p->len);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)(left * 1000) + 1);
-	CURLcode rc = curl_easy_perform(h);
-	curl_easy_setopt(h, CURLOPT_HTTPHEADER, NULL);
-	curl_slist_free_all(hdrs);
+		hdrs = c->cu->slist_append(hdrs, i->data);
+	hdrs = c->cu->slist_append(hdrs, "Expect:");   /* no 100-continue round trip */
+	c->cu->easy_setopt(h, CURLOPT_URL, push_request_url(c, p));
+	c->cu->easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
+	c->cu->easy_setopt(h, CURLOPT_POSTFIELDS, p->data);
+	c->cu->easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)p->len);
+	c->cu->easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)(left * 1000) + 1);
+	CURLcode rc = c->cu->easy_perform(h);
+	c->cu->easy_setopt(h, CURLOPT_HTTPHEADER, NULL);
+	c->cu->slist_free_all(hdrs);
 	if (rc != CURLE_OK) {
-		err_set("%s: %s", c->base, c->errbuf[0] ? c->errbuf : curl_easy_strerror(rc));
+		err_set("%s: %s", c->base, c->errbuf[0] ? c->errbuf : c->cu->easy_strerror(rc));
 		return rc == CURLE_UNSUPPORTED_PROTOCOL || rc == CURLE_URL_MALFORMAT
 			       ? ATTEMPT_FINAL : ATTEMPT_RETRY;
 	}
 	long code = 0;
-	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+	c->cu->easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
 	c->status = code;
 	if (code >= 200 && code < 300)
 		return ATTEMPT_OK;
