@@ -114,6 +114,21 @@ static int read_credentials(struct push_client *c, const struct push_opts *o)
 	return 0;
 }
 
+/* A CA bundle given with --cacert must be readable now: curl would only
+ * say "problem with the SSL CA cert" at the first upload. */
+static int check_ca_file(const char *path)
+{
+	FILE *f = path ? fopen(path, "r") : NULL;
+	if (path && !f) {
+		err_set("cannot read --cacert file %s: %s: give a PEM file of the certificates to trust",
+			path, strerror(errno));
+		return -1;
+	}
+	if (f)
+		fclose(f);
+	return 0;
+}
+
 static size_t on_body(char *p, size_t size, size_t n, void *ctx)
 {
 	struct push_client *c = ctx;
@@ -200,11 +215,13 @@ struct push_client *push_client_new(const struct push_opts *o)
 		push_client_free(c);
 		return NULL;
 	}
-	if (read_credentials(c, o) < 0) {
+	if (read_credentials(c, o) < 0 || check_ca_file(o->ca_file) < 0) {
 		push_client_free(c);
 		return NULL;
 	}
 	setup_handle(c);
+	if (o->ca_file)
+		cu->easy_setopt(c->curl, CURLOPT_CAINFO, o->ca_file);
 	return c;
 }
 

@@ -19,6 +19,8 @@ struct push_opts {
 	const char *basic_auth;    /* "USER:TOKENFILE", or NULL */
 	const char *bearer_file;   /* a file holding a bearer token, or NULL */
 	const char *tenant;        /* X-Scope-OrgID, or NULL */
+	const char *ca_file;       /* PEM certificates to trust for https
+				      instead of the system's, or NULL */
 	double timeout;            /* seconds per request (0: 10) */
 	int retries;               /* attempts after the first (-1: 3) */
 	double backoff;            /* first wait between attempts, doubled

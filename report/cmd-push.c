@@ -19,7 +19,7 @@
 #define FAILURE_REPEAT_NS (60 * 1000000000ull)   /* failure lines at most once a minute */
 
 enum {
-	OPT_URL = 0x7200, OPT_NAME, OPT_BASIC, OPT_BEARER, OPT_TENANT, OPT_TIMEOUT, OPT_RETRIES,
+	OPT_URL = 0x7200, OPT_NAME, OPT_BASIC, OPT_BEARER, OPT_TENANT, OPT_CACERT, OPT_TIMEOUT, OPT_RETRIES,
 	OPT_FROM, OPT_UNTIL, OPT_RATE, OPT_EVERY, OPT_SPOOL, OPT_SPOOL_MAX, OPT_DRAIN,
 };
 
@@ -64,6 +64,7 @@ static int parse_one(void *ctx, int opt, const char *arg)
 	case OPT_BASIC: a->po.basic_auth = arg; return 1;
 	case OPT_BEARER: a->po.bearer_file = arg; return 1;
 	case OPT_TENANT: a->po.tenant = arg; return 1;
+	case OPT_CACERT: a->po.ca_file = arg; return 1;
 	case OPT_TIMEOUT: return parse_positive(arg, &a->po.timeout, "--timeout");
 	case OPT_RETRIES:
 		if (parse_int(arg, &a->po.retries) < 0 || a->po.retries < 0 || a->po.retries > 20) {
@@ -112,6 +113,9 @@ static const struct opt options[] = {
 	OPT(OPT_BEARER, 0, "bearer-token-file", OPT_ARG, "FILE",
 	  "send 'Authorization: Bearer TOKEN', TOKEN read from FILE"),
 	OPT(OPT_TENANT, 0, "tenant", OPT_ARG, "ID", "X-Scope-OrgID: the tenant of a multi-tenant Pyroscope"),
+	OPT(OPT_CACERT, 0, "cacert", OPT_ARG, "FILE",
+	  "https: trust the certificates in FILE (PEM: a private CA,\n"
+	  "or a self-signed backend's own) instead of the system's"),
 	OPT(OPT_TIMEOUT, 0, "timeout", OPT_ARG, "SECS", "each request's time limit (default 10)"),
 	OPT(OPT_RETRIES, 0, "retries", OPT_ARG, "N",
 	  "attempts after a failed one (default 3), waiting 1, 2, 4 s...;\n"

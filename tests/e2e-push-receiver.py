@@ -5,11 +5,13 @@ headers and body in DIR (req-N.path, .headers, .body), answers with the
 given statuses in turn, and exits by itself after N requests or T seconds.
 
 usage: e2e-push-receiver.py DIR [--port P] [--requests N] [--seconds T]
-                            [--statuses 500,500,200]
+                            [--statuses 500,500,200] [--tls CERT KEY]
+With --tls it speaks HTTPS with that certificate and key (PEM).
 The port it listens on is written to DIR/port once it listens."""
 import argparse
 import http.server
 import os
+import ssl
 import sys
 import time
 
@@ -21,6 +23,7 @@ def main():
     ap.add_argument("--requests", type=int, default=1000)
     ap.add_argument("--seconds", type=float, default=15)
     ap.add_argument("--statuses", default="200")
+    ap.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
     a = ap.parse_args()
     statuses = [int(s) for s in a.statuses.split(",")]
     state = {"n": 0}
@@ -57,6 +60,10 @@ def main():
 
     srv = http.server.HTTPServer(("127.0.0.1", a.port), Handler)
     srv.timeout = 0.2
+    if a.tls:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(a.tls[0], a.tls[1])
+        srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
     with open(os.path.join(a.dir, "port.tmp"), "w") as f:
         f.write("%d\n" % srv.server_address[1])
     os.rename(os.path.join(a.dir, "port.tmp"), os.path.join(a.dir, "port"))
