@@ -64,23 +64,30 @@ account() {
 	fi
 }
 
+# The shared group starts its longest tests first (scripts with a
+# "# long-running" line, then the unit tests, then the short scripts), so
+# that no long test starts last and leaves the other CPU idle at the end.
 shared_names=() shared_cmds=() alone_names=() alone_cmds=()
+short_names=() short_cmds=()
+for t in tests/e2e/*.sh; do
+	[ -f "$t" ] || continue
+	n=e2e/$(basename "$t" .sh)
+	[ -n "$only" ] && [[ $n != *"$only"* ]] && continue
+	if ! grep -q '^# parallel-safe' "$t"; then
+		alone_names+=("$n"); alone_cmds+=("bash $t")
+	elif grep -q '^# long-running' "$t"; then
+		shared_names+=("$n"); shared_cmds+=("bash $t")
+	else
+		short_names+=("$n"); short_cmds+=("bash $t")
+	fi
+done
 for t in "$BUILD"/tests/unit/test-*; do
 	[ -x "$t" ] || continue
 	n=unit/$(basename "$t")
 	[ -n "$only" ] && [[ $n != *"$only"* ]] && continue
 	shared_names+=("$n"); shared_cmds+=("$t")
 done
-for t in tests/e2e/*.sh; do
-	[ -f "$t" ] || continue
-	n=e2e/$(basename "$t" .sh)
-	[ -n "$only" ] && [[ $n != *"$only"* ]] && continue
-	if grep -q '^# parallel-safe' "$t"; then
-		shared_names+=("$n"); shared_cmds+=("bash $t")
-	else
-		alone_names+=("$n"); alone_cmds+=("bash $t")
-	fi
-done
+shared_names+=("${short_names[@]}"); shared_cmds+=("${short_cmds[@]}")
 
 k=0
 for i in "${!shared_names[@]}"; do

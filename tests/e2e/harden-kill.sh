@@ -3,6 +3,7 @@
 # command's run reaches it, the file is complete, and the exit status says
 # what happened (the command's own exit, or death by SIGINT as perf's).
 # parallel-safe: checks exit statuses and readable files, not counts or timing that load changes (tests/run.sh)
+# long-running: starts first among the parallel-safe tests (tests/run.sh)
 source "$TOP/tests/e2e-lib.sh"
 
 if ! need_root; then

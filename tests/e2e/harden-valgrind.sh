@@ -2,6 +2,7 @@
 # script, collapse, flame, sched, offcpu, archive) under valgrind memcheck: no
 # invalid access, no use of uninitialised memory, no definite leak.
 # parallel-safe: records only its own processes and checks nothing that load changes (tests/run.sh)
+# long-running: starts first among the parallel-safe tests (tests/run.sh)
 source "$TOP/tests/e2e-lib.sh"
 
 if ! command -v valgrind >/dev/null 2>&1; then

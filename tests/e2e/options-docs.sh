@@ -5,6 +5,7 @@
 # man page, and each option --help and the man page list is one the table
 # has; generated man pages match the table; a bad option is one line, exit 2.
 # parallel-safe: records only its own processes and checks nothing that load changes (tests/run.sh)
+# long-running: starts first among the parallel-safe tests (tests/run.sh)
 set -u
 . "$(dirname "$0")/../e2e-lib.sh"
 MAN=$(cd "$(dirname "$0")/../../docs/man" && pwd)

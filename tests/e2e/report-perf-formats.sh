@@ -5,6 +5,7 @@
 # stacks and -b, which this VM cannot record: made from a -g recording by
 # tests/tools/brstack, each sample's stack from its own chain).
 # parallel-safe: records only its own processes and checks nothing that load changes (tests/run.sh)
+# long-running: starts first among the parallel-safe tests (tests/run.sh)
 source "$TOP/tests/e2e-lib.sh"
 source "$TOP/tests/e2e-report-lib.sh"
 

@@ -8,6 +8,7 @@
 # a binary whose CFI is only in .debug_frame unwinds with both; and the
 # fast path in front of the backends changes no chain.
 # parallel-safe: records only its own processes and checks nothing that load changes (tests/run.sh)
+# long-running: starts first among the parallel-safe tests (tests/run.sh)
 set -u
 . "$(dirname "$0")/../e2e-lib.sh"
 . "$(dirname "$0")/../e2e-report-lib.sh"

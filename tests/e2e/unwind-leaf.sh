@@ -7,6 +7,7 @@
 # design's percentage, --no-leaf-fix (report or record) does not, and perf
 # still reads the file as a plain frame-pointer recording.
 # parallel-safe: records only its own processes and checks nothing that load changes (tests/run.sh)
+# long-running: starts first among the parallel-safe tests (tests/run.sh)
 set -u
 . "$(dirname "$0")/../e2e-lib.sh"
 . "$(dirname "$0")/../e2e-report-lib.sh"
