@@ -132,7 +132,7 @@ static int add_exec_args(struct rec_opts *o)
 {
 	if (rec_execargs_create(&o->execargs) == 0 && add_tracepoints(o, o->execargs.name) == 0)
 		return 0;
-	snprintf(o->tool_note, sizeof(o->tool_note), "execsnoop: arguments from the stack "
+	snprintf(o->tool_note, sizeof(o->tool_note), "exec arguments from the stack "
 		 "copy only (an exec may show its path and \"...\"): %s", err_msg());
 	rec_execargs_remove(&o->execargs);
 	return 0;
