@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "record/record-internal.h"
@@ -173,10 +174,22 @@ static void start_watchdog(struct rec_execargs *ea)
 		char c;
 		while (read(p[0], &c, 1) < 0 && errno == EINTR)
 			;
-		int fd = open(path, O_WRONLY | O_APPEND);
-		if (fd >= 0) {
-			(void)!write(fd, line, strlen(line));
+		/* Busy while a perf event still uses it: the pipe can close
+		 * before ember's perf descriptors, and a traced command that
+		 * outlives a SIGKILLed ember keeps its inherited events until
+		 * it exits.  Retried every 50 ms for 10 s, then every second
+		 * for as long as that lasts. */
+		struct timespec fast = { 0, 50000000 }, slow = { 1, 0 };
+		for (int i = 0;; i++) {
+			int fd = open(path, O_WRONLY | O_APPEND);
+			if (fd < 0)
+				break;
+			ssize_t n = write(fd, line, strlen(line));
+			int err = errno;
 			close(fd);
+			if (n >= 0 || err != EBUSY)
+				break;
+			nanosleep(i < 200 ? &fast : &slow, NULL);
 		}
 		_exit(0);
 	}

@@ -83,21 +83,26 @@ static int start(void *ctx, const struct tool_env *env)
 	return 0;
 }
 
-/* argv[0..argc) joined by spaces, as far as the copy reaches. */
+/* argv[0..argc) joined by spaces, as far as the copy reaches: an
+ * argument cut at buf's end, or one out of the copy after some, ends the
+ * line in "...". */
 static bool join_argv(const struct rp_sample *s, u64 argv, u64 argc, struct strbuf *sb)
 {
 	char buf[LINE_MAX_];
 	u64 p;
-	bool any = false;
-	for (u64 i = 0; i < argc && i < ARGS_MAX; i++) {
+	bool any = false, cut = false;
+	for (u64 i = 0; i < argc && i < ARGS_MAX && !cut; i++) {
 		const char *a = tool_user_u64(s, argv + 8 * i, &p) && p
 				? tool_user_str(s, p, buf, sizeof(buf)) : NULL;
-		if (!a)
+		if (!a) {
+			cut = true;
 			break;
+		}
 		sb_printf(sb, "%s%s", i ? " " : "", a);
 		any = true;
+		cut = strlen(a) == sizeof(buf) - 1;
 	}
-	if (any && argc > ARGS_MAX)
+	if (any && (cut || argc > ARGS_MAX))
 		sb_puts(sb, " ...");
 	return any;
 }

@@ -101,13 +101,16 @@ full=$(exact "$TMP/busy")
 check "CPUs busy, stack randomization on: 10 of 10 with A B C ($full)" test "$full" = 10
 
 # Stopped by SIGTERM, or killed: the event goes (the watchdog removes it
-# once a SIGKILLed ember's descriptors are closed).
+# once a SIGKILLed ember's descriptors are closed, and the command it
+# left, whose inherited events hold the probe, has ended: killed here).
 for sig in TERM KILL; do
 	"$EMBER" execsnoop -- sleep 3 >/dev/null 2>&1 &
 	epid=$!
 	poll 5 probe_there "$epid"
+	cmd=$(pgrep -P "$epid")
 	kill -"$sig" "$epid"
 	wait "$epid" 2>/dev/null
+	[ "$sig" = KILL ] && [ -n "$cmd" ] && kill "$cmd" 2>/dev/null
 	if poll 5 eval '! probe_there "$epid"'; then
 		pass "the uprobe event removed after SIG$sig"
 	else
