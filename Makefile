@@ -123,6 +123,12 @@ $(BUILD)/workloads/%: tests/workloads/%.c tests/workloads/workload.h
 	@mkdir -p $(dir $@)
 	$(CC) $(WORKLOAD_CFLAGS) -o $@ $< -lpthread -lm
 
+# static-true runs no dynamic loader (execsnoop's stack-copy path) when
+# the static libc (libc6-dev's libc.a) is there to link it.
+ifneq ($(wildcard /usr/lib/$(shell $(CC) -dumpmachine)/libc.a),)
+$(BUILD)/workloads/static-true: WORKLOAD_CFLAGS += -static
+endif
+
 workloads: $(WORKLOAD_BINS)
 unit: $(UNIT_BINS) $(TOOL_BINS)
 

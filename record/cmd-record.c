@@ -538,6 +538,7 @@ static int record(struct cli *cl)
 		rc = stop_exit_status(&end, &die_sig);
 	}
 	rec_session_free(s);
+	rec_execargs_remove(&cl->o.execargs);   /* its descriptors closed */
 	if (die_sig)
 		cmd_die_of(die_sig);
 	return rc;
@@ -571,6 +572,7 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	rc = record(&cl);
 out:
+	rec_execargs_remove(&cl.o.execargs);
 	net_client_free(cl.net);
 	free(cl.stored);
 	pmc_list_free(&cl.o.events);

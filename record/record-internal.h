@@ -53,6 +53,22 @@ enum rec_offcpu {
 	REC_OFFCPU_WAKERS,         /* + the wakers' call chains: offcpu --wakers */
 };
 
+/* execsnoop's uprobe at the dynamic loader's entry (execargs.c): argc
+ * and this many argv strings (BCC execsnoop's default --max-args). */
+#define REC_EXECARGS_MAX 20
+struct rec_execargs {
+	bool made;                 /* the event exists in uprobe_events */
+	int watch_fd;              /* its watchdog's pipe, or -1 */
+	char tracefs[128];
+	char group[32];            /* ember_PID */
+	char name[48];             /* "ember_PID:exec_args", as -e names it */
+};
+/* Makes the event (stale groups of embers gone first): 0, or -1 with
+ * err_set() saying why not (no tracefs or permission, no interpreter). */
+int rec_execargs_create(struct rec_execargs *ea);
+/* Removes it once no descriptor holds it; a no-op when not made. */
+void rec_execargs_remove(struct rec_execargs *ea);
+
 /* Everything the command line decides; filled by cmd-record.c. */
 struct rec_opts {
 	struct pmc_list events;    /* empty: the default event */
@@ -82,6 +98,8 @@ struct rec_opts {
 	size_t snap_n;             /* of the user stack and the user sp */
 	u32 snap_bytes;            /* (--tool: strings the events point at) */
 	const char *tool;          /* --tool NAME, or NULL */
+	struct rec_execargs execargs;  /* --tool execsnoop's uprobe */
+	char tool_note[256];       /* why a tool's better path is not taken */
 	bool block;                /* --block: block tracepoints, every hit */
 	bool no_buildid_cache;     /* -N: leave ~/.debug alone */
 	bool live;                 /* a live view reads the stream (live.c): */

@@ -24,6 +24,8 @@ struct rec_session *rec_session_new(const struct rec_opts *o,
 	s->fail = REC_FAIL_RUNTIME;
 	pthread_mutex_init(&s->wlock, NULL);
 	rec_bids_init(&s->bids);
+	if (o->tool_note[0])
+		rec_note(s, "%s", o->tool_note);
 	return s;
 }
 

@@ -124,6 +124,20 @@ int rec_tool_exclude_self(struct rec_session *s)
 	return 0;
 }
 
+/* execsnoop: the uprobe at the loader's entry carries each dynamic
+ * program's arguments whatever the stack gap (execargs.c); without it
+ * (no tracefs or permission, no interpreter) the stack copies alone
+ * serve, and a note says why. */
+static int add_exec_args(struct rec_opts *o)
+{
+	if (rec_execargs_create(&o->execargs) == 0 && add_tracepoints(o, o->execargs.name) == 0)
+		return 0;
+	snprintf(o->tool_note, sizeof(o->tool_note), "exec arguments from the stack "
+		 "copy only (an exec may show its path and \"...\"): %s", err_msg());
+	rec_execargs_remove(&o->execargs);
+	return 0;
+}
+
 int rec_tool_add(struct rec_opts *o, const char *name)
 {
 	const struct tool_events *t = find_tool(name);
@@ -145,6 +159,8 @@ int rec_tool_add(struct rec_opts *o, const char *name)
 	o->snap_n = o->events.n - first;
 	o->snap_bytes = t->snap_bytes ? t->snap_bytes : SNAP_BYTES;
 	if (t->plain && add_tracepoints(o, t->plain) < 0)
+		return -1;
+	if (!strcmp(name, "execsnoop") && add_exec_args(o) < 0)
 		return -1;
 	o->switch_events |= t->switches;
 	if (t->chains && o->callgraph == REC_CG_NONE)

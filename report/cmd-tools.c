@@ -171,8 +171,10 @@ static const struct tool_cmd tools[] = {
 	TOOL("execsnoop", execsnoop_new, execsnoop_opts,
 	  "one line per exec: PCOMM PID PPID RET ARGS",
 	  "One line per exec, as BCC's execsnoop prints it: the new program's name,\n"
-	  "its pid, its parent's, the return value and the command line (read from\n"
-	  "the new image's stack; the program's path when it is not there)."),
+	  "its pid, its parent's, the return value and the command line: for a\n"
+	  "dynamic program from a uprobe at the dynamic loader's entry (tracefs's\n"
+	  "uprobe_events, ember_PID/exec_args, removed at the end), else from the\n"
+	  "new image's stack (the program's path and \"...\" when it is not there)."),
 	TOOL("opensnoop", opensnoop_new, opensnoop_opts, "one line per open: PID COMM FD ERR PATH",
 	  "One line per open, openat and openat2, as BCC's opensnoop prints it.  The\n"
 	  "path is read from the copy of the caller's stack taken at the call, or\n"
