@@ -53,7 +53,7 @@ static void on_tick(void *ctx, double ts, double span_ns, const struct pmc_readi
 
 /* Per CPU (-a, the default, or -C), the tool's own syscalls left out as
  * the sampling path leaves them; per task with inherit for -p (each
- * thread) and a command (pmc_run's). */
+ * thread; on -C's CPUs only, when given) and a command (pmc_run's). */
 static int set_target(const struct tool_target *tg, struct pmc_list *events,
 		      struct pmc_run_opts *ro, pid_t **tids, int **cpus)
 {
@@ -65,7 +65,8 @@ static int set_target(const struct tool_target *tg, struct pmc_list *events,
 		for (int i = 0; i < lo->npids; i++)
 			if (pmc_tasks_of(lo->pids[i], tids, &n) < 0)
 				return -1;
-		*t = (struct pmc_target){ .tids = *tids, .ntids = n, .inherit = true };
+		*t = (struct pmc_target){ .tids = *tids, .ntids = n, .inherit = true,
+					  .cpus = lo->cpus, .ncpus = lo->ncpus };
 		ro->watch = lo->pids;
 		ro->nwatch = lo->npids;
 		return 0;

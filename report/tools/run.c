@@ -19,10 +19,6 @@ struct counted {
 	bool done, ticked;
 };
 
-/* A summary tool's interval: "[seconds since the first interval began]",
- * what it gathered, then a fresh start.  The first interval begins at the
- * first event; live, the ticks come on the recording's clock, events or
- * none. */
 void tool_print_interval(const struct tool *t, double secs)
 {
 	fprintf(stdout, "[%.3f s]\n", secs);
@@ -33,6 +29,10 @@ void tool_print_interval(const struct tool *t, double secs)
 		t->reset(t->ctx);
 }
 
+/* A summary tool's interval: "[seconds since the first interval began]",
+ * what it gathered, then a fresh start.  The first interval begins at the
+ * first event; live, the ticks come on the recording's clock, events or
+ * none. */
 static int summary_tick(struct counted *c, u64 end)
 {
 	if (!c->ticked)

@@ -2,7 +2,9 @@
  * and average time from each thread's sys_enter to its sys_exit, with -P
  * by process.  A call whose exit was not seen (lost, still running at the
  * end, or an exit that never returns) and an exit whose entry came before
- * the recording are counted apart: no duration is made up for them. */
+ * the recording are counted apart: no duration is made up for them.
+ * Without -L and -P, live, the counts come from counters (count.c), one
+ * per syscalls:sys_enter_<name> tracepoint: none is lost. */
 #include <stdlib.h>
 #include <string.h>
 
