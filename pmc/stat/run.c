@@ -179,7 +179,7 @@ static int prepare(struct run *r, struct pmc_target *t, pid_t *tid)
 {
 	const struct pmc_run_opts *o = r->o;
 	if (o->command) {
-		if (child_fork(&r->child, o->command, NULL, false) < 0)
+		if (child_fork(&r->child, o->command, NULL, o->stdout_taken) < 0)
 			return -1;
 		if (!t->cpus) {
 			*tid = r->child.pid;

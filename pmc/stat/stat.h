@@ -246,6 +246,7 @@ struct pmc_run_opts {
 	const struct pmc_list *events;
 	struct pmc_target target;  /* for a command, tids is set by pmc_run */
 	char **command;            /* run and count this, or NULL */
+	bool stdout_taken;         /* the command's stdout goes to stderr */
 	const pid_t *watch;        /* -p/-t: stop once all of these are gone */
 	int nwatch;
 	bool watch_threads;        /* watch holds threads (-t), not processes */

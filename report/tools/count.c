@@ -147,7 +147,9 @@ int tool_run_counting(struct tool *t, const struct tool_target *tg)
 			      .counts = xcalloc(events.n, sizeof(u64)) };
 	struct pmc_run_opts ro = { .events = &events, .duration_s = tg->live.duration,
 				   .interval_ms = tg->live.interval * 1e3, .tick = on_tick,
-				   .ctx = &k, .close_later = true };
+				   .ctx = &k, .close_later = true,
+				   /* as live tools do: stdout is the tool's lines */
+				   .stdout_taken = true };
 	int rc = EXIT_USAGE;
 	if (set_target(tg, &events, &ro, &tids, &cpus) < 0) {
 		cmd_error(t->name, "%s", err_msg());
