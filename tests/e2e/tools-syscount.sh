@@ -6,7 +6,8 @@
 # intervals, live on a quiet target too (ticks on the engine's clock).
 # Counting mode (live, no -L/-P/-o: counters, not samples): exactly 12345
 # for a command and for -p, exactly 150000 where the sampling path loses
-# some, and a syscall newer than the build's headers by its name.
+# some, names as the sampling path's (the kernel's newstat is stat), and a
+# syscall newer than the build's headers by its name.
 . "$(dirname "$0")/../e2e-lib.sh"
 
 need_root || { skip tools-syscount "needs root for tracepoints"; exit 0; }
@@ -73,14 +74,29 @@ check "-L live samples: it has the time columns" grep -q 'TOTAL (us)' "$TMP/bigL
 "$EMBER" syscount -P -- "$WORKLOADS/toolwork" getppid 12345 >"$TMP/Plive" 2>/dev/null
 pn=$(awk '$2 == "toolwork" { print $3 }' "$TMP/Plive")
 check "-P live samples: the process made at least 12345 calls ($pn)" test "${pn:-0}" -ge 12345
-# cachestat (Linux 6.5) is newer than Debian 12's headers: the sampling
-# path can only say [451], counting mode has the tracepoint's name.
-if [ -d /sys/kernel/tracing/events/syscalls/sys_enter_cachestat ] && command -v perl >/dev/null; then
-	"$EMBER" syscount -T 1000 -- perl -e 'syscall(451, -1, 0, 0, 0) for 1 .. 3' >"$TMP/new" 2>&1
-	check "counting mode names a syscall the headers lack: cachestat 3" \
-		grep -Eq '^cachestat +3$' "$TMP/new"
+# Names: stat, lstat and uname have the tracepoints newstat, newlstat and
+# newuname; counting mode names them as the sampling path (-L) does from
+# the build's table.  cachestat (Linux 6.5) is newer than Debian 12's
+# headers: the sampling path can only say [451], counting mode has the
+# tracepoint's name.
+if command -v perl >/dev/null; then
+	prog='my $b = "\0" x 512; my $p = "/"; syscall(451, -1, 0, 0, 0) for 1 .. 3;
+		for (1 .. 2) { syscall(4, $p, $b) } for (1 .. 5) { syscall(6, $p, $b) }
+		for (1 .. 4) { syscall(63, $b) }'
+	"$EMBER" syscount -T 1000 -- perl -e "$prog" >"$TMP/names" 2>&1
+	"$EMBER" syscount -L -T 1000 -- perl -e "$prog" >"$TMP/namesL" 2>&1
+	rows() { awk '$1 ~ /^(stat|lstat|uname)$/ { print $1, $2 }' "$1" | sort | tr '\n' ' '; }
+	check "counting mode names newstat, newlstat, newuname as -L does: $(rows "$TMP/names")" \
+		test "$(rows "$TMP/names")" = "$(rows "$TMP/namesL")" -a \
+		"$(rows "$TMP/names")" = "lstat 5 stat 2 uname 4 "
+	if [ -d /sys/kernel/tracing/events/syscalls/sys_enter_cachestat ]; then
+		check "counting mode names a syscall the headers lack: cachestat 3" \
+			grep -Eq '^cachestat +3$' "$TMP/names"
+	else
+		skip tools-syscount-newer "no cachestat tracepoint here"
+	fi
 else
-	skip tools-syscount-newer "no cachestat tracepoint or no perl here"
+	skip tools-syscount-names "no perl here"
 fi
 idle_cpus
 # A sleeping process makes no syscall: the intervals still end on time
