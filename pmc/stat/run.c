@@ -273,7 +273,7 @@ int pmc_tasks_of(pid_t pid, pid_t **tids, int *n)
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	DIR *d = opendir(path);
 	if (!d) {
-		err_set("no process %d: check the pid", (int)pid);
+		err_set("no such pid %d: check it with ps", (int)pid);
 		return -1;
 	}
 	struct dirent *de;

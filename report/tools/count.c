@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/child.h"
 #include "pmc/stat/stat.h"
 #include "report/tools/tools.h"
 
@@ -60,6 +61,8 @@ static int set_target(const struct tool_target *tg, struct pmc_list *events,
 	const struct live_opts *lo = &tg->live;
 	struct pmc_target *t = &ro->target;
 	ro->command = lo->command;
+	if (lo->command && child_command_check(lo->command[0]) < 0)
+		return -1;
 	if (lo->pids) {
 		int n = 0;
 		for (int i = 0; i < lo->npids; i++)

@@ -48,6 +48,10 @@ check "counting mode, a command: exactly 12345 getppid ($n), no warning" \
 	test "$n" = 12345 -a -z "$(grep -v '^toolwork:' "$TMP/cerr")"
 check "counting mode: the command's output on stderr, as live tools put it" \
 	grep -q '^toolwork: getppid' "$TMP/cerr"
+"$EMBER" syscount -- "$TMP/no-such-program" >/dev/null 2>"$TMP/nocmd"
+rc=$?
+check "counting mode: a missing command is a usage error naming it (exit $rc)" \
+	test "$rc" = 2 -a "$(grep -c no-such-program "$TMP/nocmd")" = 1
 # -p: a shell held at a fifo until the counters are open (ember's
 # descriptors are there), then it becomes the workload.
 mkfifo "$TMP/go"
