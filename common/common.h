@@ -169,5 +169,8 @@ u64 now_ns(void);          /* CLOCK_MONOTONIC */
 int cpus_possible(void);   /* highest possible CPU number + 1 */
 /* Online CPUs (sorted). Caller frees. Returns count, -1 on error. */
 int cpus_online(int **cpus);
+/* Raises the soft limit of open files to the hard one: events times CPUs
+ * times threads can pass the default 1024 descriptors. */
+void fd_limit_raise(void);
 
 #endif

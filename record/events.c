@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <asm/perf_regs.h>
@@ -308,16 +307,6 @@ int rec_events_setup(struct rec_session *s)
 	return 0;
 }
 
-/* Many threads times CPUs times events can pass the default 1024 fds. */
-static void raise_fd_limit(void)
-{
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-}
-
 static int open_fd(struct rec_session *s, int ci, int ti, int ei)
 {
 	struct rec_evsel *e = &s->evsels[ei];
@@ -397,7 +386,7 @@ static int open_one(struct rec_session *s, int ci, int ti, int ei)
 int rec_events_open(struct rec_session *s)
 {
 	size_t n = (size_t)s->ncpus * s->nthreads * s->nevsels;
-	raise_fd_limit();
+	fd_limit_raise();
 	s->fds = xmalloc(n * sizeof(int));
 	for (size_t i = 0; i < n; i++)
 		s->fds[i] = -1;

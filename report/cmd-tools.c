@@ -184,7 +184,11 @@ static const struct tool_cmd tools[] = {
 	  "Syscalls by count, as BCC's syscount prints them, the names from the\n"
 	  "kernel's table for this machine's arch.  With -L, the time from each\n"
 	  "entry to its exit; calls whose entry or exit was not seen are counted\n"
-	  "apart, never timed."),
+	  "apart, never timed.  Live without -L, -P or -o, the counts come from\n"
+	  "one counter per syscalls:sys_enter_* tracepoint, not from recorded\n"
+	  "events: none is lost at any rate.  Syscalls without a tracepoint (the\n"
+	  "ones the kernel does not implement) and 32-bit programs' calls are\n"
+	  "not counted then; -L, -P and -o record raw_syscalls, which sees every call."),
 	TOOL("exitsnoop", exitsnoop_new, exitsnoop_opts,
 	  "one line per exit: its age and code, or the signal",
 	  "One line per process exit, as BCC's exitsnoop prints it: name, pid, parent,\n"

@@ -1,7 +1,6 @@
 /* cmd-stat.c - the `ember stat` command: reads the options, picks the
  * events and targets, runs the count (run.c) once or -r times and prints
  * counts, metrics or the --ipc/--tlb table; the only printing part. */
-#include <dirent.h>
 #include <getopt.h>
 #include <numa.h>
 #include <stdio.h>
@@ -237,22 +236,10 @@ static int pick_events(struct cli *cl)
 
 static int add_tasks_of(pid_t pid, pid_t **tids, int *n)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	DIR *d = opendir(path);
-	if (!d) {
-		cmd_error(CMD, "-p %d: no such process: check the pid", (int)pid);
-		return -1;
-	}
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue;
-		*tids = xrealloc(*tids, (size_t)(*n + 1) * sizeof(pid_t));
-		(*tids)[(*n)++] = (pid_t)atoi(de->d_name);
-	}
-	closedir(d);
-	return 0;
+	if (pmc_tasks_of(pid, tids, n) == 0)
+		return 0;
+	cmd_error(CMD, "-p %d: no such process: check the pid", (int)pid);
+	return -1;
 }
 
 static char *thread_name(pid_t tid)

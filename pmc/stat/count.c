@@ -2,9 +2,11 @@
  * at once with PERF_FORMAT_GROUP), reading them, and scaling counts that
  * shared the PMU with others (multiplexing) to the whole enabled time. */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -123,6 +125,12 @@ static bool is_leader_of_group(const struct pmc_list *l, size_t i)
 	       (size_t)l->v[i + 1].group == i;
 }
 
+/* open_one's return when the kernel took the event but not its filter
+ * (the message is set). */
+#define FILTER_FAILED 1
+
+/* Opens one counter, with its tracepoint filter when it has one: 0, or
+ * -errno of the open, or FILTER_FAILED. */
 static int open_one(struct pmc_counters *c, const struct pmc_target *t,
 		    size_t ev, int ci, int ti)
 {
@@ -146,6 +154,11 @@ static int open_one(struct pmc_counters *c, const struct pmc_target *t,
 			      PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	if (e->filter && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, e->filter) < 0) {
+		err_set_errno("filter '%s' on %s", e->filter, e->name);
+		close(fd);
+		return FILTER_FAILED;
+	}
 	size_t s = slot(c, ev, ci, ti);
 	c->fd[s] = fd;
 	if (ioctl(fd, PERF_EVENT_IOC_ID, &c->id[s]) < 0)
@@ -162,6 +175,8 @@ static int open_event(struct pmc_counters *c, const struct pmc_target *t,
 			int rc = open_one(c, t, ev, ci, ti);
 			if (rc == 0)
 				continue;
+			if (rc == FILTER_FAILED)
+				return -1;
 			c->err[ev] = rc;
 			if (pmc_err_unsupported(-rc))
 				return 0;
@@ -186,6 +201,7 @@ int pmc_counters_open(struct pmc_counters *c, const struct pmc_list *events,
 	c->in_group = xcalloc(events->n ? events->n : 1, sizeof(*c->in_group));
 	for (size_t i = 0; i < n; i++)
 		c->fd[i] = -1;
+	fd_limit_raise();
 	for (size_t ev = 0; ev < events->n; ev++) {
 		if (open_event(c, t, ev) < 0) {
 			pmc_counters_close(c);
@@ -283,4 +299,52 @@ void pmc_counters_close(struct pmc_counters *c)
 	free(c->err);
 	free(c->in_group);
 	memset(c, 0, sizeof(*c));
+}
+
+/* The child that closes: every other descriptor goes first (a pipe the
+ * caller's caller reads to its end, our stdout), then it waits for the
+ * parent's copies to be gone (the pipe's EOF), so that its own closes are
+ * the last ones and take the kernel's time, not the parent's.  No stdio,
+ * no exit handlers. */
+static void close_in_child(const struct pmc_counters *c, int wait_fd)
+{
+	size_t n = pmc_counters_slots(c);
+	int top = wait_fd;
+	for (size_t i = 0; i < n; i++)
+		top = MAX(top, c->fd[i]);
+	bool *keep = calloc((size_t)top + 1, sizeof(bool));
+	if (!keep)
+		_exit(1);
+	keep[wait_fd] = true;
+	for (size_t i = 0; i < n; i++)
+		if (c->fd[i] >= 0)
+			keep[c->fd[i]] = true;
+	for (int fd = 0; fd < top; fd++)
+		if (!keep[fd])
+			close(fd);
+	syscall(SYS_close_range, top + 1, ~0u, 0);
+	prctl(PR_SET_NAME, "ember-close");
+	signal(SIGINT, SIG_IGN);
+	char b;
+	while (read(wait_fd, &b, 1) < 0 && errno == EINTR)
+		;
+	for (size_t i = 0; i < n; i++)
+		if (c->fd[i] >= 0)
+			close(c->fd[i]);
+	_exit(0);
+}
+
+void pmc_counters_close_later(struct pmc_counters *c)
+{
+	int p[2] = { -1, -1 };
+	pid_t pid = c->fd && pipe(p) == 0 ? fork() : -1;
+	if (pid == 0) {
+		close(p[1]);
+		close_in_child(c, p[0]);
+	}
+	pmc_counters_close(c);
+	if (p[0] >= 0) {
+		close(p[0]);
+		close(p[1]);
+	}
 }

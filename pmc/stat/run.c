@@ -2,6 +2,7 @@
  * pipe until its counters are open (common/child.c), wait for it (or a
  * duration, or the watched processes to go), tick intervals, and read the
  * totals. */
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -178,7 +179,7 @@ static int prepare(struct run *r, struct pmc_target *t, pid_t *tid)
 {
 	const struct pmc_run_opts *o = r->o;
 	if (o->command) {
-		if (child_fork(&r->child, o->command, NULL, false) < 0)
+		if (child_fork(&r->child, o->command, NULL, o->stdout_taken) < 0)
 			return -1;
 		if (!t->cpus) {
 			*tid = r->child.pid;
@@ -227,7 +228,10 @@ static void finish(struct run *r, struct pmc_run_result *res)
 static void cleanup(struct run *r, struct pmc_run_result *res)
 {
 	reap(r, res);
-	pmc_counters_close(&r->ctr);
+	if (r->o->close_later)
+		pmc_counters_close_later(&r->ctr);
+	else
+		pmc_counters_close(&r->ctr);
 	for (int i = 0; i < r->npidfds; i++)
 		close(r->pidfds[i]);
 	free(r->pidfds);
@@ -261,4 +265,24 @@ void pmc_run_result_free(struct pmc_run_result *r)
 	free(r->err);
 	free(r->grouped);
 	memset(r, 0, sizeof(*r));
+}
+
+int pmc_tasks_of(pid_t pid, pid_t **tids, int *n)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	if (!d) {
+		err_set("no such pid %d: check it with ps", (int)pid);
+		return -1;
+	}
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		*tids = xrealloc(*tids, (size_t)(*n + 1) * sizeof(pid_t));
+		(*tids)[(*n)++] = (pid_t)atoi(de->d_name);
+	}
+	closedir(d);
+	return 0;
 }

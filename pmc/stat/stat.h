@@ -77,7 +77,8 @@ struct pmc_counters {
 	bool *in_group;       /* per event: counted in its leader's group read */
 };
 
-/* Opens every event on every cpu x task of t.  An event the machine cannot
+/* Opens every event on every cpu x task of t (with its tracepoint filter;
+ * the fd limit raised to the hard one).  An event the machine cannot
  * count (no PMU, unknown config) is left closed with err[] set; any other
  * failure (no such task, permissions, fd limits) returns -1 with a
  * pmc_explain_open_error() message. */
@@ -89,6 +90,11 @@ int pmc_counters_enable(struct pmc_counters *c, bool on);
 int pmc_counters_read(const struct pmc_counters *c, struct pmc_reading *out);
 size_t pmc_counters_slots(const struct pmc_counters *c);
 void pmc_counters_close(struct pmc_counters *c);
+/* The same, without waiting for the kernel: a tracepoint's last counter
+ * closed takes a grace period (20 to 30 ms here, 7 s for the 360 syscall
+ * tracepoints), so the counters (disabled by the caller) are closed by a child
+ * process of their own, which exits when done. */
+void pmc_counters_close_later(struct pmc_counters *c);
 
 /* Errors that mean "this machine cannot count the event": keep going. */
 bool pmc_err_unsupported(int err);
@@ -240,6 +246,7 @@ struct pmc_run_opts {
 	const struct pmc_list *events;
 	struct pmc_target target;  /* for a command, tids is set by pmc_run */
 	char **command;            /* run and count this, or NULL */
+	bool stdout_taken;         /* the command's stdout goes to stderr */
 	const pid_t *watch;        /* -p/-t: stop once all of these are gone */
 	int nwatch;
 	bool watch_threads;        /* watch holds threads (-t), not processes */
@@ -248,6 +255,7 @@ struct pmc_run_opts {
 	volatile sig_atomic_t *stop;
 	pmc_tick_fn tick;
 	void *ctx;
+	bool close_later;          /* pmc_counters_close_later at the end */
 };
 
 struct pmc_run_result {
@@ -264,6 +272,10 @@ struct pmc_run_result {
  * ticks, reads the totals and closes.  -1 with err_set(). */
 int pmc_run(const struct pmc_run_opts *o, struct pmc_run_result *r);
 void pmc_run_result_free(struct pmc_run_result *r);
+/* Appends the threads of process pid (from /proc) to *tids, for a
+ * per-task count of a running process.  -1 with err_set() when there is
+ * no such process. */
+int pmc_tasks_of(pid_t pid, pid_t **tids, int *n);
 
 /* ---- rows of output (rows.c) ------------------------------------------ */
 

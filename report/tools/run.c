@@ -19,6 +19,16 @@ struct counted {
 	bool done, ticked;
 };
 
+void tool_print_interval(const struct tool *t, double secs)
+{
+	fprintf(stdout, "[%.3f s]\n", secs);
+	t->print(t->ctx, stdout);
+	fputc('\n', stdout);
+	fflush(stdout);
+	if (t->reset)
+		t->reset(t->ctx);
+}
+
 /* A summary tool's interval: "[seconds since the first interval began]",
  * what it gathered, then a fresh start.  The first interval begins at the
  * first event; live, the ticks come on the recording's clock, events or
@@ -27,12 +37,7 @@ static int summary_tick(struct counted *c, u64 end)
 {
 	if (!c->ticked)
 		c->base = end > c->interval_ns ? end - c->interval_ns : 0;
-	fprintf(stdout, "[%.3f s]\n", end > c->base ? (double)(end - c->base) / 1e9 : 0.0);
-	c->t->print(c->t->ctx, stdout);
-	fputc('\n', stdout);
-	fflush(stdout);
-	if (c->t->reset)
-		c->t->reset(c->t->ctx);
+	tool_print_interval(c->t, end > c->base ? (double)(end - c->base) / 1e9 : 0.0);
 	c->ticked = true;
 	return 0;
 }
@@ -156,6 +161,12 @@ static int run_live(struct tool *t, struct tool_target *tg)
 
 int tool_run(struct tool *t, struct tool_target *tg)
 {
+	/* Counts need no recording: counters, unless -o asks for one. */
+	if (!tg->input && !tg->live.output && t->count_events) {
+		int rc = tool_run_counting(t, tg);
+		if (rc >= 0)
+			return rc;
+	}
 	if (!tg->input)
 		return run_live(t, tg);
 	struct rp_opts o;

@@ -2,7 +2,9 @@
  * and average time from each thread's sys_enter to its sys_exit, with -P
  * by process.  A call whose exit was not seen (lost, still running at the
  * end, or an exit that never returns) and an exit whose entry came before
- * the recording are counted apart: no duration is made up for them. */
+ * the recording are counted apart: no duration is made up for them.
+ * Without -L and -P, live, the counts come from counters (count.c), one
+ * per syscalls:sys_enter_<name> tracepoint: none is lost. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,7 +20,12 @@ struct syscount {
 	struct u64map since;       /* tid -> time of the entry under way */
 	struct u64map nr;          /* tid -> syscall number + 1 of it */
 	u64 no_exit, no_entry;     /* unpaired, in this interval */
+	u64 *keys;                 /* counting mode: each counter's row key */
 };
+
+/* Counting mode's rows of syscalls the table does not have (newer than
+ * the headers): keyed apart from numbers, labelled by tracepoint. */
+#define KEY_UNNUMBERED (1ull << 32)
 
 static int start(void *ctx, const struct tool_env *env)
 {
@@ -84,6 +91,77 @@ static int sample(void *ctx, const struct rp_sample *s)
 	return 0;
 }
 
+/* ---- Counting mode: one counter per syscalls:sys_enter_<name> ---------- */
+
+#define ENTER_PREFIX "sys_enter_"
+
+static const char *tp_syscall(const struct pmc_event *e)
+{
+	return e->tp_name + strlen(ENTER_PREFIX);
+}
+
+/* The table's number for a tracepoint the kernel names otherwise: newstat
+ * is stat, sendfile64 sendfile, umount umount2; taken only when the
+ * table's name has no tracepoint of its own.  -1: none. */
+static long other_spelling(const char *name, const bool *has_tp)
+{
+	char alt[64];
+	size_t len = strlen(name);
+	long nr = -1;
+	if (!strncmp(name, "new", 3))
+		nr = tool_syscall_nr(name + 3);
+	if (nr < 0 && len > 2 && len < sizeof(alt) && !strcmp(name + len - 2, "64")) {
+		snprintf(alt, sizeof(alt), "%.*s", (int)len - 2, name);
+		nr = tool_syscall_nr(alt);
+	}
+	if (nr < 0 && len + 2 < sizeof(alt)) {
+		snprintf(alt, sizeof(alt), "%s2", name);
+		nr = tool_syscall_nr(alt);
+	}
+	return nr >= 0 && !has_tp[nr] ? nr : -1;
+}
+
+/* Every syscall entry tracepoint, each keyed by its number in the table
+ * the sampling path names them by.  Syscalls without a tracepoint (the
+ * ones this kernel does not implement) have no counter. */
+static int count_events(void *ctx, struct pmc_list *events)
+{
+	struct syscount *x = ctx;
+	if (pmc_parse(events, "syscalls:" ENTER_PREFIX "*") < 0)
+		return -1;
+	bool *has_tp = xcalloc(tool_syscall_slots(), sizeof(bool));
+	x->keys = xcalloc(events->n, sizeof(u64));
+	for (size_t i = 0; i < events->n; i++) {
+		long nr = tool_syscall_nr(tp_syscall(&events->v[i]));
+		x->keys[i] = nr >= 0 ? (u64)nr : KEY_UNNUMBERED + i;
+		if (nr >= 0)
+			has_tp[nr] = true;
+	}
+	for (size_t i = 0; i < events->n; i++) {
+		if (x->keys[i] < KEY_UNNUMBERED)
+			continue;
+		long nr = other_spelling(tp_syscall(&events->v[i]), has_tp);
+		if (nr >= 0) {
+			x->keys[i] = (u64)nr;
+			has_tp[nr] = true;
+		}
+	}
+	free(has_tp);
+	return 0;
+}
+
+static void counted(void *ctx, const struct pmc_list *events, const u64 *counts)
+{
+	struct syscount *x = ctx;
+	for (size_t i = 0; i < events->n; i++) {
+		if (!counts[i])
+			continue;
+		const char *name = x->keys[i] < KEY_UNNUMBERED ? tool_syscall_name(x->keys[i])
+							      : tp_syscall(&events->v[i]);
+		tool_counts_row(&x->rows, x->keys[i], name)->count += counts[i];
+	}
+}
+
 static void print_rows(void *ctx, FILE *out)
 {
 	struct syscount *x = ctx;
@@ -125,6 +203,7 @@ static void syscount_free(void *ctx)
 	tool_counts_free(&x->rows);
 	u64map_free(&x->since);
 	u64map_free(&x->nr);
+	free(x->keys);
 	free(x);
 }
 
@@ -140,5 +219,10 @@ struct tool *syscount_new(const struct tool_opts *o)
 			    .sink = { .ctx = x, .sample = sample, },
 			    .print = print_rows, .reset = reset,
 			    .free = syscount_free };
+	/* Counts alone need no samples; times (-L) and pids (-P) do. */
+	if (!o->latency && !o->per_process) {
+		t->count_events = count_events;
+		t->counted = counted;
+	}
 	return t;
 }

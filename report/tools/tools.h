@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "common/options.h"
+#include "pmc/pmc.h"
 #include "report/live/live.h"
 #include "report/replay/replay.h"
 
@@ -31,6 +32,14 @@ struct tool {
 	void (*reset)(void *ctx);
 	void (*free)(void *ctx);
 	bool callchains;           /* resolve call chains (stackcount) */
+	/* Counting mode (count.c), for a summary tool that needs only how
+	 * often each event happened (NULL when it, with its options, needs
+	 * each event): live and without -o, its events are opened as
+	 * counters, none lost.  count_events appends them to the list (-1
+	 * with err_set() when this kernel lacks them: then it samples);
+	 * counted adds one interval's count of each, over CPUs and tasks. */
+	int (*count_events)(void *ctx, struct pmc_list *events);
+	void (*counted)(void *ctx, const struct pmc_list *events, const u64 *counts);
 };
 
 /* Where the events come from: a file (-i), or live from a target (-a,
@@ -46,6 +55,13 @@ struct tool_target {
  * (a recording thread whose stream the replay reads through a pipe).  Prints errors as "ember NAME: ...";
  * returns the exit status. */
 int tool_run(struct tool *t, struct tool_target *tg);
+/* A summary tool's interval as every tool prints it: "[SECS s]", what it
+ * gathered and a blank line; then it starts afresh. */
+void tool_print_interval(const struct tool *t, double secs);
+/* Runs t in counting mode (count.c) on tg's live target; the exit
+ * status, or -1 when the kernel lacks the counters' events (the caller
+ * samples instead). */
+int tool_run_counting(struct tool *t, const struct tool_target *tg);
 
 /* Parses the options every tool shares (ids TOOL_OPT_*, table
  * tool_target_opts).  1 taken, 0 not ours, -1 with err_set(). */
@@ -180,6 +196,10 @@ void tool_free(struct tool *t);
 /* The syscall's name on this machine's arch (generated from the kernel
  * headers at build time), or NULL. */
 const char *tool_syscall_name(u64 nr);
+/* The number of the syscall of that name in the same table, or -1; the
+ * table's size (its highest number + 1). */
+long tool_syscall_nr(const char *name);
+size_t tool_syscall_slots(void);
 
 /* The tools' commands (report/cmd-tools.c): the i-th one's option table
  * (NULL past the last), in the order 'ember --help' lists them, and the
