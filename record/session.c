@@ -24,6 +24,7 @@ struct rec_session *rec_session_new(const struct rec_opts *o,
 	s->fail = REC_FAIL_RUNTIME;
 	pthread_mutex_init(&s->wlock, NULL);
 	rec_bids_init(&s->bids);
+	s->bids.read_now = o->no_buildid_cache;
 	return s;
 }
 
