@@ -51,6 +51,8 @@ struct rec_proc {
 	struct sym_maps *maps;
 	u64 born;                  /* when these maps were made */
 	u64 edited;                /* the newest mmap record put in them */
+	struct sym_maps *before;   /* the ones they replaced at born, while
+				      retired: for samples taken before */
 };
 
 /* Maps to let go of once the drain is past time (see "letting go"):
@@ -100,6 +102,17 @@ static struct sym_maps *proc_maps(struct rec_online *o, u32 pid)
 	return p ? p->maps : NULL;
 }
 
+/* The maps a sample of pid taken at time saw: the pass read the side-band
+ * records first, so an exec (or a new process with the pid) may have
+ * replaced them since; the replaced ones serve while they are kept. */
+static struct sym_maps *maps_at(struct rec_online *o, u32 pid, u64 time)
+{
+	struct rec_proc *p = proc_get(o, pid);
+	if (!p)
+		return NULL;
+	return time < p->born && p->before ? p->before : p->maps;
+}
+
 /* Makes m pid's maps, from time on; the ones it replaces are retired. */
 static struct sym_maps *proc_set(struct rec_online *o, u32 pid, struct sym_maps *m, u64 time)
 {
@@ -112,7 +125,7 @@ static struct sym_maps *proc_set(struct rec_online *o, u32 pid, struct sym_maps 
 		struct rec_retired r = { time, pid, p->maps };
 		VEC_PUSH(&o->retired, r);
 	}
-	*p = (struct rec_proc){ m, time, time };
+	*p = (struct rec_proc){ m, time, time, p->maps };
 	return m;
 }
 
@@ -294,6 +307,15 @@ static void release_exited(struct rec_online *o, const struct rec_retired *r)
 	free(p);
 }
 
+/* Maps an exec or a reused pid replaced. */
+static void release_replaced(struct rec_online *o, const struct rec_retired *r)
+{
+	struct rec_proc *p = proc_get(o, r->pid);
+	if (p && p->before == r->maps)
+		p->before = NULL;
+	maps_free(o, r->maps);
+}
+
 static void mark_files(struct sym_maps *m, u64 epoch)
 {
 	for (size_t i = 0; i < m->v.n; i++)
@@ -354,7 +376,7 @@ static void release_retired(struct rec_online *o, u64 watermark)
 		if (r.time + ONLINE_MARGIN_NS > watermark)
 			o->retired.v[kept++] = r;
 		else if (r.maps)
-			maps_free(o, r.maps);
+			release_replaced(o, &r);
 		else
 			release_exited(o, &r);
 	}
@@ -434,7 +456,7 @@ static const struct pd_attr *attr_of_sample(struct rec_online *o, const u8 *rec)
 /* The sample's user stack unwound into o->chain; the count (0: none). */
 static int unwind_user(struct rec_online *o, const struct pd_attr *a, const struct pd_sample *s)
 {
-	struct lookup l = { o, proc_maps(o, s->pid) };
+	struct lookup l = { o, maps_at(o, s->pid, s->time) };
 	if (!l.maps)
 		o->stats.no_maps++;      /* gone (see "letting go"), or never seen */
 	struct unw_user in = {
