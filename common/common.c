@@ -375,6 +375,54 @@ u64 *u64map_get(const struct u64map *m, u64 key)
 	return sl->key == key ? &sl->val : NULL;
 }
 
+/* Linear probing keeps every key reachable from its home slot without a
+ * free slot between: the keys after the hole that could not sit in it
+ * move back into it, and the hole moves on with them. */
+void u64map_del(struct u64map *m, u64 key)
+{
+	if (key == U64MAP_FREE) {
+		m->n -= m->has_free_key;
+		m->has_free_key = false;
+		return;
+	}
+	if (!m->cap)
+		return;
+	struct u64map_slot *sl = u64map_find(m, key);
+	if (sl->key != key)
+		return;
+	size_t mask = m->cap - 1, hole = (size_t)(sl - m->slots);
+	for (size_t j = (hole + 1) & mask; m->slots[j].key != U64MAP_FREE; j = (j + 1) & mask) {
+		size_t home = hash_u64(m->slots[j].key) & mask;
+		/* The key at j may fill the hole when its home is not in
+		 * (hole, j], going round the table. */
+		bool stays = hole <= j ? (hole < home && home <= j) : (hole < home || home <= j);
+		if (!stays) {
+			m->slots[hole] = m->slots[j];
+			hole = j;
+		}
+	}
+	m->slots[hole].key = U64MAP_FREE;
+	m->n--;
+}
+
+bool u64map_next(const struct u64map *m, size_t *pos, u64 *key, u64 *val)
+{
+	for (; *pos < m->cap; ++*pos) {
+		if (m->slots[*pos].key != U64MAP_FREE) {
+			*key = m->slots[*pos].key;
+			*val = m->slots[(*pos)++].val;
+			return true;
+		}
+	}
+	if (*pos == m->cap && m->has_free_key) {
+		++*pos;
+		*key = U64MAP_FREE;
+		*val = m->free_val;
+		return true;
+	}
+	return false;
+}
+
 /* ---- Parsing ----------------------------------------------------------- */
 
 int parse_u64(const char *s, u64 *out)

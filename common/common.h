@@ -129,6 +129,12 @@ void u64map_free(struct u64map *m);
 u64 *u64map_slot(struct u64map *m, u64 key, bool *created);
 /* Returns the value slot or NULL when absent. */
 u64 *u64map_get(const struct u64map *m, u64 key);
+/* Removes key (nothing when absent); pointers from u64map_slot and
+ * u64map_get are stale after it, as after an insert. */
+void u64map_del(struct u64map *m, u64 key);
+/* Iteration: *pos 0 at first; each call gives the next key and value and
+ * returns true, false after the last.  Not across inserts or deletes. */
+bool u64map_next(const struct u64map *m, size_t *pos, u64 *key, u64 *val);
 
 static inline u64 hash_u64(u64 x)
 {

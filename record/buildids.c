@@ -99,7 +99,10 @@ static struct rec_bid *find_or_add(struct rec_bids *b, const char *name, size_t 
 /* A file first seen mapped for execution is opened now, as its process
  * sees it (once: a failure is not retried at every mapping): one in
  * another mount namespace has no such path here, and the process may be
- * gone when the recording ends. */
+ * gone when the recording ends.  It is held open for the build-id cache
+ * to copy at the end; with no cache to fill (-N, the live views) only
+ * its id is wanted, read now, and it is closed: a recording beside new
+ * binaries coming and going holds none of them. */
 static void hold_file(struct rec_bids *b, struct rec_bid *e, const struct rec_bid_where *w)
 {
 	if (!b->max_fds) {         /* first asked once the events raised the limit */
@@ -114,8 +117,17 @@ static void hold_file(struct rec_bids *b, struct rec_bid *e, const struct rec_bi
 	struct sym_map m = { .start = w->start, .end = w->end, .path = e->filename,
 			     .maj = w->maj, .min = w->min, .ino = w->ino };
 	e->fd = rec_open_mapped(&m, w->pid);
-	if (e->fd >= 0)
+	if (e->fd >= 0 && b->read_now) {
+		char fdpath[64];
+		snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", e->fd);
+		int got = e->size ? 0 : sym_read_build_id(fdpath, e->id, sizeof(e->id));
+		if (got > 0)
+			e->size = (u8)got;
+		close(e->fd);
+		e->fd = -1;
+	} else if (e->fd >= 0) {
 		b->nfds++;
+	}
 }
 
 void rec_bids_add(struct rec_bids *b, const char *name, size_t namelen,

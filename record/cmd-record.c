@@ -442,6 +442,12 @@ static void print_summary(const struct cli *cl, const struct rec_session *s)
 			"%llu left for the report (the drain was behind), %llu without user "
 			"state\n", (unsigned long long)u->unwound, (unsigned long long)u->deferred,
 			(unsigned long long)u->no_user);
+		if (u->maps_released)
+			fprintf(stderr, "ember record: processes gone: %llu maps let go of, "
+				"%llu files closed, %llu samples after their maps went "
+				"(sampled ip only)\n", (unsigned long long)u->maps_released,
+				(unsigned long long)u->files_closed,
+				(unsigned long long)u->no_maps);
 	}
 }
 

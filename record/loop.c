@@ -142,6 +142,8 @@ static int drain_node(struct rec_node *n)
 		rec_ring_sideband(n->rings[i], n);
 	for (int i = 0; i < n->nrings && rc == 0; i++)
 		rc = rec_ring_drain(n->rings[i], n, &had);
+	if (rc == 0 && s->online)
+		rec_online_pass_end(s->online, (int)(n - s->nodes), s->nnodes);
 	if (rc == 0)
 		rc = end_of_pass(n, had);
 	if (locked)

@@ -6,13 +6,18 @@
  * dropped.  A drain that falls behind writes the raw sample instead,
  * trimmed to the bytes the kernel copied, for the reporter to unwind.
  *
- * The process maps come from the MMAP2 and FORK records drained and the
- * ones synthesized at start.  Each mapped file is opened when its mapping
- * is first seen, through /proc/PID/map_files (the file as mapped, even in
- * another mount namespace or replaced on disk since), and held open, so a
- * process that exits before its samples are unwound still gets them
- * unwound (a system-wide recording holds hundreds: rec_events_open has
- * raised RLIMIT_NOFILE to its hard limit). */
+ * The process maps come from the MMAP2, FORK and COMM (exec) records
+ * drained and the ones synthesized at start.  Each mapped file is opened
+ * when its mapping is first seen, through /proc/PID/map_files (the file
+ * as mapped, even in another mount namespace or replaced on disk since),
+ * and held open while any process's maps name it, so a process that
+ * exits before its samples are unwound still gets them unwound (a
+ * system-wide recording holds hundreds: rec_events_open has raised
+ * RLIMIT_NOFILE to its hard limit).  The maps of an exited process, and
+ * those an exec or a reused pid replaced, are let go of once the drain is
+ * well past the exit (see "letting go" below), and with them the files
+ * no maps name any more: a recording of hours beside processes that come
+ * and go keeps what the live ones map. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +33,9 @@
 
 #define ONLINE_MAX_FRAMES 256
 #define ONLINE_OUT_BYTES 65536      /* a record's size is a u16 */
+/* How far the drain must be past a process's exit before its maps go:
+ * see "letting go". */
+#define ONLINE_MARGIN_NS 1000000000ULL
 
 /* One file some process maps, opened once. */
 struct rec_file {
@@ -35,18 +43,42 @@ struct rec_file {
 	int fd;
 	u32 maj, min;              /* its identity, as the mappings give it */
 	u64 ino;
+	u64 mark;                  /* the last sweep that found it mapped */
+};
+
+/* One process as the maps know it. */
+struct rec_proc {
+	struct sym_maps *maps;
+	u64 born;                  /* when these maps were made */
+	u64 edited;                /* the newest mmap record put in them */
+	struct sym_maps *before;   /* the ones they replaced at born, while
+				      retired: for samples taken before */
+};
+
+/* Maps to let go of once the drain is past time (see "letting go"):
+ * replaced ones (maps set) or an exited process's (maps NULL: pid's
+ * maps, if they are still those of a process born by time). */
+struct rec_retired {
+	u64 time;
+	u32 pid;
+	struct sym_maps *maps;
 };
 
 struct rec_online {
 	struct unw_dwarf *unw;
-	struct u64map procs;       /* pid -> struct sym_maps * */
-	struct u64map born;        /* pid -> when its maps were made */
-	VEC(struct sym_maps *) all_maps;
+	struct u64map procs;       /* pid -> struct rec_proc * */
+	VEC(struct rec_retired) retired;
 	u64 clock;                 /* maps generations */
 	struct u64map files;       /* hash of (device, inode) -> the first
 				      struct rec_file with it, 0 when it could
 				      not be opened */
 	VEC(struct rec_file *) all_files;
+	u64 seen;                  /* the newest record time met */
+	u64 *passed;               /* per node: seen after its last pass */
+	int nnodes;
+	u64 swept;                 /* when files were last swept */
+	u64 sweep_epoch;
+	bool maps_freed;           /* since the last sweep */
 	struct pd_attr *attrs;     /* one per evsel, for decoding */
 	int nattrs;
 	struct u64map ids;         /* kernel id -> attr index + 1 */
@@ -58,18 +90,42 @@ struct rec_online {
 
 /* ---- processes and files -------------------------------------------------- */
 
-static struct sym_maps *proc_maps(struct rec_online *o, u32 pid)
+static struct rec_proc *proc_get(struct rec_online *o, u32 pid)
 {
 	u64 *slot = u64map_get(&o->procs, pid);
-	return slot ? (struct sym_maps *)(uintptr_t)*slot : NULL;
+	return slot ? (struct rec_proc *)(uintptr_t)*slot : NULL;
 }
 
-/* Makes m pid's maps, from time on. */
+static struct sym_maps *proc_maps(struct rec_online *o, u32 pid)
+{
+	struct rec_proc *p = proc_get(o, pid);
+	return p ? p->maps : NULL;
+}
+
+/* The maps a sample of pid taken at time saw: the pass read the side-band
+ * records first, so an exec (or a new process with the pid) may have
+ * replaced them since; the replaced ones serve while they are kept. */
+static struct sym_maps *maps_at(struct rec_online *o, u32 pid, u64 time)
+{
+	struct rec_proc *p = proc_get(o, pid);
+	if (!p)
+		return NULL;
+	return time < p->born && p->before ? p->before : p->maps;
+}
+
+/* Makes m pid's maps, from time on; the ones it replaces are retired. */
 static struct sym_maps *proc_set(struct rec_online *o, u32 pid, struct sym_maps *m, u64 time)
 {
-	VEC_PUSH(&o->all_maps, m);   /* a replaced process's stay owned here */
-	*u64map_slot(&o->procs, pid, NULL) = (u64)(uintptr_t)m;
-	*u64map_slot(&o->born, pid, NULL) = time;
+	bool created;
+	u64 *slot = u64map_slot(&o->procs, pid, &created);
+	if (created)
+		*slot = (u64)(uintptr_t)xcalloc(1, sizeof(struct rec_proc));
+	struct rec_proc *p = (struct rec_proc *)(uintptr_t)*slot;
+	if (p->maps) {
+		struct rec_retired r = { time, pid, p->maps };
+		VEC_PUSH(&o->retired, r);
+	}
+	*p = (struct rec_proc){ m, time, time, p->maps };
 	return m;
 }
 
@@ -100,6 +156,11 @@ int rec_open_mapped(const struct sym_map *m, u32 pid)
 	return fd;
 }
 
+static u64 file_key(u32 maj, u32 min, u64 ino)
+{
+	return hash_u64(((u64)maj << 44) ^ ((u64)min << 24) ^ hash_u64(ino));
+}
+
 /* The opened file behind a mapping, or NULL when it cannot be had. */
 static struct rec_file *file_of(struct rec_online *o, struct sym_map *m, u32 pid)
 {
@@ -109,9 +170,8 @@ static struct rec_file *file_of(struct rec_online *o, struct sym_map *m, u32 pid
 	m->file = NULL;
 	if (m->path[0] != '/' || !m->ino)
 		return NULL;
-	u64 key = hash_u64(((u64)m->maj << 44) ^ ((u64)m->min << 24) ^ hash_u64(m->ino));
 	bool created;
-	u64 *slot = u64map_slot(&o->files, key, &created);
+	u64 *slot = u64map_slot(&o->files, file_key(m->maj, m->min, m->ino), &created);
 	struct rec_file *seen = (struct rec_file *)(uintptr_t)*slot;
 	if (!created && (!seen || (seen->ino == m->ino && seen->maj == m->maj &&
 				   seen->min == m->min)))
@@ -124,7 +184,8 @@ static struct rec_file *file_of(struct rec_online *o, struct sym_map *m, u32 pid
 		return NULL;
 	}
 	struct rec_file *f = xmalloc(sizeof(*f));
-	*f = (struct rec_file){ xasprintf("/proc/self/fd/%d", fd), fd, m->maj, m->min, m->ino };
+	*f = (struct rec_file){ xasprintf("/proc/self/fd/%d", fd), fd, m->maj, m->min, m->ino,
+				o->sweep_epoch };
 	VEC_PUSH(&o->all_files, f);
 	if (created)
 		*slot = (u64)(uintptr_t)f;
@@ -145,6 +206,8 @@ void rec_online_add_map(struct rec_online *o, const struct rec_online_map *in)
 	if (!maps)
 		maps = proc_set(o, in->pid, sym_maps_new(in->pid, &o->clock), in->time);
 	sym_maps_insert(maps, &m);
+	struct rec_proc *p = proc_get(o, in->pid);
+	p->edited = MAX(p->edited, in->time);
 }
 
 /* A new process starts with a copy of its parent's maps.  Its FORK can
@@ -154,11 +217,32 @@ static void on_fork(struct rec_online *o, u32 pid, u32 ppid, u64 time)
 {
 	if (!o->unw || pid == ppid)
 		return;                  /* a thread shares its process's maps */
-	const u64 *born = u64map_get(&o->born, pid);
-	if (proc_maps(o, pid) && born && *born >= time)
+	struct rec_proc *p = proc_get(o, pid);
+	if (p && p->maps && p->born >= time)
 		return;
 	struct sym_maps *parent = proc_maps(o, ppid);
 	proc_set(o, pid, parent ? sym_maps_copy(parent, pid) : sym_maps_new(pid, &o->clock), time);
+}
+
+/* An exec starts the process's maps afresh: its new image's mmaps come
+ * after.  When one of them reached us first (the exec moved to a CPU
+ * whose ring this pass read earlier), the maps are kept, old and new
+ * together, as they were before execs were followed. */
+static void on_exec(struct rec_online *o, u32 pid, u64 time)
+{
+	struct rec_proc *p = o->unw ? proc_get(o, pid) : NULL;
+	if (p && p->maps && p->edited <= time && p->born <= time)
+		proc_set(o, pid, sym_maps_new(pid, &o->clock), time);
+}
+
+/* A process (its last thread: pid == tid) ended: its maps are let go of
+ * later, when no sample of it can still come (see "letting go"). */
+static void on_task_exit(struct rec_online *o, u32 pid, u32 tid, u64 time)
+{
+	if (!o->unw || pid != tid)
+		return;
+	struct rec_retired r = { time, pid, NULL };
+	VEC_PUSH(&o->retired, r);
 }
 
 void rec_online_sideband(struct rec_online *o, const void *rec)
@@ -167,8 +251,14 @@ void rec_online_sideband(struct rec_online *o, const void *rec)
 	/* The sample_id trailers of all the recorder's events are alike. */
 	if (o->nattrs < 1 || pd_decode(&o->attrs[0], rec, &ev) < 0)
 		return;
+	if (ev.has_time)
+		o->seen = MAX(o->seen, ev.s.time);
 	if (ev.type == PERF_RECORD_FORK) {
 		on_fork(o, ev.u.task.pid, ev.u.task.ppid, ev.u.task.time);
+	} else if (ev.type == PERF_RECORD_EXIT) {
+		on_task_exit(o, ev.u.task.pid, ev.u.task.tid, ev.u.task.time);
+	} else if (ev.type == PERF_RECORD_COMM && ev.u.comm.exec && ev.has_time) {
+		on_exec(o, ev.u.comm.pid, ev.s.time);
 	} else if (ev.type == PERF_RECORD_MMAP2 && !ev.u.mmap.build_id_size &&
 		   (ev.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER) {
 		struct rec_online_map m = {
@@ -177,6 +267,140 @@ void rec_online_sideband(struct rec_online *o, const void *rec)
 			ev.u.mmap.filename, ev.s.time,
 		};
 		rec_online_add_map(o, &m);
+	}
+}
+
+/* ---- letting go ----------------------------------------------------------- */
+
+/* A process's samples can reach us after its EXIT record: they wait in
+ * other CPUs' rings, read later in the pass or in the next one.  A ring
+ * holds every record the kernel wrote before the pass read its head, and
+ * a record seen was written by then, so once every node has made a pass
+ * that ended after a record of time t was seen, every sample taken
+ * before t has been drained.  That time, the oldest of the nodes'
+ * newest-seen at their last pass, is the drain's watermark; maps retired
+ * at time T go once it passes T + ONLINE_MARGIN_NS (the margin covers
+ * samples the kernel wrote a little after their timestamp, and ring
+ * heads read one after another).  A sample of a process whose maps went
+ * (a thread that outlived its leader, a sample from before a ring was
+ * lost) finds none: it keeps its sampled ip only, counted in no_maps.
+ * The files are swept at most once a second of records: one look over
+ * every live mapping marks the files still named, and the others are
+ * closed and forgotten by the unwinder. */
+
+static void maps_free(struct rec_online *o, struct sym_maps *m)
+{
+	unw_dwarf_forget_space(o->unw, m);
+	sym_maps_free(m);
+	o->stats.maps_released++;
+	o->maps_freed = true;
+}
+
+/* An exited process's maps, unless pid is another process's now. */
+static void release_exited(struct rec_online *o, const struct rec_retired *r)
+{
+	struct rec_proc *p = proc_get(o, r->pid);
+	if (!p || p->born > r->time)
+		return;
+	u64map_del(&o->procs, r->pid);
+	maps_free(o, p->maps);
+	free(p);
+}
+
+/* Maps an exec or a reused pid replaced. */
+static void release_replaced(struct rec_online *o, const struct rec_retired *r)
+{
+	struct rec_proc *p = proc_get(o, r->pid);
+	if (p && p->before == r->maps)
+		p->before = NULL;
+	maps_free(o, r->maps);
+}
+
+static void mark_files(struct sym_maps *m, u64 epoch)
+{
+	for (size_t i = 0; i < m->v.n; i++)
+		if (m->v.v[i].file_known && m->v.v[i].file)
+			((struct rec_file *)m->v.v[i].file)->mark = epoch;
+}
+
+static void file_free(struct rec_online *o, struct rec_file *f)
+{
+	if (o->unw)
+		unw_dwarf_forget(o->unw, f);
+	close(f->fd);
+	free(f->path);
+	free(f);
+}
+
+/* Closes the files no maps name; the (device, inode) table is made again
+ * from the ones left (files that could not be opened are tried again). */
+static void sweep_files(struct rec_online *o)
+{
+	u64 epoch = ++o->sweep_epoch;
+	size_t pos = 0;
+	u64 pid, val;
+	while (u64map_next(&o->procs, &pos, &pid, &val))
+		mark_files(((struct rec_proc *)(uintptr_t)val)->maps, epoch);
+	for (size_t i = 0; i < o->retired.n; i++)
+		if (o->retired.v[i].maps)
+			mark_files(o->retired.v[i].maps, epoch);
+	size_t kept = 0;
+	for (size_t i = 0; i < o->all_files.n; i++) {
+		struct rec_file *f = o->all_files.v[i];
+		if (f->mark == epoch) {
+			o->all_files.v[kept++] = f;
+		} else {
+			file_free(o, f);
+			o->stats.files_closed++;
+		}
+	}
+	o->all_files.n = kept;
+	u64map_free(&o->files);
+	u64map_init(&o->files);
+	for (size_t i = 0; i < kept; i++) {
+		struct rec_file *f = o->all_files.v[i];
+		bool created;
+		u64 *slot = u64map_slot(&o->files, file_key(f->maj, f->min, f->ino), &created);
+		if (created)
+			*slot = (u64)(uintptr_t)f;
+	}
+	o->maps_freed = false;
+}
+
+/* Lets go of the retired maps the watermark is past, in place. */
+static void release_retired(struct rec_online *o, u64 watermark)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < o->retired.n; i++) {
+		struct rec_retired r = o->retired.v[i];
+		if (r.time + ONLINE_MARGIN_NS > watermark)
+			o->retired.v[kept++] = r;
+		else if (r.maps)
+			release_replaced(o, &r);
+		else
+			release_exited(o, &r);
+	}
+	o->retired.n = kept;
+}
+
+void rec_online_pass_end(struct rec_online *o, int node, int nnodes)
+{
+	if (!o->unw || node < 0 || node >= nnodes)
+		return;
+	if (o->nnodes != nnodes) {
+		o->passed = xrealloc(o->passed, (size_t)nnodes * sizeof(*o->passed));
+		memset(o->passed, 0, (size_t)nnodes * sizeof(*o->passed));
+		o->nnodes = nnodes;
+	}
+	o->passed[node] = o->seen;
+	u64 watermark = o->seen;
+	for (int i = 0; i < nnodes; i++)
+		watermark = MIN(watermark, o->passed[i]);
+	if (o->retired.n && watermark > ONLINE_MARGIN_NS)
+		release_retired(o, watermark);
+	if (o->maps_freed && watermark >= o->swept + ONLINE_MARGIN_NS) {
+		sweep_files(o);
+		o->swept = watermark;
 	}
 }
 
@@ -232,7 +456,9 @@ static const struct pd_attr *attr_of_sample(struct rec_online *o, const u8 *rec)
 /* The sample's user stack unwound into o->chain; the count (0: none). */
 static int unwind_user(struct rec_online *o, const struct pd_attr *a, const struct pd_sample *s)
 {
-	struct lookup l = { o, proc_maps(o, s->pid) };
+	struct lookup l = { o, maps_at(o, s->pid, s->time) };
+	if (!l.maps)
+		o->stats.no_maps++;      /* gone (see "letting go"), or never seen */
 	struct unw_user in = {
 		.regs = s->user_regs, .regs_mask = a->attr.sample_regs_user,
 		.stack = s->stack, .stack_size = MIN(s->stack_dyn_size, s->stack_size),
@@ -253,6 +479,7 @@ size_t rec_online_sample(struct rec_online *o, const void *rec, bool defer, cons
 		o->stats.malformed++;
 		return 0;
 	}
+	o->seen = MAX(o->seen, ev.s.time);
 	defer |= o->defer_all;
 	struct pd_rewrite rw = { .keep_user_state = defer };
 	bool has_user = ev.s.user_abi && ev.s.user_regs && ev.s.stack_dyn_size >= 8;
@@ -286,7 +513,6 @@ struct rec_online *rec_online_new(const struct rec_session *s, bool unwind)
 	const char *all = getenv("EMBER_RECORD_DEFER");
 	o->defer_all = !unwind || (all && !strcmp(all, "1"));
 	u64map_init(&o->procs);
-	u64map_init(&o->born);
 	u64map_init(&o->files);
 	u64map_init(&o->ids);
 	o->attrs = xcalloc((size_t)s->nevsels, sizeof(*o->attrs));
@@ -311,17 +537,22 @@ void rec_online_free(struct rec_online *o)
 	if (!o)
 		return;
 	unw_dwarf_free(o->unw);
-	for (size_t i = 0; i < o->all_maps.n; i++)
-		sym_maps_free(o->all_maps.v[i]);
-	VEC_FREE(&o->all_maps);
-	for (size_t i = 0; i < o->all_files.n; i++) {
-		close(o->all_files.v[i]->fd);
-		free(o->all_files.v[i]->path);
-		free(o->all_files.v[i]);
+	o->unw = NULL;
+	size_t pos = 0;
+	u64 pid, val;
+	while (u64map_next(&o->procs, &pos, &pid, &val)) {
+		struct rec_proc *p = (struct rec_proc *)(uintptr_t)val;
+		sym_maps_free(p->maps);
+		free(p);
 	}
+	for (size_t i = 0; i < o->retired.n; i++)
+		sym_maps_free(o->retired.v[i].maps);
+	VEC_FREE(&o->retired);
+	for (size_t i = 0; i < o->all_files.n; i++)
+		file_free(o, o->all_files.v[i]);
 	VEC_FREE(&o->all_files);
+	free(o->passed);
 	u64map_free(&o->procs);
-	u64map_free(&o->born);
 	u64map_free(&o->files);
 	u64map_free(&o->ids);
 	free(o->attrs);

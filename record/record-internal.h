@@ -158,6 +158,8 @@ struct rec_bid_where {
 struct rec_bids {
 	VEC(struct rec_bid) v;
 	int nfds, max_fds;         /* files held open, and the bound */
+	bool read_now;             /* no build-id cache to fill: a file's id is
+				      read when it is opened, and it is closed */
 	struct u64map index;       /* name hash -> index + 1 */
 	pthread_mutex_t lock;      /* node threads insert concurrently */
 };
@@ -318,8 +320,14 @@ struct rec_online_stats {
 				      was behind) */
 	u64 no_user;               /* ... with no user state (kernel threads) */
 	u64 malformed;             /* records that did not decode, written as is */
+	u64 no_maps;               /* samples of a process whose maps were let
+				      go of (it exited) or never seen: their
+				      sampled ip only */
 	u64 files;                 /* mapped files opened */
 	u64 files_missing;         /* ... that could not be opened as mapped */
+	u64 files_closed;          /* ... closed again, no maps naming them */
+	u64 maps_released;         /* processes' maps let go of (exited, or
+				      replaced by an exec or a reused pid) */
 };
 /* A mapping, from an MMAP2 record or /proc/PID/maps. */
 struct rec_online_map {
@@ -335,9 +343,12 @@ struct rec_online_map {
 struct rec_online *rec_online_new(const struct rec_session *s, bool unwind);
 void rec_online_free(struct rec_online *o);
 void rec_online_add_map(struct rec_online *o, const struct rec_online_map *m);
-/* A side-band record drained (whole, contiguous): MMAP2 and FORK update
- * the maps, others are ignored. */
+/* A side-band record drained (whole, contiguous): MMAP2, FORK, COMM
+ * (exec) and EXIT update the maps, others are ignored. */
 void rec_online_sideband(struct rec_online *o, const void *rec);
+/* The end of a drain pass of node (of nnodes): lets go of the maps of
+ * processes gone long enough before it, and of the files no maps name. */
+void rec_online_pass_end(struct rec_online *o, int node, int nnodes);
 /* The sample record rec (whole, contiguous) as it is to be written: its
  * user stack unwound into the callchain, or with defer the raw copy
  * trimmed.  Returns the new record's size with *out pointing at it (valid

@@ -77,6 +77,8 @@ void rec_tally_walk(const u8 *data, u64 mask, u64 tail, u64 head,
 			break;
 		case PERF_RECORD_MMAP2:
 		case PERF_RECORD_FORK:
+		case PERF_RECORD_COMM:
+		case PERF_RECORD_EXIT:
 			if (on_sideband)
 				on_sideband(ctx, pos, h.size, h.type);
 			break;
@@ -106,7 +108,8 @@ static const u8 *record_at(struct rec_ring *r, struct rec_node *n, u64 pos, u16 
 }
 
 /* MMAP2 records name the files the build-id feature lists, and with -g
- * they and FORK records keep the online unwinder's maps. */
+ * they, FORK, COMM (exec) and EXIT records keep the online unwinder's
+ * maps. */
 static void note_sideband(void *ctx, u64 pos, u16 size, u32 type)
 {
 	struct side_ctx *c = ctx;

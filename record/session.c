@@ -26,6 +26,7 @@ struct rec_session *rec_session_new(const struct rec_opts *o,
 	rec_bids_init(&s->bids);
 	if (o->tool_note[0])
 		rec_note(s, "%s", o->tool_note);
+	s->bids.read_now = o->no_buildid_cache;
 	return s;
 }
 

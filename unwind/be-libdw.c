@@ -13,6 +13,7 @@ struct ld_space {
 	Dwfl *dwfl;
 	u64 generation;
 	bool attached;
+	size_t at;                    /* in ld_state's all */
 };
 
 struct ld_state {
@@ -125,6 +126,7 @@ static struct ld_space *ld_space_get(struct ld_state *st, const struct unw_user 
 	u64 *slot = u64map_slot(&st->spaces, (u64)(uintptr_t)in->space, &created);
 	if (created) {
 		struct ld_space *sp = xcalloc(1, sizeof(*sp));
+		sp->at = st->all.n;
 		VEC_PUSH(&st->all, sp);
 		*slot = (u64)(uintptr_t)sp;
 	}
@@ -139,6 +141,22 @@ static struct ld_space *ld_space_get(struct ld_state *st, const struct unw_user 
 		sp->attached = false;
 	}
 	return sp->dwfl ? sp : NULL;
+}
+
+static void ld_forget_space(void *state, const void *space)
+{
+	struct ld_state *st = state;
+	u64 *slot = u64map_get(&st->spaces, (u64)(uintptr_t)space);
+	if (!slot)
+		return;
+	struct ld_space *sp = (struct ld_space *)(uintptr_t)*slot;
+	u64map_del(&st->spaces, (u64)(uintptr_t)space);
+	if (sp->dwfl)
+		dwfl_end(sp->dwfl);      /* closes its modules' fds */
+	struct ld_space *last = st->all.v[--st->all.n];
+	st->all.v[sp->at] = last;
+	last->at = sp->at;
+	free(sp);
 }
 
 /* Reports the file mapped at addr to the Dwfl.  False when there is none. */
@@ -213,4 +231,5 @@ const struct unw_backend_ops unw_libdw_ops = {
 	.open = ld_open,
 	.close = ld_close,
 	.walk = ld_walk,
+	.forget_space = ld_forget_space,
 };

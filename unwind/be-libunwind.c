@@ -265,9 +265,19 @@ static int lu_walk(void *state, struct unw_walk *w, u64 *pcs, int max)
 	return n;
 }
 
+/* libunwind's cache is of one space at a time, flushed when another
+ * comes: a forgotten one's pointer, reused, must not look like it. */
+static void lu_forget_space(void *state, const void *space)
+{
+	struct lu_state *st = state;
+	if (st->space == space)
+		st->space = st;          /* no caller's space: the next walk flushes */
+}
+
 const struct unw_backend_ops unw_libunwind_ops = {
 	.open = lu_open,
 	.close = lu_close,
 	.walk = lu_walk,
+	.forget_space = lu_forget_space,
 };
 

@@ -77,8 +77,11 @@ void unw_dwarf_free(struct unw_dwarf *u)
 	if (u->other_state)
 		u->other_ops->close(u->other_state);
 	for (size_t i = 0; i < u->all_files.n; i++)
-		file_free(u->all_files.v[i]);
+		if (u->all_files.v[i])
+			file_free(u->all_files.v[i]);
 	VEC_FREE(&u->all_files);
+	VEC_FREE(&u->dead);
+	VEC_FREE(&u->free_index);
 	u64map_free(&u->files);
 	u64map_free(&u->rules);
 	u64map_free(&u->ends);
@@ -210,14 +213,72 @@ struct unw_file *unw_file_get(struct unw_dwarf *u, const struct unw_map *m)
 	u64 *slot = u64map_slot(&u->files, (u64)(uintptr_t)m->key, &created);
 	if (created) {
 		struct unw_file *f = file_load(m);
-		f->index = (u32)u->all_files.n;
-		VEC_PUSH(&u->all_files, f);
-		*slot = u->all_files.n;
+		if (u->free_index.n) {
+			f->index = u->free_index.v[--u->free_index.n];
+			u->all_files.v[f->index] = f;
+		} else {
+			f->index = (u32)u->all_files.n;
+			VEC_PUSH(&u->all_files, f);
+		}
+		*slot = (u64)f->index + 1;
 		if (f->elf)
 			u->stats.files++;
 	}
 	struct unw_file *f = u->all_files.v[*slot - 1];
 	return f->elf ? f : NULL;
+}
+
+/* Forgotten files' indexes are in the fast path's rule keys: the rules
+ * are sifted once a batch of them is dead (a pass over all the rules per
+ * file would cost more than the files' unwinding), and the indexes taken
+ * again after.  The walk ends, keyed by address alone, were learnt in
+ * processes now gone: they start afresh. */
+#define UNW_DEAD_BATCH 64
+
+static void sift_rules(struct unw_dwarf *u)
+{
+	struct u64map kept;
+	u64map_init(&kept);
+	size_t pos = 0;
+	u64 key, rule;
+	while (u64map_next(&u->rules, &pos, &key, &rule))
+		if ((key >> 48) < u->all_files.n && u->all_files.v[key >> 48])
+			*u64map_slot(&kept, key, NULL) = rule;
+	u64map_free(&u->rules);
+	u->rules = kept;
+	u64map_free(&u->ends);
+	u64map_init(&u->ends);
+	for (size_t i = 0; i < u->dead.n; i++)
+		VEC_PUSH(&u->free_index, u->dead.v[i]);
+	u->dead.n = 0;
+}
+
+void unw_dwarf_forget(struct unw_dwarf *u, const void *key)
+{
+	u64 *slot = key ? u64map_get(&u->files, (u64)(uintptr_t)key) : NULL;
+	if (!slot)
+		return;
+	u32 index = (u32)(*slot - 1);
+	u64map_del(&u->files, (u64)(uintptr_t)key);
+	file_free(u->all_files.v[index]);
+	u->all_files.v[index] = NULL;
+	VEC_PUSH(&u->dead, index);
+	u->stats.forgotten++;
+	u->fm_space = NULL;      /* the fast path's maps may hold the file */
+	u->fm_n = 0;
+	if (u->dead.n >= UNW_DEAD_BATCH)
+		sift_rules(u);
+}
+
+void unw_dwarf_forget_space(struct unw_dwarf *u, const void *space)
+{
+	u->ops->forget_space(u->state, space);
+	if (u->other_state)
+		u->other_ops->forget_space(u->other_state, space);
+	if (u->fm_space == space) {
+		u->fm_space = NULL;
+		u->fm_n = 0;
+	}
 }
 
 /* The segment holding file offset off (mappings start page-aligned). */

@@ -64,6 +64,8 @@ struct unw_backend_ops {
 	/* Fills pcs (leaf first, raw: return addresses as found) and returns
 	 * how many (0 when not even the first frame could be read). */
 	int (*walk)(void *state, struct unw_walk *w, u64 *pcs, int max);
+	/* Drops what the backend keeps for an address space. */
+	void (*forget_space)(void *state, const void *space);
 };
 extern const struct unw_backend_ops unw_libunwind_ops;
 extern const struct unw_backend_ops unw_libdw_ops;
@@ -76,7 +78,9 @@ struct unw_dwarf {
 	const struct unw_backend_ops *other_ops;  /* the second opinion */
 	void *other_state;            /* opened when first asked */
 	struct u64map files;          /* file key -> index + 1 in all_files */
-	VEC(struct unw_file *) all_files;
+	VEC(struct unw_file *) all_files;   /* NULL: a forgotten file's index */
+	VEC(u32) dead;                /* indexes forgotten, still in rules */
+	VEC(u32) free_index;          /* indexes in no rule: taken first */
 	struct unw_stats stats;
 	u64 pcs[UNW_MAX_PCS];
 	/* The fast path (fast.c): on unless EMBER_UNWIND_FAST=0. */

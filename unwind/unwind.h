@@ -93,12 +93,22 @@ struct unw_stats {
 	u64 second;               /* ... and it took further */
 	u64 fp_steps;             /* frames the fast path stepped out of by
 				     frame pointer (no CFI there) */
+	u64 forgotten;            /* files let go of (unw_dwarf_forget) */
 };
 
 struct unw_dwarf;
 struct unw_dwarf *unw_dwarf_new(enum unw_backend b);
 void unw_dwarf_free(struct unw_dwarf *u);
 const struct unw_stats *unw_dwarf_stats(const struct unw_dwarf *u);
+
+/* A long-running caller (the recorder's online unwinder) lets go of what
+ * the unwinder keeps for a file (key, as find_map gave it: its tables,
+ * its mapping, its fd) and for an address space (space, as unw_user gave
+ * it: libdw's Dwfl and its modules), once no mapping will name them
+ * again: the key or the space pointer may then be reused for another.
+ * Unknown keys and spaces are ignored. */
+void unw_dwarf_forget(struct unw_dwarf *u, const void *key);
+void unw_dwarf_forget_space(struct unw_dwarf *u, const void *space);
 
 /* The user frames of one sample, leaf first, into out (at most max);
  * callers' addresses are return addresses minus one, as perf gives them

@@ -1,6 +1,7 @@
 /* test-record.c - unit tests of record/'s pure pieces: the ring walk that
  * counts samples and losses, /proc and cpuinfo parsing, the build-id table,
  * and symbols/' build-id readers that record relies on. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -210,6 +211,141 @@ static void test_bids_table(void)
 	rec_bids_free(&b);
 }
 
+/* ---- the online unwinder letting go of exited processes ------------------ */
+
+#define OL_ID 77
+#define OL_SEC 1000000000ULL
+#define OL_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |     \
+		 PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | \
+		 PERF_SAMPLE_STACK_USER)
+#define OL_REGS ((1ULL << 6) | (1ULL << 7) | (1ULL << 8))   /* x86 bp, sp, ip */
+
+/* A FORK or EXIT record with the sample_id trailer OL_TYPE gives (tid,
+ * time, identifier), into buf; its size. */
+static size_t ol_task(u64 *buf, u32 type, u32 pid, u32 ppid, u64 time)
+{
+	struct perf_event_header h = { type, 0, 8 + 24 + 24 };
+	memcpy(buf, &h, sizeof(h));
+	u32 ids[4] = { pid, ppid, pid, ppid };
+	memcpy(buf + 1, ids, sizeof(ids));
+	buf[3] = time;
+	buf[4] = (u64)pid << 32 | pid;
+	buf[5] = time;
+	buf[6] = OL_ID;
+	return h.size;
+}
+
+/* A user-mode sample of pid at time, its ip at ip, with a small stack. */
+static size_t ol_sample(u64 *buf, u32 pid, u64 time, u64 ip)
+{
+	u64 *p = buf + 1;
+	*p++ = OL_ID;
+	*p++ = ip;
+	*p++ = (u64)pid << 32 | pid;
+	*p++ = time;
+	*p++ = 0;                            /* no kernel chain */
+	*p++ = PERF_SAMPLE_REGS_ABI_64;
+	u64 stack = (u64)(uintptr_t)__builtin_frame_address(0);
+	*p++ = stack;                        /* bp */
+	*p++ = stack;                        /* sp */
+	*p++ = ip;
+	*p++ = 64;
+	memset(p, 0, 64);
+	p += 8;
+	*p++ = 64;                           /* dyn_size */
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER,
+				       (u16)((u8 *)p - (u8 *)buf) };
+	memcpy(buf, &h, sizeof(h));
+	return h.size;
+}
+
+/* This test's own executable mapping, as an MMAP2 would give it. */
+static bool ol_own_text(struct rec_online_map *m, char *path, size_t cap)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4608];
+	u64 here = (u64)(uintptr_t)ol_own_text;
+	bool found = false;
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi, off, ino;
+		unsigned maj, min;
+		char perms[8];
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095s", &lo, &hi, perms, &off,
+			   &maj, &min, &ino, path) == 8 && lo <= here && here < hi) {
+			*m = (struct rec_online_map){ (u32)getpid(), lo, hi - lo, off, maj, min,
+						      PROT_READ | PROT_EXEC, ino, path, 0 };
+			found = strlen(path) < cap;
+		}
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* An exited process's maps and files go once the drain is a margin past
+ * its exit, not before; a sample of it after that finds no maps (counted,
+ * no crash: ASan checks no freed memory is read); a pid reused by a new
+ * process keeps the new one's maps. */
+static void test_online_release(void)
+{
+	struct rec_evsel ev = { .attr = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(ev.attr),
+		.sample_type = OL_TYPE, .sample_regs_user = OL_REGS, .sample_stack_user = 64,
+		.sample_id_all = 1 } };
+	VEC_PUSH(&ev.ids, OL_ID);
+	struct rec_session s = { .evsels = &ev, .nevsels = 1 };
+	struct rec_online *o = rec_online_new(&s, true);
+	CHECK(o != NULL, "no online unwinder: %s", err_msg());
+	char path[4096];
+	struct rec_online_map text;
+	if (!o || !ol_own_text(&text, path, sizeof(path))) {
+		rec_online_free(o);
+		VEC_FREE(&ev.ids);
+		return;
+	}
+	u32 pid = text.pid, reused = pid + 1, parent = pid + 2;
+	u64 ip = (u64)(uintptr_t)test_online_release;
+	u64 buf[64];
+	const void *out;
+	const struct rec_online_stats *st = rec_online_stats(o);
+	rec_online_add_map(o, &text);
+	CHECK(st->files == 1, "files opened %llu", (unsigned long long)st->files);
+
+	ol_task(buf, PERF_RECORD_EXIT, pid, pid, 10 * OL_SEC);
+	rec_online_sideband(o, buf);
+	rec_online_pass_end(o, 0, 1);
+	ol_sample(buf, pid, 10 * OL_SEC + 1, ip);      /* a late one: still unwound */
+	CHECK(rec_online_sample(o, buf, false, &out) > 0, "sample not rewritten");
+	rec_online_pass_end(o, 0, 1);
+	CHECK(st->maps_released == 0 && st->no_maps == 0,
+	      "let go of before the margin: %llu maps, %llu samples without",
+	      (unsigned long long)st->maps_released, (unsigned long long)st->no_maps);
+
+	/* A pid that exits and comes back as another process before the
+	 * drain is past its exit: the new process's maps stay. */
+	ol_task(buf, PERF_RECORD_FORK, parent, 1, 10 * OL_SEC);
+	rec_online_sideband(o, buf);
+	ol_task(buf, PERF_RECORD_EXIT, reused, reused, 10 * OL_SEC);
+	rec_online_sideband(o, buf);
+	ol_task(buf, PERF_RECORD_FORK, reused, parent, 10 * OL_SEC + 5);
+	rec_online_sideband(o, buf);
+
+	ol_task(buf, PERF_RECORD_FORK, parent + 1, 1, 12 * OL_SEC);   /* time passes */
+	rec_online_sideband(o, buf);
+	rec_online_pass_end(o, 0, 1);
+	CHECK(st->maps_released == 1 && st->files_closed == 1,
+	      "after the margin: %llu maps let go of, %llu files closed",
+	      (unsigned long long)st->maps_released, (unsigned long long)st->files_closed);
+	ol_sample(buf, pid, 10 * OL_SEC + 2, ip);      /* later still */
+	CHECK(rec_online_sample(o, buf, false, &out) > 0, "sample not rewritten");
+	CHECK(st->no_maps == 1, "samples without maps %llu", (unsigned long long)st->no_maps);
+	ol_sample(buf, reused, 12 * OL_SEC, ip);
+	rec_online_sample(o, buf, false, &out);
+	CHECK(st->no_maps == 1, "the reused pid lost its maps (%llu samples without)",
+	      (unsigned long long)st->no_maps);
+	rec_online_free(o);
+	VEC_FREE(&ev.ids);
+}
+
 int main(void)
 {
 	RUN(test_tally_walk_counts);
@@ -220,5 +356,6 @@ int main(void)
 	RUN(test_notes_build_id);
 	RUN(test_file_build_ids);
 	RUN(test_bids_table);
+	RUN(test_online_release);
 	return test_summary();
 }

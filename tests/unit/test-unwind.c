@@ -282,6 +282,53 @@ static void unwind_own_stack(enum unw_backend b)
 static void test_libunwind_own_stack(void) { unwind_own_stack(UNW_BACKEND_LIBUNWIND); }
 static void test_libdw_own_stack(void) { unwind_own_stack(UNW_BACKEND_LIBDW); }
 
+/* A caller that lets go of every file and the address space after each
+ * walk (as the recorder does when processes exit) gets the same frames
+ * each time: the files load again, their indexes are taken again once a
+ * batch of dead ones is sifted out of the fast path's rules (70 rounds
+ * pass the batch of 64 several times), and nothing freed is read. */
+static void forget_and_again(enum unw_backend b)
+{
+	const char *name = unw_backend_name(b);
+	struct snap *s = xcalloc(1, sizeof(*s));
+	struct self_maps *maps = xcalloc(1, sizeof(*maps));
+	read_self_maps(maps, &s->stack_end);
+	level2(s);
+	struct unw_dwarf *u = unw_dwarf_new(b);
+	CHECK(u != NULL, "%s: unwinder made", name);
+	if (!u)
+		return;
+	struct unw_frame first[64], again[64];
+	struct unw_user in = user_of(s, maps, s->size);
+	int n = unw_dwarf_user(u, &in, first, 64), differ = 0;
+	u64 loaded = unw_dwarf_stats(u)->files;
+	const int rounds = 70;
+	for (int r = 0; r < rounds; r++) {
+		for (int i = 0; i < maps->n; i++)
+			unw_dwarf_forget(u, maps->v[i].path);  /* non-keys: ignored */
+		unw_dwarf_forget_space(u, maps);
+		int m = unw_dwarf_user(u, &in, again, 64);
+		bool same = m == n;
+		for (int i = 0; same && i < n; i++)
+			same = again[i].ip == first[i].ip;
+		differ += !same;
+	}
+	const struct unw_stats *st = unw_dwarf_stats(u);
+	CHECK(n >= 5 && differ == 0, "%s: %d of %d walks after letting go differ (%d frames)",
+	      name, differ, rounds, n);
+	CHECK(loaded > 0 && st->files == loaded * (rounds + 1) && st->forgotten == loaded * rounds,
+	      "%s: %llu files loaded first, %llu in all, %llu let go of", name,
+	      (unsigned long long)loaded, (unsigned long long)st->files,
+	      (unsigned long long)st->forgotten);
+	unw_dwarf_free(u);
+	free_maps(maps);
+	free(maps);
+	free(s);
+}
+
+static void test_libunwind_forget(void) { forget_and_again(UNW_BACKEND_LIBUNWIND); }
+static void test_libdw_forget(void) { forget_and_again(UNW_BACKEND_LIBDW); }
+
 /* An unwinder with the fast path on or off (EMBER_UNWIND_FAST=0). */
 static struct unw_dwarf *unwinder_with(enum unw_backend b, bool fast)
 {
@@ -565,6 +612,8 @@ int main(void)
 	RUN(test_registers);
 	RUN(test_libunwind_own_stack);
 	RUN(test_libdw_own_stack);
+	RUN(test_libunwind_forget);
+	RUN(test_libdw_forget);
 	RUN(test_libunwind_fast_path);
 	RUN(test_libdw_fast_path);
 	RUN(test_user_chain_fast);
