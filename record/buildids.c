@@ -149,7 +149,7 @@ void rec_bids_note_mmap2(struct rec_bids *b, const u8 *rec, size_t len)
 {
 	const struct mmap2_build_id_rec *m = (const void *)rec;
 	size_t off = offsetof(struct mmap2_build_id_rec, filename);
-	if (len <= off)
+	if (len <= off || b->kernel_only)
 		return;
 	size_t n = strnlen(m->filename, len - off);
 	/* An id only where the flag says so and the size is one (the flag

@@ -160,6 +160,11 @@ struct rec_bids {
 	int nfds, max_fds;         /* files held open, and the bound */
 	bool read_now;             /* no build-id cache to fill: a file's id is
 				      read when it is opened, and it is closed */
+	bool kernel_only;          /* a live view with no output file: the
+				      list goes only to the stream's end,
+				      where no view reads it, and a long
+				      session would grow it by one entry per
+				      new binary; user files are not listed */
 	struct u64map index;       /* name hash -> index + 1 */
 	pthread_mutex_t lock;      /* node threads insert concurrently */
 };

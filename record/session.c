@@ -27,6 +27,7 @@ struct rec_session *rec_session_new(const struct rec_opts *o,
 	if (o->tool_note[0])
 		rec_note(s, "%s", o->tool_note);
 	s->bids.read_now = o->no_buildid_cache;
+	s->bids.kernel_only = o->live && !o->output;
 	return s;
 }
 
