@@ -76,10 +76,10 @@ fi
 for hz in 999 4999; do
 	recorded=0
 	for try in 1 2; do
-		load 5
+		load 3
 		sleep 0.5
 		recorded=0
-		if ! "$EMBER" record -a -g -F $hz "${asan_rings[@]}" -o "$TMP/a$hz.data" -- sleep 3 >"$TMP/a$hz.rec" 2>&1; then
+		if ! "$EMBER" record -a -g -F $hz "${asan_rings[@]}" -o "$TMP/a$hz.data" -- sleep 2 >"$TMP/a$hz.rec" 2>&1; then
 			wait; break
 		fi
 		recorded=1
@@ -91,7 +91,7 @@ for hz in 999 4999; do
 	if [ "$recorded" = 0 ]; then
 		fail "record-a-$hz" "$(head -c 300 "$TMP/a$hz.rec")"; continue
 	fi
-	if [ $((lost * 1000)) -le $((n * allowed_per_mille)) ] && [ "$n" -gt $((hz * 2 * 3 * 8 / 10)) ] &&
+	if [ $((lost * 1000)) -le $((n * allowed_per_mille)) ] && [ "$n" -gt $((hz * 2 * 2 * 8 / 10)) ] &&
 	   [ $((unwound + deferred)) -gt $((n * 9 / 10)) ]; then
 		pass "no-loss-$hz ($n samples, $lost lost$([ "$allowed_per_mille" = 0 ] || echo ' (ASan: 16 MiB rings, at most 1 in 1000)'), $unwound unwound while recording, $deferred left for the report)"
 	else
@@ -124,8 +124,8 @@ fi
 bytes_per_sample() {   # FILE SAMPLES
 	awk -v b="$(stat -c %s "$1")" -v n="$2" 'BEGIN { printf "%d", n ? b / n : 0 }'
 }
-"$EMBER" record -g -F 999 -o "$TMP/py.data" -- "$PY" "$PYLOOP" 2 >"$TMP/py.rec" 2>&1
-perf record -q --call-graph dwarf -F 999 -o "$TMP/pyperf.data" -- "$PY" "$PYLOOP" 2 \
+"$EMBER" record -g -F 999 -o "$TMP/py.data" -- "$PY" "$PYLOOP" 1 >"$TMP/py.rec" 2>&1
+perf record -q --call-graph dwarf -F 999 -o "$TMP/pyperf.data" -- "$PY" "$PYLOOP" 1 \
 	>/dev/null 2>&1
 pn=$(perf script -i "$TMP/pyperf.data" -F comm 2>/dev/null | wc -l)
 read -r en _ < <(end_line "$TMP/py.rec")
@@ -192,7 +192,7 @@ if [ $? -eq 0 ]; then pass "children-vs-dwarf (top 20 within 2 points; $why)"
 else fail children-vs-dwarf "$why"; fi
 
 # ---- samples left raw for the report ---------------------------------------
-EMBER_RECORD_DEFER=1 "$EMBER" record -g -F 999 -o "$TMP/defer.data" -- "$PY" "$PYLOOP" 2 \
+EMBER_RECORD_DEFER=1 "$EMBER" record -g -F 999 -o "$TMP/defer.data" -- "$PY" "$PYLOOP" 1 \
 	>"$TMP/defer.rec" 2>&1
 read -r n _ unwound deferred < <(end_line "$TMP/defer.rec")
 "$EMBER" collapse -i "$TMP/defer.data" >"$TMP/defer.folded" 2>/dev/null
@@ -251,10 +251,10 @@ fi
 if command -v unshare >/dev/null; then
 	unshare -m "$BASH" -c 'mkdir -p /tmp/ember-ns-$$ && mount -t tmpfs none /tmp/ember-ns-$$ &&
 		cp "$0" /tmp/ember-ns-$$/xz-private && sleep 0.5 &&
-		timeout 4 /tmp/ember-ns-$$/xz-private -9 -T1 -c "$1" >/dev/null' \
+		timeout 3 /tmp/ember-ns-$$/xz-private -9 -T1 -c "$1" >/dev/null' \
 		"$XZ" "$TMP/rand.bin" >/dev/null 2>&1 &
 	ns=$!
-	"$EMBER" record -a -g -F 999 -o "$TMP/ns.data" -- sleep 3 >"$TMP/ns.rec" 2>&1
+	"$EMBER" record -a -g -F 999 -o "$TMP/ns.data" -- sleep 2 >"$TMP/ns.rec" 2>&1
 	wait $ns
 	"$EMBER" collapse -i "$TMP/ns.data" >"$TMP/ns.folded" 2>/dev/null
 	reach_ok namespace-map-files "$TMP/ns.folded" xz-private
