@@ -9,7 +9,7 @@ if ! have_perf; then
 fi
 
 # The known-ratio run samples one task: no spinner (steadier shares).
-perf record -q -B -o "$TMP/ratio.data" -F 4999 -g -- "$WORKLOADS/ratio" 2 >/dev/null 2>&1
+perf record -q -B -o "$TMP/ratio.data" -F 4999 -g -- "$WORKLOADS/ratio" 1 >/dev/null 2>&1
 report_agrees perf-ratio "$TMP/ratio.data"
 script_agrees perf-ratio "$TMP/ratio.data" comm,pid,tid,time,event,ip,sym
 
@@ -37,7 +37,7 @@ perf_stream_agrees perf-pipe -F 999 -g -- "$WORKLOADS/ratio" 0.5
 # perf record -z: zstd-compressed records, inflated by ember's reader and
 # read as the plain ones are (time order, call chains), from a file and
 # from a stream; no view may warn of records it did not read.
-if perf record -z -q -B -o "$TMP/z.data" -F 4999 -g -- "$WORKLOADS/ratio" 1 >/dev/null 2>&1 &&
+if perf record -z -q -B -o "$TMP/z.data" -F 4999 -g -- "$WORKLOADS/ratio" 0.5 >/dev/null 2>&1 &&
    perf report -i "$TMP/z.data" --header-only 2>/dev/null | grep -q '^# compressed : Zstd'; then
 	report_agrees perf-compressed "$TMP/z.data"
 	script_agrees perf-compressed "$TMP/z.data" comm,pid,tid,time,event,ip,sym
