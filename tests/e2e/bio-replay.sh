@@ -135,7 +135,9 @@ if command -v mkfs.ext4 >/dev/null &&
 	refused "-W onto ext4" "$C holds an ext4 filesystem: refusing to write to it (--force" "$C"
 	MNT=$TMP/mnt
 	mkdir -p "$MNT"
-	if mount "$C" "$MNT" 2>/dev/null; then
+	# Read-only: a read-write mount writes its superblock and journal
+	# whenever the kernel gets to it, and the check compares the device.
+	if mount -o ro,noload "$C" "$MNT" 2>/dev/null; then
 		refused "-W onto a mounted device" "$C is mounted at $MNT (ext4): refusing" "$C"
 		umount "$MNT" && MNT=
 	else
