@@ -140,7 +140,11 @@ for kind in lbr any; do
 		if why=$($CMP report "$TMP/$kind.ember" "$TMP/$kind.perf" 0.2); then
 			pass "perf-branch-$kind: report $mode ($why)"
 		else
-			fail "perf-branch-$kind: report $mode" "$why"
+			# Kept for a look: this check failed once in three full
+			# runs, over one address, and never when run alone.
+			keep=$(mktemp -d /tmp/ember-failed-branch.XXXXXX)
+			cp "$TMP/fp.data" "$TMP/$kind.data" "$TMP/$kind.ember" "$TMP/$kind.perf" "$keep/" 2>/dev/null
+			fail "perf-branch-$kind: report $mode" "$why (files kept in $keep)"
 		fi
 	done
 	script_agrees "perf-branch-$kind" "$TMP/$kind.data" comm,tid,time,ip,sym,weight,brstack
