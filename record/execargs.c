@@ -16,47 +16,35 @@
 #include <unistd.h>
 
 #include "record/record-internal.h"
+#include "symbols/symbols.h"
 
 #define EXECARGS_EVENT "exec_args"
 #define EXECARGS_PREFIX "ember_"
 
-/* What execargs needs of an ELF file: its PT_INTERP ("" for a static
- * binary) and the file offset of its entry point (e_entry in the PT_LOAD
- * that holds it, as uprobe_events wants offsets; ~0 when in none).  -1
- * with err_set() when it cannot be read as ELF. */
-struct elf_facts {
-	char interp[PATH_MAX];
-	u64 entry_off;
-};
-
-static int elf_facts_read(const char *path, struct elf_facts *f)
+/* The program interpreter (PT_INTERP) the ELF file at path names, into
+ * out; "" for a static binary.  -1 with err_set() when it is not ELF. */
+static int read_interp(const char *path, char *out, size_t cap)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -1;
 	if (fd < 0) {
 		err_set_errno("%s", path);
 		return -1;
 	}
-	f->interp[0] = '\0';
-	f->entry_off = ~0ULL;
+	out[0] = '\0';
 	elf_version(EV_CURRENT);
 	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
-	GElf_Ehdr eh;
 	size_t n = 0;
-	if (!e || !gelf_getehdr(e, &eh) || elf_getphdrnum(e, &n) < 0) {
+	if (!e || elf_getphdrnum(e, &n) < 0) {
 		err_set("%s: not an ELF file", path);
 		goto out;
 	}
 	rc = 0;
 	for (size_t i = 0; i < n; i++) {
 		GElf_Phdr ph;
-		if (!gelf_getphdr(e, (int)i, &ph))
-			continue;
-		if (ph.p_type == PT_LOAD && eh.e_entry >= ph.p_vaddr &&
-		    eh.e_entry - ph.p_vaddr < ph.p_filesz)
-			f->entry_off = eh.e_entry - ph.p_vaddr + ph.p_offset;
-		if (ph.p_type == PT_INTERP && ph.p_filesz && ph.p_filesz < sizeof(f->interp) &&
-		    pread(fd, f->interp, ph.p_filesz, (off_t)ph.p_offset) == (ssize_t)ph.p_filesz)
-			f->interp[ph.p_filesz] = '\0';
+		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_INTERP && ph.p_filesz &&
+		    ph.p_filesz < cap &&
+		    pread(fd, out, ph.p_filesz, (off_t)ph.p_offset) == (ssize_t)ph.p_filesz)
+			out[ph.p_filesz] = '\0';
 	}
 out:
 	if (e)
@@ -66,16 +54,15 @@ out:
 }
 
 /* The loader the system's dynamic executables name: ember's own (it is
- * one), else /bin/sh's; the symlink resolved, as the kernel maps it. */
+ * one), else /bin/sh's; the symlink resolved, as the kernel maps it; and
+ * its entry point's file offset (symbols/), where uprobe_events wants it. */
 static int find_loader(char *out, size_t cap, u64 *entry_off)
 {
 	static const char *const progs[] = { "/proc/self/exe", "/bin/sh" };
-	struct elf_facts f;
-	const char *interp = NULL;
-	for (size_t i = 0; !interp && i < ARRAY_SIZE(progs); i++)
-		if (elf_facts_read(progs[i], &f) == 0 && f.interp[0])
-			interp = f.interp;
-	if (!interp) {
+	char interp[PATH_MAX] = "";
+	for (size_t i = 0; !interp[0] && i < ARRAY_SIZE(progs); i++)
+		(void)read_interp(progs[i], interp, sizeof(interp));
+	if (!interp[0]) {
 		err_set("neither ember nor /bin/sh names a program interpreter (static "
 			"binaries)");
 		return -1;
@@ -87,14 +74,7 @@ static int find_loader(char *out, size_t cap, u64 *entry_off)
 	}
 	snprintf(out, cap, "%s", real);
 	free(real);
-	if (elf_facts_read(out, &f) < 0)
-		return -1;
-	if (f.entry_off == ~0ULL) {
-		err_set("%s: its entry point is in no loadable segment", out);
-		return -1;
-	}
-	*entry_off = f.entry_off;
-	return 0;
+	return sym_entry_offset(out, entry_off);
 }
 
 /* One line appended to tracefs's uprobe_events. */

@@ -67,30 +67,60 @@ static int to_offset(Elf *elf, u64 addr, u64 *off)
 	return -1;
 }
 
-int sym_func_offset(const char *path, const char *name, u64 *off)
+/* The ELF file at path, opened for reading; NULL with err_set() (*fd
+ * closed) when it is none. */
+static Elf *open_elf(const char *path, int *fd)
 {
 	elf_version(EV_CURRENT);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0) {
 		err_set_errno("%s", path);
-		return -1;
+		return NULL;
 	}
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	int rc = -1;
+	Elf *elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		err_set("%s: not an ELF file", path);
-	} else {
-		u64 addr = find_symbol(elf, name);
-		if (!addr)
-			err_set("no function '%s' in %s (see nm -D %s)", name, path, path);
-		else if (to_offset(elf, addr, off) < 0)
-			err_set("%s: function '%s' at %#llx lies in no loadable segment", path, name,
-				(unsigned long long)addr);
-		else
-			rc = 0;
+		if (elf)
+			elf_end(elf);
+		close(*fd);
+		return NULL;
 	}
-	if (elf)
-		elf_end(elf);
+	return elf;
+}
+
+int sym_func_offset(const char *path, const char *name, u64 *off)
+{
+	int fd, rc = -1;
+	Elf *elf = open_elf(path, &fd);
+	if (!elf)
+		return -1;
+	u64 addr = find_symbol(elf, name);
+	if (!addr)
+		err_set("no function '%s' in %s (see nm -D %s)", name, path, path);
+	else if (to_offset(elf, addr, off) < 0)
+		err_set("%s: function '%s' at %#llx lies in no loadable segment", path, name,
+			(unsigned long long)addr);
+	else
+		rc = 0;
+	elf_end(elf);
+	close(fd);
+	return rc;
+}
+
+int sym_entry_offset(const char *path, u64 *off)
+{
+	int fd, rc = -1;
+	Elf *elf = open_elf(path, &fd);
+	if (!elf)
+		return -1;
+	GElf_Ehdr eh;
+	if (!gelf_getehdr(elf, &eh))
+		err_set("%s: not an ELF file", path);
+	else if (to_offset(elf, eh.e_entry, off) < 0)
+		err_set("%s: its entry point is in no loadable segment", path);
+	else
+		rc = 0;
+	elf_end(elf);
 	close(fd);
 	return rc;
 }

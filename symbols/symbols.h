@@ -59,6 +59,9 @@ char *sym_cache_find(const char *name, const u8 *id, size_t n, const char *leaf)
  * their base) in the ELF file at path: where a uprobe on it goes.  0, or
  * -1 with err_set() naming the function and the file. */
 int sym_func_offset(const char *path, const char *name, u64 *off);
+/* The file offset of the ELF file's entry point (e_entry): where a uprobe
+ * on its start goes.  0, or -1 with err_set(). */
+int sym_entry_offset(const char *path, u64 *off);
 
 /* ---- Resolving addresses ------------------------------------------------ */
 
