@@ -205,7 +205,8 @@ static void config_sample_type(struct rec_session *s, int ei)
 		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		a->sample_regs_user = REC_X86_64_REGS_USER;
 		a->sample_stack_user = s->o->stack_bytes ? s->o->stack_bytes
-			: s->o->callgraph == REC_CG_ONLINE ? REC_ONLINE_STACK : REC_DEFAULT_STACK;
+			: s->o->callgraph != REC_CG_ONLINE ? REC_DEFAULT_STACK
+			: is_tracepoint(e) ? REC_ONLINE_TRACEPOINT_STACK : REC_ONLINE_STACK;
 		a->exclude_callchain_user = 1;
 	} else if (s->o->callgraph == REC_CG_FP && !s->o->no_leaf_fix &&
 		   (!is_tracepoint(e) || s->o->off_cpu)) {

@@ -140,6 +140,8 @@ static int drain_node(struct rec_node *n)
 		pthread_mutex_lock(&s->wlock);
 	for (int i = 0; i < n->nrings; i++)
 		rec_ring_sideband(n->rings[i], n);
+	if (s->online)
+		rec_online_sideband_flush(s->online);
 	for (int i = 0; i < n->nrings && rc == 0; i++)
 		rc = rec_ring_drain(n->rings[i], n, &had);
 	if (rc == 0 && s->online)

@@ -51,17 +51,24 @@ struct rec_proc {
 	struct sym_maps *maps;
 	u64 born;                  /* when these maps were made */
 	u64 edited;                /* the newest mmap record put in them */
-	struct sym_maps *before;   /* the ones they replaced at born, while
-				      retired: for samples taken before */
 };
 
 /* Maps to let go of once the drain is past time (see "letting go"):
- * replaced ones (maps set) or an exited process's (maps NULL: pid's
- * maps, if they are still those of a process born by time). */
+ * replaced ones (maps set, pid's from born to time) or an exited
+ * process's (maps NULL: pid's maps, if they are still those of a process
+ * born by time). */
 struct rec_retired {
 	u64 time;
 	u32 pid;
 	struct sym_maps *maps;
+	u64 born;
+};
+
+/* A side-band record waiting for the pass's others (see "the pass's
+ * side-band records"): its time and where its copy is. */
+struct rec_pending {
+	u64 time;
+	size_t off;
 };
 
 struct rec_online {
@@ -73,6 +80,8 @@ struct rec_online {
 				      struct rec_file with it, 0 when it could
 				      not be opened */
 	VEC(struct rec_file *) all_files;
+	VEC(struct rec_pending) pending;   /* side-band records of this pass ... */
+	VEC(u8) pending_bytes;             /* ... and their copies */
 	u64 seen;                  /* the newest record time met */
 	u64 *passed;               /* per node: seen after its last pass */
 	int nnodes;
@@ -103,14 +112,21 @@ static struct sym_maps *proc_maps(struct rec_online *o, u32 pid)
 }
 
 /* The maps a sample of pid taken at time saw: the pass read the side-band
- * records first, so an exec (or a new process with the pid) may have
- * replaced them since; the replaced ones serve while they are kept. */
+ * records first, so execs (or a new process with the pid) may have
+ * replaced them since, several times over (a shell script's pid goes
+ * through env, bash and the program in a few milliseconds); the replaced
+ * ones serve while they are kept. */
 static struct sym_maps *maps_at(struct rec_online *o, u32 pid, u64 time)
 {
 	struct rec_proc *p = proc_get(o, pid);
-	if (!p)
-		return NULL;
-	return time < p->born && p->before ? p->before : p->maps;
+	if (!p || time >= p->born)
+		return p ? p->maps : NULL;
+	for (size_t i = o->retired.n; i-- > 0;) {
+		const struct rec_retired *r = &o->retired.v[i];
+		if (r->pid == pid && r->maps && r->born <= time && time < r->time)
+			return r->maps;
+	}
+	return p->maps;
 }
 
 /* Makes m pid's maps, from time on; the ones it replaces are retired. */
@@ -122,10 +138,10 @@ static struct sym_maps *proc_set(struct rec_online *o, u32 pid, struct sym_maps 
 		*slot = (u64)(uintptr_t)xcalloc(1, sizeof(struct rec_proc));
 	struct rec_proc *p = (struct rec_proc *)(uintptr_t)*slot;
 	if (p->maps) {
-		struct rec_retired r = { time, pid, p->maps };
+		struct rec_retired r = { time, pid, p->maps, p->born };
 		VEC_PUSH(&o->retired, r);
 	}
-	*p = (struct rec_proc){ m, time, time, p->maps };
+	*p = (struct rec_proc){ m, time, time };
 	return m;
 }
 
@@ -193,16 +209,38 @@ static struct rec_file *file_of(struct rec_online *o, struct sym_map *m, u32 pid
 	return m->file = f;
 }
 
+/* Whether maps already name the file (device, inode). */
+static bool maps_name_file(const struct sym_maps *maps, const struct rec_online_map *in)
+{
+	for (size_t i = 0; maps && i < maps->v.n; i++) {
+		const struct sym_map *m = &maps->v.v[i];
+		if (m->ino == in->ino && m->maj == in->maj && m->min == in->min)
+			return true;
+	}
+	return false;
+}
+
+/* The maps the unwinder needs: code, and the other segments of a file
+ * mapped as code (its .eh_frame and .eh_frame_hdr sit in a read-only one
+ * after the text, and libunwind reads them through the process's memory,
+ * as the report's maps give it every segment).  A segment mapped before
+ * the file's code (ld.so's first, covering its header) is left out, and
+ * so are data files, however many a process maps.  Only the code's file
+ * is opened here; the others' lookups find it by device and inode. */
 void rec_online_add_map(struct rec_online *o, const struct rec_online_map *in)
 {
-	if (!o->unw || !in->len || in->start + in->len < in->start || !(in->prot & PROT_EXEC))
+	if (!o->unw || !in->len || in->start + in->len < in->start)
+		return;
+	bool code = in->prot & PROT_EXEC;
+	struct sym_maps *maps = proc_maps(o, in->pid);
+	if (!code && (in->path[0] != '/' || !in->ino || !maps_name_file(maps, in)))
 		return;
 	struct sym_map m = {
 		.start = in->start, .end = in->start + in->len, .pgoff = in->pgoff,
 		.path = xstrdup(in->path), .maj = in->maj, .min = in->min, .ino = in->ino,
 	};
-	file_of(o, &m, in->pid);
-	struct sym_maps *maps = proc_maps(o, in->pid);
+	if (code)
+		file_of(o, &m, in->pid);
 	if (!maps)
 		maps = proc_set(o, in->pid, sym_maps_new(in->pid, &o->clock), in->time);
 	sym_maps_insert(maps, &m);
@@ -241,15 +279,29 @@ static void on_task_exit(struct rec_online *o, u32 pid, u32 tid, u64 time)
 {
 	if (!o->unw || pid != tid)
 		return;
-	struct rec_retired r = { time, pid, NULL };
+	struct rec_retired r = { time, pid, NULL, 0 };
 	VEC_PUSH(&o->retired, r);
 }
 
-void rec_online_sideband(struct rec_online *o, const void *rec)
+/* ---- the pass's side-band records ----------------------------------------
+ * Each ring holds its records in time order, but a pass reads the rings
+ * one after another: a child's FORK in one CPU's ring comes before its
+ * parent's exec and mmaps in another's, read after it, and the child
+ * would start with no maps at all (a shell's subshells did, one in forty
+ * of their samples then keeping only the sampled ip).  So a pass's
+ * side-band records are copied as they come and applied together, in
+ * time order, before its samples. */
+
+/* The sample_id trailers of all the recorder's events are alike. */
+static bool decode_sideband(const struct rec_online *o, const void *rec, struct pd_event *ev)
+{
+	return o->nattrs >= 1 && pd_decode(&o->attrs[0], rec, ev) == 0;
+}
+
+static void apply_sideband(struct rec_online *o, const void *rec)
 {
 	struct pd_event ev;
-	/* The sample_id trailers of all the recorder's events are alike. */
-	if (o->nattrs < 1 || pd_decode(&o->attrs[0], rec, &ev) < 0)
+	if (!decode_sideband(o, rec, &ev))
 		return;
 	if (ev.has_time)
 		o->seen = MAX(o->seen, ev.s.time);
@@ -268,6 +320,41 @@ void rec_online_sideband(struct rec_online *o, const void *rec)
 		};
 		rec_online_add_map(o, &m);
 	}
+}
+
+void rec_online_sideband(struct rec_online *o, const void *rec)
+{
+	struct pd_event ev;
+	if (!o->unw || !decode_sideband(o, rec, &ev))
+		return;
+	u16 size = ((const struct perf_event_header *)rec)->size;
+	/* A record without a time keeps its place after the one before. */
+	u64 time = ev.has_time ? ev.s.time : o->pending.n ? o->pending.v[o->pending.n - 1].time : 0;
+	struct rec_pending p = { time, o->pending_bytes.n };
+	VEC_PUSH(&o->pending, p);
+	VEC_GROW(&o->pending_bytes, o->pending_bytes.n + size);
+	memcpy(o->pending_bytes.v + p.off, rec, size);
+	o->pending_bytes.n += size;
+}
+
+/* By time, and those of one time in the order they came. */
+static int pending_cmp(const void *a, const void *b)
+{
+	const struct rec_pending *x = a, *y = b;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+void rec_online_sideband_flush(struct rec_online *o)
+{
+	if (!o->pending.n)
+		return;
+	qsort(o->pending.v, o->pending.n, sizeof(*o->pending.v), pending_cmp);
+	for (size_t i = 0; i < o->pending.n; i++)
+		apply_sideband(o, o->pending_bytes.v + o->pending.v[i].off);
+	o->pending.n = 0;
+	o->pending_bytes.n = 0;
 }
 
 /* ---- letting go ----------------------------------------------------------- */
@@ -305,15 +392,6 @@ static void release_exited(struct rec_online *o, const struct rec_retired *r)
 	u64map_del(&o->procs, r->pid);
 	maps_free(o, p->maps);
 	free(p);
-}
-
-/* Maps an exec or a reused pid replaced. */
-static void release_replaced(struct rec_online *o, const struct rec_retired *r)
-{
-	struct rec_proc *p = proc_get(o, r->pid);
-	if (p && p->before == r->maps)
-		p->before = NULL;
-	maps_free(o, r->maps);
 }
 
 static void mark_files(struct sym_maps *m, u64 epoch)
@@ -376,7 +454,7 @@ static void release_retired(struct rec_online *o, u64 watermark)
 		if (r.time + ONLINE_MARGIN_NS > watermark)
 			o->retired.v[kept++] = r;
 		else if (r.maps)
-			release_replaced(o, &r);
+			maps_free(o, r.maps);         /* replaced by an exec or a reused pid */
 		else
 			release_exited(o, &r);
 	}
@@ -387,6 +465,7 @@ void rec_online_pass_end(struct rec_online *o, int node, int nnodes)
 {
 	if (!o->unw || node < 0 || node >= nnodes)
 		return;
+	rec_online_sideband_flush(o);
 	if (o->nnodes != nnodes) {
 		o->passed = xrealloc(o->passed, (size_t)nnodes * sizeof(*o->passed));
 		memset(o->passed, 0, (size_t)nnodes * sizeof(*o->passed));
@@ -474,6 +553,7 @@ size_t rec_online_sample(struct rec_online *o, const void *rec, bool defer, cons
 	const struct pd_attr *a = attr_of_sample(o, rec);
 	if (!a || !(a->attr.sample_type & PERF_SAMPLE_STACK_USER))
 		return 0;
+	rec_online_sideband_flush(o);    /* the maps as of this pass */
 	struct pd_event ev;
 	if (pd_decode(a, rec, &ev) < 0) {
 		o->stats.malformed++;
@@ -527,6 +607,11 @@ struct rec_online *rec_online_new(const struct rec_session *s, bool unwind)
 	return o;
 }
 
+const struct sym_maps *rec_online_maps_at(struct rec_online *o, u32 pid, u64 time)
+{
+	return maps_at(o, pid, time);
+}
+
 const struct rec_online_stats *rec_online_stats(const struct rec_online *o)
 {
 	return &o->stats;
@@ -548,6 +633,8 @@ void rec_online_free(struct rec_online *o)
 	for (size_t i = 0; i < o->retired.n; i++)
 		sym_maps_free(o->retired.v[i].maps);
 	VEC_FREE(&o->retired);
+	VEC_FREE(&o->pending);
+	VEC_FREE(&o->pending_bytes);
 	for (size_t i = 0; i < o->all_files.n; i++)
 		file_free(o, o->all_files.v[i]);
 	VEC_FREE(&o->all_files);

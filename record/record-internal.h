@@ -22,10 +22,18 @@
 /* -g unwinds while recording, so the copy never reaches the file: it is
  * bigger, for deep interpreter stacks (each Python call made through C
  * takes 500 to 700 bytes of the C stack: a chain 30 deep needs 32 KB,
- * 10 deep 8 KB).  Each doubling from 8 KB cost a thread spinning under
- * -F 4999 about one point of throughput more (59.5k, 58.7k, 57.3k units/s
- * at 8, 16 and 32 KB against 69k unrecorded), a fifth of that at -F 999. */
-#define REC_ONLINE_STACK 16384
+ * 10 deep 8 KB; python3's start-up imports go deeper than 16 KB, and 0.7%
+ * of a 2 s script's samples ended in a 16 KB copy, none in 32 KB).  The
+ * kernel copies only up to the end of the stack's mapping, so a shallow
+ * stack costs no more; each doubling from 8 KB cost a thread spinning
+ * under -F 4999 about one point of throughput more (59.5k, 58.7k, 57.3k
+ * units/s at 8, 16 and 32 KB against 69k unrecorded), a fifth of that at
+ * -F 999. */
+#define REC_ONLINE_STACK 32768
+/* ... but tracepoints come at the kernel's rate, not a frequency asked for
+ * (a hundred thousand context switches a second), and each copy reserves
+ * its full size in the ring: they keep 16 KB. */
+#define REC_ONLINE_TRACEPOINT_STACK 16384
 /* Registers perf samples for DWARF unwinding on x86_64: all of the user
  * register set except the segment registers DS, ES, FS and GS. */
 #define REC_X86_64_REGS_USER 0xff0fffULL
@@ -349,8 +357,12 @@ struct rec_online *rec_online_new(const struct rec_session *s, bool unwind);
 void rec_online_free(struct rec_online *o);
 void rec_online_add_map(struct rec_online *o, const struct rec_online_map *m);
 /* A side-band record drained (whole, contiguous): MMAP2, FORK, COMM
- * (exec) and EXIT update the maps, others are ignored. */
+ * (exec) and EXIT update the maps, others are ignored.  They are kept
+ * until rec_online_sideband_flush, at the end of the pass's side-band
+ * reading, and applied in time order across the rings (the first sample
+ * or the pass's end applies them too). */
 void rec_online_sideband(struct rec_online *o, const void *rec);
+void rec_online_sideband_flush(struct rec_online *o);
 /* The end of a drain pass of node (of nnodes): lets go of the maps of
  * processes gone long enough before it, and of the files no maps name. */
 void rec_online_pass_end(struct rec_online *o, int node, int nnodes);
@@ -360,6 +372,9 @@ void rec_online_pass_end(struct rec_online *o, int node, int nnodes);
  * until the next call), or 0 when rec is to be written as it is. */
 size_t rec_online_sample(struct rec_online *o, const void *rec, bool defer, const void **out);
 const struct rec_online_stats *rec_online_stats(const struct rec_online *o);
+/* The maps a sample of pid taken at time would be unwound with (NULL:
+ * none), for tests. */
+const struct sym_maps *rec_online_maps_at(struct rec_online *o, u32 pid, u64 time);
 
 /* machine.c */
 int rec_write_machine_features(struct rec_session *s);

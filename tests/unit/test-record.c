@@ -346,6 +346,180 @@ static void test_online_release(void)
 	VEC_FREE(&ev.ids);
 }
 
+/* An MMAP2 record of m (pid's, at m->time) into buf; its size. */
+static size_t ol_mmap2(u64 *buf, const struct rec_online_map *m)
+{
+	size_t name = (strlen(m->path) + 8) & ~(size_t)7;
+	u64 *p = buf + 1;
+	*p++ = (u64)m->pid << 32 | m->pid;
+	*p++ = m->start;
+	*p++ = m->len;
+	*p++ = m->pgoff;
+	*p++ = (u64)m->min << 32 | m->maj;
+	*p++ = m->ino;
+	*p++ = 0;                            /* inode generation */
+	*p++ = m->prot;                      /* prot, flags 0 */
+	memset(p, 0, name);
+	memcpy(p, m->path, strlen(m->path));
+	p += name / 8;
+	*p++ = (u64)m->pid << 32 | m->pid;
+	*p++ = m->time;
+	*p++ = OL_ID;
+	struct perf_event_header h = { PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER,
+				       (u16)((u8 *)p - (u8 *)buf) };
+	memcpy(buf, &h, sizeof(h));
+	return h.size;
+}
+
+/* A COMM record of an exec by pid at time into buf. */
+static size_t ol_exec(u64 *buf, u32 pid, u64 time)
+{
+	u64 *p = buf + 1;
+	*p++ = (u64)pid << 32 | pid;
+	memset(p, 0, 16);
+	memcpy(p, "prog", 4);
+	p += 2;
+	*p++ = (u64)pid << 32 | pid;
+	*p++ = time;
+	*p++ = OL_ID;
+	struct perf_event_header h = { PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC,
+				       (u16)((u8 *)p - (u8 *)buf) };
+	memcpy(buf, &h, sizeof(h));
+	return h.size;
+}
+
+/* Whether pid's maps for a sample at time hold a mapping at addr. */
+static bool ol_mapped(struct rec_online *o, u32 pid, u64 time, u64 addr)
+{
+	const struct sym_maps *m = rec_online_maps_at(o, pid, time);
+	return m && sym_maps_find((struct sym_maps *)m, addr) != NULL;
+}
+
+static struct rec_online *ol_new(struct rec_evsel *ev)
+{
+	*ev = (struct rec_evsel){ .attr = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(ev->attr),
+		.sample_type = OL_TYPE, .sample_regs_user = OL_REGS, .sample_stack_user = 64,
+		.sample_id_all = 1 } };
+	VEC_PUSH(&ev->ids, OL_ID);
+	struct rec_session s = { .evsels = ev, .nevsels = 1 };
+	return rec_online_new(&s, true);
+}
+
+/* A pass reads one ring after another: a child's FORK read before its
+ * parent's mmaps, which came first, still gives the child the parent's
+ * maps once the pass's side-band records are applied in time order. */
+static void test_online_sideband_order(void)
+{
+	struct rec_evsel ev;
+	struct rec_online *o = ol_new(&ev);
+	char path[4096];
+	struct rec_online_map text;
+	CHECK(o != NULL, "no online unwinder: %s", err_msg());
+	if (!o || !ol_own_text(&text, path, sizeof(path))) {
+		rec_online_free(o);
+		VEC_FREE(&ev.ids);
+		return;
+	}
+	u32 parent = text.pid, child = parent + 1;
+	u64 buf[600];
+	ol_task(buf, PERF_RECORD_FORK, child, parent, 20);   /* one ring ... */
+	rec_online_sideband(o, buf);
+	text.time = 10;                                      /* ... the next */
+	ol_mmap2(buf, &text);
+	rec_online_sideband(o, buf);
+	rec_online_sideband_flush(o);
+	CHECK(ol_mapped(o, parent, 30, text.start), "the parent's text is not mapped");
+	CHECK(ol_mapped(o, child, 30, text.start),
+	      "the child forked after its parent's mmap has no copy of it");
+	rec_online_free(o);
+	VEC_FREE(&ev.ids);
+}
+
+/* A pid that execs twice within one pass: a sample from each image finds
+ * that image's maps, not the last one's nor the one before it. */
+static void test_online_exec_chain(void)
+{
+	struct rec_evsel ev;
+	struct rec_online *o = ol_new(&ev);
+	char path[4096];
+	struct rec_online_map text;
+	CHECK(o != NULL, "no online unwinder: %s", err_msg());
+	if (!o || !ol_own_text(&text, path, sizeof(path))) {
+		rec_online_free(o);
+		VEC_FREE(&ev.ids);
+		return;
+	}
+	u32 pid = text.pid;
+	u64 buf[600];
+	struct rec_online_map second = { pid, 0x100000, 0x1000, 0, 0, 0, PROT_READ | PROT_EXEC,
+					 1, "/nonexistent/second", 21 };
+	struct rec_online_map third = second;
+	third.start = 0x200000;
+	third.path = "/nonexistent/third";
+	third.time = 31;
+	text.time = 10;
+	ol_mmap2(buf, &text);
+	rec_online_sideband(o, buf);
+	ol_exec(buf, pid, 20);
+	rec_online_sideband(o, buf);
+	ol_mmap2(buf, &second);
+	rec_online_sideband(o, buf);
+	ol_exec(buf, pid, 30);
+	rec_online_sideband(o, buf);
+	ol_mmap2(buf, &third);
+	rec_online_sideband(o, buf);
+	rec_online_sideband_flush(o);
+	CHECK(ol_mapped(o, pid, 15, text.start) && !ol_mapped(o, pid, 15, second.start),
+	      "a sample of the first image does not find its maps");
+	CHECK(ol_mapped(o, pid, 25, second.start) && !ol_mapped(o, pid, 25, text.start),
+	      "a sample of the second image does not find its maps");
+	CHECK(ol_mapped(o, pid, 35, third.start) && !ol_mapped(o, pid, 35, second.start),
+	      "a sample of the last image does not find its maps");
+	rec_online_free(o);
+	VEC_FREE(&ev.ids);
+}
+
+/* Beside the code, a file's segments mapped after it (.eh_frame's, read
+ * through memory by libunwind) are kept; one mapped before it, and a data
+ * file, are not. */
+static void test_online_segments(void)
+{
+	struct rec_evsel ev;
+	struct rec_online *o = ol_new(&ev);
+	char path[4096];
+	struct rec_online_map text;
+	CHECK(o != NULL, "no online unwinder: %s", err_msg());
+	if (!o || !ol_own_text(&text, path, sizeof(path))) {
+		rec_online_free(o);
+		VEC_FREE(&ev.ids);
+		return;
+	}
+	struct rec_online_map head = text, tables = text, data = text;
+	head.start = text.start - 0x1000;
+	head.len = 0x1000;
+	head.prot = PROT_READ;
+	tables.start = text.start + text.len;
+	tables.len = 0x1000;
+	tables.prot = PROT_READ;
+	data.start = tables.start + 0x100000;
+	data.len = 0x1000;
+	data.prot = PROT_READ;
+	data.ino = text.ino + 1;
+	data.path = "/var/data";
+	rec_online_add_map(o, &head);
+	rec_online_add_map(o, &text);
+	rec_online_add_map(o, &tables);
+	rec_online_add_map(o, &data);
+	CHECK(ol_mapped(o, text.pid, 1, text.start), "the text is not mapped");
+	CHECK(ol_mapped(o, text.pid, 1, tables.start), "the segment after the text is not kept");
+	CHECK(!ol_mapped(o, text.pid, 1, head.start), "the segment before the text is kept");
+	CHECK(!ol_mapped(o, text.pid, 1, data.start), "a data file is kept");
+	CHECK(rec_online_stats(o)->files == 1, "files opened %llu",
+	      (unsigned long long)rec_online_stats(o)->files);
+	rec_online_free(o);
+	VEC_FREE(&ev.ids);
+}
+
 int main(void)
 {
 	RUN(test_tally_walk_counts);
@@ -357,5 +531,8 @@ int main(void)
 	RUN(test_file_build_ids);
 	RUN(test_bids_table);
 	RUN(test_online_release);
+	RUN(test_online_sideband_order);
+	RUN(test_online_exec_chain);
+	RUN(test_online_segments);
 	return test_summary();
 }
