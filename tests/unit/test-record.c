@@ -282,26 +282,44 @@ static bool ol_own_text(struct rec_online_map *m, char *path, size_t cap)
 	return found;
 }
 
+/* An online unwinder for OL_TYPE samples, and this test's own text
+ * mapping; NULL (after a failed check, or none possible) when either
+ * cannot be had.  ol_end frees both. */
+static struct rec_online *ol_start(struct rec_evsel *ev, struct rec_online_map *text,
+				   char *path, size_t cap)
+{
+	*ev = (struct rec_evsel){ .attr = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(ev->attr),
+		.sample_type = OL_TYPE, .sample_regs_user = OL_REGS, .sample_stack_user = 64,
+		.sample_id_all = 1 } };
+	VEC_PUSH(&ev->ids, OL_ID);
+	struct rec_session s = { .evsels = ev, .nevsels = 1 };
+	struct rec_online *o = rec_online_new(&s, true);
+	CHECK(o != NULL, "no online unwinder: %s", err_msg());
+	if (o && ol_own_text(text, path, cap))
+		return o;
+	rec_online_free(o);
+	VEC_FREE(&ev->ids);
+	return NULL;
+}
+
+static void ol_end(struct rec_online *o, struct rec_evsel *ev)
+{
+	rec_online_free(o);
+	VEC_FREE(&ev->ids);
+}
+
 /* An exited process's maps and files go once the drain is a margin past
  * its exit, not before; a sample of it after that finds no maps (counted,
  * no crash: ASan checks no freed memory is read); a pid reused by a new
  * process keeps the new one's maps. */
 static void test_online_release(void)
 {
-	struct rec_evsel ev = { .attr = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(ev.attr),
-		.sample_type = OL_TYPE, .sample_regs_user = OL_REGS, .sample_stack_user = 64,
-		.sample_id_all = 1 } };
-	VEC_PUSH(&ev.ids, OL_ID);
-	struct rec_session s = { .evsels = &ev, .nevsels = 1 };
-	struct rec_online *o = rec_online_new(&s, true);
-	CHECK(o != NULL, "no online unwinder: %s", err_msg());
+	struct rec_evsel ev;
 	char path[4096];
 	struct rec_online_map text;
-	if (!o || !ol_own_text(&text, path, sizeof(path))) {
-		rec_online_free(o);
-		VEC_FREE(&ev.ids);
+	struct rec_online *o = ol_start(&ev, &text, path, sizeof(path));
+	if (!o)
 		return;
-	}
 	u32 pid = text.pid, reused = pid + 1, parent = pid + 2;
 	u64 ip = (u64)(uintptr_t)test_online_release;
 	u64 buf[64];
@@ -342,8 +360,7 @@ static void test_online_release(void)
 	rec_online_sample(o, buf, false, &out);
 	CHECK(st->no_maps == 1, "the reused pid lost its maps (%llu samples without)",
 	      (unsigned long long)st->no_maps);
-	rec_online_free(o);
-	VEC_FREE(&ev.ids);
+	ol_end(o, &ev);
 }
 
 /* An MMAP2 record of m (pid's, at m->time) into buf; its size. */
@@ -395,15 +412,6 @@ static bool ol_mapped(struct rec_online *o, u32 pid, u64 time, u64 addr)
 	return m && sym_maps_find((struct sym_maps *)m, addr) != NULL;
 }
 
-static struct rec_online *ol_new(struct rec_evsel *ev)
-{
-	*ev = (struct rec_evsel){ .attr = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(ev->attr),
-		.sample_type = OL_TYPE, .sample_regs_user = OL_REGS, .sample_stack_user = 64,
-		.sample_id_all = 1 } };
-	VEC_PUSH(&ev->ids, OL_ID);
-	struct rec_session s = { .evsels = ev, .nevsels = 1 };
-	return rec_online_new(&s, true);
-}
 
 /* A pass reads one ring after another: a child's FORK read before its
  * parent's mmaps, which came first, still gives the child the parent's
@@ -411,15 +419,11 @@ static struct rec_online *ol_new(struct rec_evsel *ev)
 static void test_online_sideband_order(void)
 {
 	struct rec_evsel ev;
-	struct rec_online *o = ol_new(&ev);
 	char path[4096];
 	struct rec_online_map text;
-	CHECK(o != NULL, "no online unwinder: %s", err_msg());
-	if (!o || !ol_own_text(&text, path, sizeof(path))) {
-		rec_online_free(o);
-		VEC_FREE(&ev.ids);
+	struct rec_online *o = ol_start(&ev, &text, path, sizeof(path));
+	if (!o)
 		return;
-	}
 	u32 parent = text.pid, child = parent + 1;
 	u64 buf[600];
 	ol_task(buf, PERF_RECORD_FORK, child, parent, 20);   /* one ring ... */
@@ -431,8 +435,7 @@ static void test_online_sideband_order(void)
 	CHECK(ol_mapped(o, parent, 30, text.start), "the parent's text is not mapped");
 	CHECK(ol_mapped(o, child, 30, text.start),
 	      "the child forked after its parent's mmap has no copy of it");
-	rec_online_free(o);
-	VEC_FREE(&ev.ids);
+	ol_end(o, &ev);
 }
 
 /* A pid that execs twice within one pass: a sample from each image finds
@@ -440,15 +443,11 @@ static void test_online_sideband_order(void)
 static void test_online_exec_chain(void)
 {
 	struct rec_evsel ev;
-	struct rec_online *o = ol_new(&ev);
 	char path[4096];
 	struct rec_online_map text;
-	CHECK(o != NULL, "no online unwinder: %s", err_msg());
-	if (!o || !ol_own_text(&text, path, sizeof(path))) {
-		rec_online_free(o);
-		VEC_FREE(&ev.ids);
+	struct rec_online *o = ol_start(&ev, &text, path, sizeof(path));
+	if (!o)
 		return;
-	}
 	u32 pid = text.pid;
 	u64 buf[600];
 	struct rec_online_map second = { pid, 0x100000, 0x1000, 0, 0, 0, PROT_READ | PROT_EXEC,
@@ -475,8 +474,7 @@ static void test_online_exec_chain(void)
 	      "a sample of the second image does not find its maps");
 	CHECK(ol_mapped(o, pid, 35, third.start) && !ol_mapped(o, pid, 35, second.start),
 	      "a sample of the last image does not find its maps");
-	rec_online_free(o);
-	VEC_FREE(&ev.ids);
+	ol_end(o, &ev);
 }
 
 /* Beside the code, a file's segments mapped after it (.eh_frame's, read
@@ -485,15 +483,11 @@ static void test_online_exec_chain(void)
 static void test_online_segments(void)
 {
 	struct rec_evsel ev;
-	struct rec_online *o = ol_new(&ev);
 	char path[4096];
 	struct rec_online_map text;
-	CHECK(o != NULL, "no online unwinder: %s", err_msg());
-	if (!o || !ol_own_text(&text, path, sizeof(path))) {
-		rec_online_free(o);
-		VEC_FREE(&ev.ids);
+	struct rec_online *o = ol_start(&ev, &text, path, sizeof(path));
+	if (!o)
 		return;
-	}
 	struct rec_online_map head = text, tables = text, data = text;
 	head.start = text.start - 0x1000;
 	head.len = 0x1000;
@@ -516,8 +510,7 @@ static void test_online_segments(void)
 	CHECK(!ol_mapped(o, text.pid, 1, data.start), "a data file is kept");
 	CHECK(rec_online_stats(o)->files == 1, "files opened %llu",
 	      (unsigned long long)rec_online_stats(o)->files);
-	rec_online_free(o);
-	VEC_FREE(&ev.ids);
+	ol_end(o, &ev);
 }
 
 int main(void)
