@@ -211,9 +211,11 @@ static const struct opt options[] = {
 	  "recording (--call-graph auto)"),
 	OPT(OPT_CALL_GRAPH, 0, "call-graph", OPT_ARG, "MODE",
 	  "auto[,BYTES] (-g; BYTES of user stack copied for\n"
-	  "unwinding, default 32768, 16384 for tracepoints),\n"
-	  "fp (frame pointers), or dwarf[,BYTES] (stack copies\n"
-	  "kept for the report, default 8192)"),
+	  "unwinding, default 32768 where a ring holds 100 ms of\n"
+	  "them, up to -F 1280 with -m's default, else 16384, and\n"
+	  "16384 for tracepoints), fp (frame pointers), or\n"
+	  "dwarf[,BYTES] (stack copies kept for the report,\n"
+	  "default 8192)"),
 	OPT('a', 'a', "all-cpus", OPT_NO_ARG, NULL, "system-wide, on every CPU"),
 	OPT('C', 'C', "cpu", OPT_ARG, "LIST", "only these CPUs (0-3,6)"),
 	OPT('p', 'p', "pid", OPT_ARG, "PIDS", "these processes, all threads, new ones too"),

@@ -179,6 +179,17 @@ static bool snapshot(const struct rec_session *s, int ei)
 	return i >= s->o->snap_first && i - s->o->snap_first < s->o->snap_n;
 }
 
+/* -g's copy: deep where the ring holds REC_ONLINE_RING_MS of deep copies
+ * at the event's frequency, else smaller (REC_ONLINE_FAST_STACK). */
+static u32 online_stack_bytes(const struct rec_session *s, const struct rec_evsel *e)
+{
+	if (!e->attr.freq || !e->attr.sample_freq || is_tracepoint(e))
+		return REC_ONLINE_FAST_STACK;
+	u64 ring = (u64)s->o->mmap_pages * (u64)sysconf(_SC_PAGESIZE);
+	u64 held_ms = ring * 1000 / ((u64)e->attr.sample_freq * REC_ONLINE_STACK);
+	return held_ms >= REC_ONLINE_RING_MS ? REC_ONLINE_STACK : REC_ONLINE_FAST_STACK;
+}
+
 static void config_sample_type(struct rec_session *s, int ei)
 {
 	struct rec_evsel *e = &s->evsels[ei];
@@ -206,7 +217,7 @@ static void config_sample_type(struct rec_session *s, int ei)
 		a->sample_regs_user = REC_X86_64_REGS_USER;
 		a->sample_stack_user = s->o->stack_bytes ? s->o->stack_bytes
 			: s->o->callgraph != REC_CG_ONLINE ? REC_DEFAULT_STACK
-			: is_tracepoint(e) ? REC_ONLINE_TRACEPOINT_STACK : REC_ONLINE_STACK;
+			: online_stack_bytes(s, e);
 		a->exclude_callchain_user = 1;
 	} else if (s->o->callgraph == REC_CG_FP && !s->o->no_leaf_fix &&
 		   (!is_tracepoint(e) || s->o->off_cpu)) {

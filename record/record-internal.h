@@ -30,10 +30,16 @@
  * units/s at 8, 16 and 32 KB against 69k unrecorded), a fifth of that at
  * -F 999. */
 #define REC_ONLINE_STACK 32768
-/* ... but tracepoints come at the kernel's rate, not a frequency asked for
- * (a hundred thousand context switches a second), and each copy reserves
- * its full size in the ring: they keep 16 KB. */
-#define REC_ONLINE_TRACEPOINT_STACK 16384
+/* ... but each copy reserves its full size in the ring, and a 4 MiB ring
+ * of 32 KB copies at -F 4999 is full in 25 ms: a drain held up that long
+ * on a busy machine lost 1728 of 18022 samples.  So the copy is 32 KB only
+ * where the ring holds REC_ONLINE_RING_MS of them at the asked frequency
+ * (-F 1280 and below with record's 4 MiB rings, -F 320 with a live view's
+ * 1 MiB), and 16 KB otherwise, for -c periods (no rate known) and for
+ * tracepoints (the kernel's rate: context switches by the hundred
+ * thousand a second). */
+#define REC_ONLINE_FAST_STACK 16384
+#define REC_ONLINE_RING_MS 100
 /* Registers perf samples for DWARF unwinding on x86_64: all of the user
  * register set except the segment registers DS, ES, FS and GS. */
 #define REC_X86_64_REGS_USER 0xff0fffULL

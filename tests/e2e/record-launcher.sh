@@ -12,6 +12,11 @@
 # and 99% of python3's must reach the program's start.  Before the
 # recorder applied each pass's side-band records in time order and kept
 # every replaced image's maps, the launcher's share was 61% to 92% here.
+# Also deep stacks: python3 recursing 30 levels through a C builtin (each
+# level a C frame of its own, some 700 bytes) sits about 20 KB deep, past
+# a 16 KB copy (4% of its samples reached Py_BytesMain with 16 KB), and
+# -g copies 32 KB at -F 999 (16 KB above -F 1280 with the default rings:
+# perf evlist says which).
 # parallel-safe: records only its own processes and checks shares of its own samples (tests/run.sh)
 set -u
 . "$(dirname "$0")/../e2e-lib.sh"
@@ -49,7 +54,7 @@ share() {
 		END { print r + 0, t + 0 }' "$TMP/l.folded"
 }
 
-check() {   # NAME GROUP PERCENT MIN_SAMPLES
+reach_check() {   # NAME GROUP PERCENT MIN_SAMPLES
 	local r t
 	read -r r t < <(share "$2")
 	if [ "$t" -ge "$4" ] && [ $((r * 100)) -ge $((t * $3)) ]; then
@@ -58,5 +63,35 @@ check() {   # NAME GROUP PERCENT MIN_SAMPLES
 		fail "$1" "$r of $t $2 samples reach the program's start (want $3% of at least $4)"
 	fi
 }
-check launcher-reach-start launcher 97 100
-check launched-python-reach-start python3 99 1000
+reach_check launcher-reach-start launcher 97 100
+reach_check launched-python-reach-start python3 99 300
+
+# ---- a deep stack ------------------------------------------------------------
+if ! "$EMBER" record -g -F 999 -o "$TMP/d.data" -- "$PY" -c '
+import time
+def f(n):
+    if n:
+        return list(map(f, [n - 1]))[0]
+    end, s = time.time() + 1, 0
+    while time.time() < end:
+        s += 1
+    return s
+f(30)' >"$TMP/d.out" 2>"$TMP/d.err"; then
+	fail deep-python-stack "$(head -c 300 "$TMP/d.err")"; exit 0
+fi
+read -r r t < <("$EMBER" collapse -i "$TMP/d.data" 2>/dev/null |
+	awk '{ n = $NF; t += n; if ($0 ~ /(^|;)Py_BytesMain;/) r += n } END { print r + 0, t + 0 }')
+if [ "$t" -ge 300 ] && [ $((r * 100)) -ge $((t * 95)) ]; then
+	pass "deep-python-stack ($r of $t samples 30 calls deep reach Py_BytesMain)"
+else
+	fail deep-python-stack "$r of $t samples 30 calls deep reach Py_BytesMain (want 95% of at least 300)"
+fi
+if have_perf; then
+	"$EMBER" record -g -F 4999 -o "$TMP/f.data" -- true >/dev/null 2>&1
+	deep=$(perf evlist -v -i "$TMP/d.data" 2>/dev/null | grep -o 'sample_stack_user: [0-9]*')
+	fast=$(perf evlist -v -i "$TMP/f.data" 2>/dev/null | grep -o 'sample_stack_user: [0-9]*')
+	check "stack-copy-by-rate (-F 999: $deep, -F 4999: $fast)" \
+		test "$deep" = "sample_stack_user: 32768" -a "$fast" = "sample_stack_user: 16384"
+else
+	skip stack-copy-by-rate "perf is not installed (perf evlist reads the attrs)"
+fi
