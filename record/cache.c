@@ -53,7 +53,7 @@ static void cache_files(struct rec_session *s, const char *root)
 
 void rec_cache_fill(struct rec_session *s)
 {
-	if (s->o->no_buildid_cache)
+	if (s->no_cache)
 		return;
 	char *root = sym_cache_root();
 	if (!root) {

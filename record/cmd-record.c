@@ -264,7 +264,8 @@ static const struct opt options[] = {
 	OPT('N', 'N', "no-buildid-cache", OPT_NO_ARG, NULL,
 	  "leave the build-id cache alone: by default this\n"
 	  "kernel's kallsyms and the mapped files go into\n"
-	  "~/.debug, for reporting elsewhere or later"),
+	  "~/.debug, for reporting elsewhere or later (not\n"
+	  "with -o /dev/null or another character device)"),
 	OPT('q', 'q', "quiet", OPT_NO_ARG, NULL, "no summary line"),
 	OPT_END,
 };

@@ -211,6 +211,7 @@ struct rec_evsel {
 
 struct rec_session {
 	const struct rec_opts *o;
+	bool no_cache;             /* -N, or an output thrown away (/dev/null) */
 	struct rec_evsel *evsels;
 	int nevsels;
 	int *cpus, ncpus;          /* where events open and rings live */

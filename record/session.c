@@ -11,6 +11,16 @@
 
 #include "record/record-internal.h"
 
+
+/* A recording written to a character device (-o /dev/null: a live view
+ * or a push that keeps nothing) has no reader to find its binaries
+ * later: its files are not copied into the build-id cache, as with -N,
+ * nor held open until the end for it. */
+static bool output_discarded(const char *path)
+{
+	struct stat st;
+	return path && strcmp(path, "-") && stat(path, &st) == 0 && S_ISCHR(st.st_mode);
+}
 struct rec_session *rec_session_new(const struct rec_opts *o,
 				    volatile sig_atomic_t *stop,
 				    const sigset_t *poll_mask)
@@ -26,7 +36,8 @@ struct rec_session *rec_session_new(const struct rec_opts *o,
 	rec_bids_init(&s->bids);
 	if (o->tool_note[0])
 		rec_note(s, "%s", o->tool_note);
-	s->bids.read_now = o->no_buildid_cache;
+	s->no_cache = o->no_buildid_cache || output_discarded(o->output);
+	s->bids.read_now = s->no_cache;
 	s->bids.kernel_only = o->live && !o->output;
 	return s;
 }

@@ -12,9 +12,11 @@
 # 6 s (fewer than a quarter of the copies run in between), the RSS at the
 # end within 20% of its peak over 6..7 s (the first seconds fill the
 # writer's buffer and the unwind tables of the libraries all processes
-# share), and the summary counts the maps let go of.  -N: with no
-# build-id cache to fill, the build-id list reads each file's id when it
-# is first seen and closes it (a cache fill holds up to 1024 for the end).
+# share), and the summary counts the maps let go of.  -o /dev/null: a
+# recording thrown away fills no build-id cache (as -N), so the build-id
+# list reads each file's id when it is first seen and closes it (a cache
+# fill holds up to 1024 for the end: then the fds check fails), and
+# $HOME/.debug is not written.
 . "$(dirname "$0")/../e2e-lib.sh"
 
 need_root || { skip record-online-memory "needs root for system-wide sampling"; exit 0; }
@@ -22,7 +24,8 @@ asan=0
 ldd "$EMBER" 2>/dev/null | grep -q libasan && asan=1
 mkdir "$TMP/bins" || { fail record-online-memory "cannot make $TMP/bins"; exit 0; }
 
-"$EMBER" record -a -g -N -F 99 -o /dev/null -- sleep 12 >"$TMP/out" 2>"$TMP/err" &
+mkdir "$TMP/home"
+HOME=$TMP/home "$EMBER" record -a -g -F 99 -o /dev/null -- sleep 12 >"$TMP/out" 2>"$TMP/err" &
 EM=$!
 "$WORKLOADS/spawn" 12.5 1000000 "$TMP/bins" >"$TMP/spawned" &
 SP=$!
@@ -57,6 +60,8 @@ fi
 check "record -a -g beside $n short-lived copies of /bin/true ($((n / 12))/s): $f11 fds at 11 s, $f6 at 6 s, $between copies run in between; ${released:-no} exited processes' maps let go of, ${closed:-no} files closed (exit $rc)" \
 	awk -v a="$f6" -v b="$f11" -v d="$between" -v r="${released:-0}" -v c="${closed:-0}" -v rc="$rc" \
 	'BEGIN { exit !(b <= a + d / 4 && r >= d / 2 && c >= d / 2 && rc == 0) }'
+check "record -o /dev/null fills no build-id cache ($(find "$TMP/home" -type f | wc -l) files in \$HOME)" \
+	test ! -e "$TMP/home/.debug"
 # AddressSanitizer holds freed memory in its quarantine: the RSS would
 # measure that, not ember.
 if [ "$asan" = 1 ]; then
