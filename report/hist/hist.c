@@ -136,7 +136,7 @@ struct hist {
 	VEC(const char *) line_names; /* interned texts of the srcline key */
 	struct u64map line_ids;    /* interned text -> 1 + line_names index */
 	struct strbuf line_buf;    /* stand_in()'s scratch */
-	VEC(u32) frame_entry_of;   /* per frame of frames: its entry (pass 1) */
+	VEC(u32) frame_entry_of;   /* per frame of cframes: its entry (pass 1) */
 	VEC(u32) frame_fe_of;      /* ... and its frame_entries index */
 	struct u64map child_index; /* (parent, frame_entry) -> node index */
 	u32 next_entry_id;
@@ -799,14 +799,43 @@ static struct stack *settled_stack(struct hist *h, const struct stack *st)
 	}
 }
 
-/* A frame as its place: kernel frames left pending get their names now
- * (kallsyms loaded meanwhile), once per unique stack. */
-static struct cframe settle_frame(struct hist *h, struct hframe *f)
+/* A frame as its place (kernel frames left pending got their names just
+ * before, kallsyms loaded meanwhile, once per unique stack). */
+static struct cframe settle_frame(struct hist *h, const struct hframe *f)
 {
-	resolve_pending(h, f);
 	const struct rp_place *pl = rp_place_of(&h->places, f->dso, f->sym);
 	return (struct cframe){ pl->sym.name ? 0 : f->offset, pl->id, f->kernel,
 				f->inline_scope };
+}
+
+static bool same_hframe(const struct hframe *a, const struct hframe *b)
+{
+	return a->dso == b->dso && a->sym == b->sym && a->kernel == b->kernel &&
+	       a->pending == b->pending && (a->sym || a->offset == b->offset);
+}
+
+/* Frame k of stack st as its place (and line) into cframes (csrcs) at
+ * `to`: copied from the previous stack's frame aligned at the root when
+ * that is the same frame (consecutive stacks mostly share their
+ * callers), else looked up. */
+static void settle_at(struct hist *h, const struct stack *st, u32 k, const struct stack *prev,
+		      size_t prev_at, size_t to)
+{
+	struct hframe *f = &h->frames.v[st->first + k];
+	resolve_pending(h, f);
+	s64 j = (s64)k + (prev ? (s64)prev->nframes - (s64)st->nframes : 0);
+	bool shared = prev && j >= 0 && j < (s64)prev->nframes &&
+		      same_hframe(&h->frames.v[prev->first + (size_t)j], f);
+	h->cframes.v[to] = shared ? h->cframes.v[prev_at + (size_t)j] : settle_frame(h, f);
+	h->cframes.v[to].inline_scope = f->inline_scope;
+	if (!h->by_line)
+		return;
+	const struct hsrc *src = &h->srcs.v[st->first + k];
+	if (shared && same_src(&h->srcs.v[prev->first + (size_t)j], src))
+		h->csrcs.v[to] = h->csrcs.v[prev_at + (size_t)j];
+	else
+		h->csrcs.v[to] = (struct hsrc){ src->line ? intern_line(h, src->line) : NULL,
+						src->addr };
 }
 
 /* The stacks samples came into since the last settle become stacks of
@@ -814,22 +843,20 @@ static struct cframe settle_frame(struct hist *h, struct hframe *f)
  * the files are released.  Stacks keep their order of first sample. */
 static void settle(struct hist *h)
 {
+	const struct stack *prev = NULL;
+	size_t prev_at = 0;            /* where prev's places are in cframes */
 	for (size_t i = 0; i < h->stacks.n; i++) {
 		const struct stack *st = &h->stacks.v[i];
 		VEC_GROW(&h->cframes, h->cframes.n + st->nframes);
-		for (u32 k = 0; k < st->nframes; k++)
-			h->cframes.v[h->cframes.n + k] = settle_frame(h, &h->frames.v[st->first + k]);
-		if (h->by_line) {
+		if (h->by_line)
 			VEC_GROW(&h->csrcs, h->cframes.n + st->nframes);
-			for (u32 k = 0; k < st->nframes; k++) {
-				const struct hsrc *src = &h->srcs.v[st->first + k];
-				h->csrcs.v[h->cframes.n + k] = (struct hsrc){
-					src->line ? intern_line(h, src->line) : NULL, src->addr };
-			}
-		}
+		for (u32 k = 0; k < st->nframes; k++)
+			settle_at(h, st, k, prev, prev_at, h->cframes.n + k);
 		struct stack *c = settled_stack(h, st);
 		c->period += st->period;
 		c->samples += st->samples;
+		prev = st;
+		prev_at = c->first;
 	}
 	h->stacks.n = h->frames.n = h->srcs.n = 0;
 	u64map_free(&h->stack_index);
