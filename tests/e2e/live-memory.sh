@@ -20,8 +20,9 @@
 # live views printed, files released and loaded again or not.  --comm
 # keeps the reports to the spawned processes (files first hit by other
 # work on the machine, a build's compilers, would load their symbols too:
-# released as well once unmapped, but noise in the figures), and offcpu
-# to spawn's own waits: it still resolves every switch-out's stack (one
+# released as well once unmapped, but noise in the figures; the single
+# table, read again later, to this run's own files), and offcpu to
+# spawn's own waits: it still resolves every switch-out's stack (one
 # thread's switch-out is another's switch-in), and drops those its table
 # does not count.
 . "$(dirname "$0")/../e2e-lib.sh"
@@ -34,12 +35,15 @@ if ldd "$EMBER" 2>/dev/null | grep -q libasan; then
 	exit 0
 fi
 # The links: one copy in $TMP, each run under a path of its own named
-# true (its comm, for --comm).
+# lmem$$ (its comm, for --comm: this run's own, as the single table is
+# read again from its file after the run, when another run's links may
+# be gone).
+LINK=lmem$$
 cp "$WORKLOADS/manysyms" "$TMP/manysyms" || { fail live-memory "cannot copy manysyms"; exit 0; }
 
-"$EMBER" report -a --duration 14 --interval 2 -s sym --comm spawn,true >"$TMP/out" 2>"$TMP/err" &
+"$EMBER" report -a --duration 14 --interval 2 -s sym --comm "spawn,true,$LINK" >"$TMP/out" 2>"$TMP/err" &
 EM=$!
-"$EMBER" report -a --duration 14 -s sym --comm spawn,true -o "$TMP/one.data" \
+"$EMBER" report -a --duration 14 -s sym --comm "spawn,$LINK" -o "$TMP/one.data" \
 	>"$TMP/one" 2>"$TMP/one.err" &
 ONE=$!
 "$EMBER" offcpu -a --duration 14 --comm spawn -o "$TMP/oc.data" >"$TMP/oc" 2>"$TMP/oc.err" &
@@ -52,7 +56,7 @@ SP=$!
 	end=$((SECONDS + 13))
 	while [ "$SECONDS" -lt "$end" ]; do
 		i=$((i + 1))
-		mkdir "$TMP/b$i" && ln "$TMP/manysyms" "$TMP/b$i/true" && "$TMP/b$i/true" 0.04
+		mkdir "$TMP/b$i" && ln "$TMP/manysyms" "$TMP/b$i/$LINK" && "$TMP/b$i/$LINK" 0.04
 	done
 	echo "$i" >"$TMP/files"
 ) &
@@ -106,7 +110,7 @@ check "the live report and offcpu threads released" \
 
 # The kept streams give the tables the live views printed.
 grep -v '^# live: ' "$TMP/one" >"$TMP/one.live"
-"$EMBER" report -i "$TMP/one.data" -s sym --comm spawn,true >"$TMP/one.file" 2>/dev/null
+"$EMBER" report -i "$TMP/one.data" -s sym --comm "spawn,$LINK" >"$TMP/one.file" 2>/dev/null
 check "report -i of the single table's stream prints its table ($(grep -c '%' "$TMP/one.live") rows)" \
 	cmp -s "$TMP/one.live" "$TMP/one.file"
 grep -v '^# live: ' "$TMP/oc" >"$TMP/oc.live"
