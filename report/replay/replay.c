@@ -689,7 +689,8 @@ static int release_files(struct replay *rp, struct rp_sink *sink)
 		add_unwind_stats(&rp->unwind_before, unw_dwarf_stats(rp->unw));
 		unw_dwarf_free(rp->unw);
 		rp->unw = NULL;
-	}	return 0;
+	}
+	return 0;
 }
 
 /* Ends every interval that an event at time t lies past (rp_opts.interval_ns). */
