@@ -286,6 +286,8 @@ int cmd_offcpu(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	struct live *live = a.lv.live;
 	bool intervals = a.rp.interval_ns != 0;
+	/* The stacks are kept as places: files no process maps can go. */
+	a.rp.release_files = live != NULL;
 	if (intervals) {
 		a.oc.on_tick = on_tick;
 		a.oc.on_tick_ctx = &a;

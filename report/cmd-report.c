@@ -224,6 +224,8 @@ static int report_table(struct report_args *a, struct replay *rp, struct live *l
 	} else {
 		h = hist_new(&a->hist, rp);
 		sink = hist_sink(h);
+		/* Its stacks settle into places before each release. */
+		rp_set_release_files(rp, live != NULL);
 	}
 	int rc = rp_run(rp, &sink);
 	const struct rp_summary *sum = rp_summary(rp);

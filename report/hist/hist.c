@@ -9,7 +9,8 @@
 /* What an entry is about. Unused keys stay zero.  As in perf, files and
  * symbols compare by name (and symbol start), so two copies of one binary
  * at different paths make one entry; strings are interned so comparing
- * them is comparing pointers. */
+ * them is comparing pointers.  The names are the table's own (its
+ * places'), never the symbols': a live table outlives the files. */
 struct hist_key {
 	const char *comm;
 	u32 pid, tid, cpu;
@@ -20,15 +21,11 @@ struct hist_key {
 	u64 sym_start;
 	u64 addr;                  /* identifies the frame when sym is NULL */
 	bool kernel;
-	/* for display only, not compared: */
-	struct sym_dso *dso;
-	const struct sym *sym;
 };
 
 /* A call-tree node: the frames beyond the entry's, one level each. */
 struct call_node {
-	struct sym_dso *dso;
-	const struct sym *sym;
+	const char *name;          /* its symbol's, or NULL: addr shows */
 	u64 addr;
 	bool kernel;
 	u64 period;
@@ -67,16 +64,17 @@ struct table {
  * remembered, so the entry of a frame is one lookup, not a key built from
  * interned names and looked up each time a stack holds it. */
 struct frame_entry {
-	const struct sym_dso *dso;
-	const struct sym *sym;
+	u32 place;                 /* rp_places id */
 	u64 offset;                /* when there is no symbol */
 	u32 thread_id, table;
 	bool kernel;
 	size_t entry;              /* index into its table's entries */
 };
 
-/* A frame of a unique stack: what the keys and trees read of a resolved
- * frame, in two thirds of its size (stacks hold millions of frames). */
+/* A frame of a stack as samples come: what the keys and trees read of a
+ * resolved frame, in two thirds of its size.  Its pointers are the
+ * symbols', valid until the files are released: settle() then makes
+ * the stacks cframes. */
 struct hframe {
 	struct sym_dso *dso;
 	const struct sym *sym;
@@ -84,18 +82,29 @@ struct hframe {
 	bool kernel, pending, inline_scope;
 };
 
+/* A frame of a settled stack: its place (the table's own record of file
+ * and symbol), so it means the same after the files' release.  Entries
+ * and trees are built from these (stacks hold millions of frames). */
+struct cframe {
+	u64 offset;                /* when the place has no symbol, else 0 */
+	u32 place;
+	bool kernel, inline_scope;
+};
+
 /* What the srcline key reads of a frame, beside frames (same index) and
  * kept only when that key is in use, so other reports pay nothing: the
  * line rp_srcline() gave while the sample's frames were at hand (the
- * symbols' string, one per address), and the file address for frames
- * without one. */
+ * symbols' string, one per address; interned once settled), and the
+ * file address for frames without one. */
 struct hsrc {
 	const char *line;
 	u64 addr;
 };
 
 /* One unique stack of one thread key and event, with its samples: small,
- * as every sample's lookup lands on one. */
+ * as every sample's lookup lands on one.  Samples land on stacks of
+ * hframes (frames, srcs); settle() moves them into stacks of cframes
+ * (cframes, csrcs), one per distinct stack of places. */
 struct stack {
 	u32 thread_id;             /* its thread key: thread_keys[thread_id] */
 	u32 table;
@@ -113,17 +122,22 @@ struct hist {
 	struct hist_key last_key;              /* thread_id's cache */
 	u32 last_thread_id;
 	bool last_key_valid;
-	VEC(struct stack) stacks;
+	VEC(struct stack) stacks;  /* since the last settle(), of frames */
 	VEC(struct hframe) frames;
+	struct u64map stack_index; /* stack hash -> index + 1 (probing) */
 	bool by_line;              /* the srcline key is in use */
 	VEC(struct hsrc) srcs;     /* per frame of frames, when by_line */
+	VEC(struct stack) cstacks; /* settled, of cframes */
+	VEC(struct cframe) cframes;
+	VEC(struct hsrc) csrcs;    /* per frame of cframes, when by_line */
+	struct u64map cstack_index; /* settled stack hash -> index + 1 */
+	struct rp_places places;   /* files and symbols; every interned text */
 	VEC(struct hsrc) sample_srcs;  /* the current sample's */
 	VEC(const char *) line_names; /* interned texts of the srcline key */
 	struct u64map line_ids;    /* interned text -> 1 + line_names index */
 	struct strbuf line_buf;    /* stand_in()'s scratch */
-	VEC(u32) frame_entry_of;   /* per frame of frames: its entry (pass 1) */
+	VEC(u32) frame_entry_of;   /* per frame of cframes: its entry (pass 1) */
 	VEC(u32) frame_fe_of;      /* ... and its frame_entries index */
-	struct u64map stack_index; /* stack hash -> index + 1 (probing) */
 	struct u64map child_index; /* (parent, frame_entry) -> node index */
 	u32 next_entry_id;
 	VEC(struct hist_key) thread_keys;     /* thread_id -> key */
@@ -134,9 +148,8 @@ struct hist {
 	VEC(struct table) tables;  /* one per attr */
 	VEC(struct call_node) nodes;
 	VEC(struct path_memo) memos;  /* one per entry whose tree shows */
-	struct u64map strings;     /* string hash -> interned string */
-	VEC(char *) string_list;
-	struct u64map by_pointer;  /* dso or sym pointer -> interned name */
+	struct u64map by_pointer;  /* a symbols' line string -> interned copy,
+				      until the files are released */
 	u64 sample_seq;
 };
 
@@ -191,33 +204,23 @@ static bool uses(const struct hist *h, enum hist_key_kind k)
 
 static const char *intern(struct hist *h, const char *str)
 {
-	u64 hash = 1469598103934665603ULL;
-	for (const char *p = str; *p; p++)
-		hash = (hash ^ (u8)*p) * 1099511628211ULL;
-	for (;; hash++) {
-		bool created;
-		u64 *slot = u64map_slot(&h->strings, hash, &created);
-		if (created) {
-			char *copy = xstrdup(str);
-			VEC_PUSH(&h->string_list, copy);
-			*slot = (u64)(uintptr_t)copy;
-			return copy;
-		}
-		const char *have = (const char *)(uintptr_t)*slot;
-		if (!strcmp(have, str))
-			return have;
-	}
+	return rp_places_intern(&h->places, str);
 }
 
-/* The interned name of a dso or symbol, hashed once per object: objects
- * live as long as the symbols context, so their addresses are stable. */
-static const char *intern_object(struct hist *h, const void *object, const char *name)
+/* The interned copy of a symbols' line string, hashed once per string:
+ * its address is stable until the files are released (hist_forget). */
+static const char *intern_line(struct hist *h, const char *line)
 {
 	bool created;
-	u64 *slot = u64map_slot(&h->by_pointer, (u64)(uintptr_t)object, &created);
+	u64 *slot = u64map_slot(&h->by_pointer, (u64)(uintptr_t)line, &created);
 	if (created)
-		*slot = (u64)(uintptr_t)intern(h, name);
+		*slot = (u64)(uintptr_t)intern(h, line);
 	return (const char *)(uintptr_t)*slot;
+}
+
+static const struct rp_place *place_at(const struct hist *h, u32 id)
+{
+	return rp_place_at(&h->places, id);
 }
 
 /* The part of a key that comes from the sample's thread and CPU. */
@@ -245,20 +248,17 @@ static struct hist_key thread_key(struct hist *h, const struct rp_sample *s)
 
 /* The key of frame f under a thread part, holding only the keys in use. */
 static struct hist_key make_key(struct hist *h, const struct hist_key *thread,
-				const struct hframe *f)
+				const struct cframe *f)
 {
 	struct hist_key k = *thread;
-	if (uses(h, HK_DSO) || uses(h, HK_SYM)) {
-		k.dso = f->dso;
-		if (f->dso)
-			k.dso_name = intern_object(h, f->dso, sym_dso_short(f->dso));
-	}
+	const struct rp_place *pl = place_at(h, f->place);
+	if (uses(h, HK_DSO) || uses(h, HK_SYM))
+		k.dso_name = pl->file;
 	if (uses(h, HK_SYM)) {
-		k.sym = f->sym;
 		k.kernel = f->kernel;
-		if (f->sym) {
-			k.sym_name = intern_object(h, f->sym, f->sym->name);
-			k.sym_start = f->sym->start;
+		if (pl->sym.name) {
+			k.sym_name = pl->sym.name;
+			k.sym_start = pl->sym.start;
 		} else {
 			k.addr = f->offset;
 		}
@@ -315,10 +315,11 @@ static u64 sort_value(const struct hist *h, const struct entry *e)
 
 /* ---- call trees ----------------------------------------------------------- */
 
-static int node_new(struct hist *h, const struct hframe *f)
+static int node_new(struct hist *h, const struct cframe *f)
 {
+	const char *name = place_at(h, f->place)->sym.name;
 	struct call_node n = {
-		.dso = f->dso, .sym = f->sym, .addr = f->sym ? 0 : f->offset,
+		.name = name, .addr = name ? 0 : f->offset,
 		.kernel = f->kernel, .first_child = -1, .next_sibling = -1,
 	};
 	VEC_PUSH(&h->nodes, n);
@@ -338,7 +339,7 @@ static int *child_list(struct hist *h, struct entry *e, int parent)
  * apart there, and (parent, fe) is an exact key: one probe, no compare.
  * A node can have thousands of children, too many to walk each time. */
 static int node_child(struct hist *h, struct entry *e, int parent, u32 fe,
-		      const struct hframe *f)
+		      const struct cframe *f)
 {
 	/* Node indexes are ints and entry ids stay below 2^31 (an entry
 	 * is far bigger than 1 byte): the two kinds of parent never meet. */
@@ -358,7 +359,7 @@ static int node_child(struct hist *h, struct entry *e, int parent, u32 fe,
 /* Adds the chain frames[from..to) (stepping by dir) under the entry;
  * fes[i] is frame i's frame_entry.  The part the entry's last path shares
  * is walked from the memo: the same frames lead to the same nodes. */
-static void tree_add(struct hist *h, struct entry *e, const struct hframe *frames,
+static void tree_add(struct hist *h, struct entry *e, const struct cframe *frames,
 		     const u32 *fes, int from, int to, int dir, u64 period)
 {
 	struct path_memo *m = e->memo >= 0 ? &h->memos.v[e->memo] : NULL;
@@ -420,19 +421,18 @@ static u32 thread_id(struct hist *h, const struct hist_key *thread)
 }
 
 static bool frame_entry_is(const struct frame_entry *fe, const struct stack *st,
-			   const struct hframe *f)
+			   const struct cframe *f)
 {
-	return fe->thread_id == st->thread_id && fe->table == st->table && fe->dso == f->dso &&
-	       fe->sym == f->sym && fe->kernel == f->kernel && (f->sym || fe->offset == f->offset);
+	return fe->thread_id == st->thread_id && fe->table == st->table &&
+	       fe->place == f->place && fe->kernel == f->kernel && fe->offset == f->offset;
 }
 
 /* The frame_entries index of frame f of stack st (its entry is there). */
 static u32 frame_entry(struct hist *h, struct table *t, const struct stack *st,
-		       const struct hframe *f)
+		       const struct cframe *f)
 {
 	u64 hash = hash_u64(((u64)st->thread_id << 32 | st->table) ^
-			    hash_u64((u64)(uintptr_t)f->sym ^ ((u64)(uintptr_t)f->dso << 4) ^
-				     (f->sym ? 0 : f->offset) ^ f->kernel));
+			    hash_u64((u64)f->place << 1 ^ f->offset ^ ((u64)f->kernel << 63)));
 	for (;; hash++) {
 		bool created;
 		u64 *slot = u64map_slot(&h->frame_index, hash, &created);
@@ -443,7 +443,7 @@ static u32 frame_entry(struct hist *h, struct table *t, const struct stack *st,
 			continue;
 		}
 		struct frame_entry fe = {
-			.dso = f->dso, .sym = f->sym, .offset = f->sym ? 0 : f->offset,
+			.place = f->place, .offset = f->offset,
 			.thread_id = st->thread_id, .table = (u32)st->table, .kernel = f->kernel,
 		};
 		/* By line, the place (which still names tree nodes) has no
@@ -471,21 +471,22 @@ static void resolve_pending(struct hist *h, struct hframe *f)
 
 /* The srcline key's text for a frame without a line: what perf prints
  * when its line lookup fails (rp_put_line_stand_in), interned. */
-static const char *stand_in(struct hist *h, const struct hframe *f, const struct hsrc *src)
+static const char *stand_in(struct hist *h, const struct cframe *f, const struct hsrc *src)
 {
 	struct strbuf *b = &h->line_buf;
+	const struct rp_place *pl = place_at(h, f->place);
 	sb_reset(b);
-	rp_put_line_stand_in(b, f->sym, f->dso, f->kernel, src->addr);
+	rp_put_line_stand_in_file(b, pl->sym.name ? &pl->sym : NULL, pl->file, f->kernel,
+				  src->addr);
 	return intern(h, b->s);
 }
 
-/* The srcline key of a frame: a small number for its text (its line, once
- * per line string of the symbols, which hold one per address; else its
- * stand-in), so keys stay the size they were without it. */
-static u32 line_id(struct hist *h, const struct hframe *f, const struct hsrc *src)
+/* The srcline key of a frame: a small number for its text (its line,
+ * interned as stacks settled; else its stand-in), so keys stay the size
+ * they were without it. */
+static u32 line_id(struct hist *h, const struct cframe *f, const struct hsrc *src)
 {
-	const char *text = src->line ? intern_object(h, src->line, src->line)
-				     : stand_in(h, f, src);
+	const char *text = src->line ? src->line : stand_in(h, f, src);
 	bool created;
 	u64 *slot = u64map_slot(&h->line_ids, (u64)(uintptr_t)text, &created);
 	if (created) {
@@ -497,7 +498,7 @@ static u32 line_id(struct hist *h, const struct hframe *f, const struct hsrc *sr
 
 /* The entry of frame f of stack st by its keys and its line. */
 static u32 line_entry(struct hist *h, struct table *t, const struct stack *st,
-		      const struct hframe *f, const struct hsrc *src)
+		      const struct cframe *f, const struct hsrc *src)
 {
 	struct hist_key k = make_key(h, &h->thread_keys.v[st->thread_id], f);
 	k.line = line_id(h, f, src);
@@ -511,16 +512,15 @@ static bool same_src(const struct hsrc *a, const struct hsrc *b)
 
 /* Whether two frames land on one frame_entry (under one thread key and
  * event): frame_entry_is() for two frames. */
-static bool same_place(const struct hframe *a, const struct hframe *b)
+static bool same_place(const struct cframe *a, const struct cframe *b)
 {
-	return a->dso == b->dso && a->sym == b->sym && a->kernel == b->kernel &&
-	       (b->sym || a->offset == b->offset);
+	return a->place == b->place && a->kernel == b->kernel && a->offset == b->offset;
 }
 
 /* The frame that has the self time: the sampled function's, as perf
  * counts it, not that of a function inlined into it (those get children
  * time only). */
-static int self_frame(const struct hframe *frames, int n)
+static int self_frame(const struct cframe *frames, int n)
 {
 	int self = 0;
 	while (self < n - 1 && frames[self].inline_scope)
@@ -528,16 +528,14 @@ static int self_frame(const struct hframe *frames, int n)
 	return self;
 }
 
-/* Pass 1 over one unique stack (all its samples at once): the entry of
- * each frame (kept for pass 2), self and children periods, every distinct
- * entry along the chain counted once.  Kernel frames were left unresolved
- * while samples streamed in (kallsyms loaded meanwhile): they get their
- * names here, once per unique stack. */
+/* Pass 1 over one unique settled stack (all its samples at once): the
+ * entry of each frame (kept for pass 2), self and children periods, every
+ * distinct entry along the chain counted once. */
 static void sum_stack(struct hist *h, const struct stack *st, const struct stack *prev)
 {
 	struct table *t = table_at(h, st->table);
 	int n = (int)st->nframes;
-	struct hframe *frames = h->frames.v + st->first;
+	const struct cframe *frames = h->cframes.v + st->first;
 	u32 *entries = h->frame_entry_of.v + st->first;
 	u32 *fes = h->frame_fe_of.v + st->first;
 	/* The previous stack, aligned at the root, often shares frames with
@@ -548,18 +546,17 @@ static void sum_stack(struct hist *h, const struct stack *st, const struct stack
 	else
 		prev = NULL;
 	for (int i = 0; i < n; i++) {
-		resolve_pending(h, &frames[i]);
 		int k = i + shift;
 		bool shared = prev && k >= 0 && k < (int)prev->nframes &&
-			      same_place(&h->frames.v[prev->first + (size_t)k], &frames[i]);
+			      same_place(&h->cframes.v[prev->first + (size_t)k], &frames[i]);
 		size_t at = shared ? prev->first + (size_t)k : 0;   /* prev's frame */
 		fes[i] = shared ? h->frame_fe_of.v[at] : frame_entry(h, t, st, &frames[i]);
 		if (!h->by_line)
 			entries[i] = (u32)h->frame_entries.v[fes[i]].entry;
-		else if (shared && same_src(&h->srcs.v[at], &h->srcs.v[st->first + (size_t)i]))
+		else if (shared && same_src(&h->csrcs.v[at], &h->csrcs.v[st->first + (size_t)i]))
 			entries[i] = h->frame_entry_of.v[at];
 		else
-			entries[i] = line_entry(h, t, st, &frames[i], &h->srcs.v[st->first + (size_t)i]);
+			entries[i] = line_entry(h, t, st, &frames[i], &h->csrcs.v[st->first + (size_t)i]);
 	}
 	t->used = true;
 	t->total += st->period;
@@ -585,7 +582,7 @@ static void tree_stack(struct hist *h, const struct stack *st)
 {
 	struct table *t = table_at(h, st->table);
 	int n = (int)st->nframes;
-	const struct hframe *frames = h->frames.v + st->first;
+	const struct cframe *frames = h->cframes.v + st->first;
 	const u32 *entries = h->frame_entry_of.v + st->first;
 	const u32 *fes = h->frame_fe_of.v + st->first;
 	if (!h->o.children) {
@@ -752,24 +749,154 @@ static void choose_trees(struct hist *h)
 	}
 }
 
+/* ---- settling: stacks of places ------------------------------------------ */
+
+static u64 cframe_hash(u64 x, const struct cframe *f)
+{
+	return hash_u64(x ^ ((u64)f->place << 1) ^ f->offset ^ ((u64)f->kernel << 63));
+}
+
+static bool same_cstack(const struct hist *h, const struct stack *a, const struct stack *b,
+			const struct cframe *frames, const struct hsrc *srcs)
+{
+	if (a->thread_id != b->thread_id || a->table != b->table || a->nframes != b->nframes)
+		return false;
+	for (u32 i = 0; i < a->nframes; i++)
+		if (!same_place(&h->cframes.v[a->first + i], &frames[i]))
+			return false;
+	return !srcs || same_srcs(h->csrcs.v + a->first, srcs, (int)a->nframes);
+}
+
+/* The settled stack of these frames (at the end of cframes, csrcs, not
+ * yet counted there): an earlier one of the same places takes them,
+ * else they become a new one. */
+static struct stack *settled_stack(struct hist *h, const struct stack *st)
+{
+	const struct cframe *frames = h->cframes.v + h->cframes.n;
+	const struct hsrc *srcs = h->by_line ? h->csrcs.v + h->cframes.n : NULL;
+	u64 hash = hash_u64((u64)st->thread_id << 32 ^ ((u64)st->table << 40) ^ st->nframes);
+	for (u32 i = 0; i < st->nframes; i++)
+		hash = cframe_hash(hash, &frames[i]);
+	for (u32 i = 0; srcs && i < st->nframes; i++)
+		hash = hash_u64(hash ^ srcs[i].addr ^ (u64)(uintptr_t)srcs[i].line);
+	for (;; hash++) {
+		bool created;
+		u64 *slot = u64map_slot(&h->cstack_index, hash, &created);
+		if (!created) {
+			struct stack *have = &h->cstacks.v[*slot - 1];
+			if (same_cstack(h, have, st, frames, srcs))
+				return have;
+			continue;
+		}
+		struct stack c = { .thread_id = st->thread_id, .table = st->table,
+				   .nframes = st->nframes, .first = h->cframes.n };
+		h->cframes.n += st->nframes;
+		if (srcs)
+			h->csrcs.n = h->cframes.n;
+		VEC_PUSH(&h->cstacks, c);
+		*slot = h->cstacks.n;
+		return &h->cstacks.v[h->cstacks.n - 1];
+	}
+}
+
+/* A frame as its place (kernel frames left pending got their names just
+ * before, kallsyms loaded meanwhile, once per unique stack). */
+static struct cframe settle_frame(struct hist *h, const struct hframe *f)
+{
+	const struct rp_place *pl = rp_place_of(&h->places, f->dso, f->sym);
+	return (struct cframe){ pl->sym.name ? 0 : f->offset, pl->id, f->kernel,
+				f->inline_scope };
+}
+
+static bool same_hframe(const struct hframe *a, const struct hframe *b)
+{
+	return a->dso == b->dso && a->sym == b->sym && a->kernel == b->kernel &&
+	       a->pending == b->pending && (a->sym || a->offset == b->offset);
+}
+
+/* Frame k of stack st as its place (and line) into cframes (csrcs) at
+ * `to`: copied from the previous stack's frame aligned at the root when
+ * that is the same frame (consecutive stacks mostly share their
+ * callers), else looked up. */
+static void settle_at(struct hist *h, const struct stack *st, u32 k, const struct stack *prev,
+		      size_t prev_at, size_t to)
+{
+	struct hframe *f = &h->frames.v[st->first + k];
+	resolve_pending(h, f);
+	s64 j = (s64)k + (prev ? (s64)prev->nframes - (s64)st->nframes : 0);
+	bool shared = prev && j >= 0 && j < (s64)prev->nframes &&
+		      same_hframe(&h->frames.v[prev->first + (size_t)j], f);
+	h->cframes.v[to] = shared ? h->cframes.v[prev_at + (size_t)j] : settle_frame(h, f);
+	h->cframes.v[to].inline_scope = f->inline_scope;
+	if (!h->by_line)
+		return;
+	const struct hsrc *src = &h->srcs.v[st->first + k];
+	if (shared && same_src(&h->srcs.v[prev->first + (size_t)j], src))
+		h->csrcs.v[to] = h->csrcs.v[prev_at + (size_t)j];
+	else
+		h->csrcs.v[to] = (struct hsrc){ src->line ? intern_line(h, src->line) : NULL,
+						src->addr };
+}
+
+/* The stacks samples came into since the last settle become stacks of
+ * places, which hold no pointer of the symbols: at the end, and before
+ * the files are released.  Stacks keep their order of first sample. */
+static void settle(struct hist *h)
+{
+	const struct stack *prev = NULL;
+	size_t prev_at = 0;            /* where prev's places are in cframes */
+	for (size_t i = 0; i < h->stacks.n; i++) {
+		const struct stack *st = &h->stacks.v[i];
+		VEC_GROW(&h->cframes, h->cframes.n + st->nframes);
+		if (h->by_line)
+			VEC_GROW(&h->csrcs, h->cframes.n + st->nframes);
+		for (u32 k = 0; k < st->nframes; k++)
+			settle_at(h, st, k, prev, prev_at, h->cframes.n + k);
+		struct stack *c = settled_stack(h, st);
+		c->period += st->period;
+		c->samples += st->samples;
+		prev = st;
+		prev_at = c->first;
+	}
+	h->stacks.n = h->frames.n = h->srcs.n = 0;
+	u64map_free(&h->stack_index);
+	u64map_init(&h->stack_index);
+}
+
+/* Before the replay releases files: no pointer of theirs stays. */
+static int hist_forget(void *ctx)
+{
+	struct hist *h = ctx;
+	settle(h);
+	rp_places_forget(&h->places);
+	u64map_free(&h->by_pointer);
+	u64map_init(&h->by_pointer);
+	return 0;
+}
+
 static int hist_on_finish(void *ctx)
 {
 	struct hist *h = ctx;
-	VEC_GROW(&h->frame_entry_of, h->frames.n);
-	VEC_GROW(&h->frame_fe_of, h->frames.n);
-	for (size_t i = 0; i < h->stacks.n; i++)
-		sum_stack(h, &h->stacks.v[i], i ? &h->stacks.v[i - 1] : NULL);
+	settle(h);
+	VEC_FREE(&h->stacks);
+	VEC_FREE(&h->frames);
+	VEC_FREE(&h->srcs);
+	VEC_GROW(&h->frame_entry_of, h->cframes.n);
+	VEC_GROW(&h->frame_fe_of, h->cframes.n);
+	for (size_t i = 0; i < h->cstacks.n; i++)
+		sum_stack(h, &h->cstacks.v[i], i ? &h->cstacks.v[i - 1] : NULL);
 	if (h->o.graph == HG_NONE)
 		return 0;
 	choose_trees(h);
-	for (size_t i = 0; i < h->stacks.n; i++)
-		tree_stack(h, &h->stacks.v[i]);
+	for (size_t i = 0; i < h->cstacks.n; i++)
+		tree_stack(h, &h->cstacks.v[i]);
 	return 0;
 }
 
 struct rp_sink hist_sink(struct hist *h)
 {
-	struct rp_sink sink = { .ctx = h, .sample = hist_on_sample, .finish = hist_on_finish };
+	struct rp_sink sink = { .ctx = h, .sample = hist_on_sample, .finish = hist_on_finish,
+				.forget_files = hist_forget };
 	return sink;
 }
 
@@ -780,8 +907,9 @@ struct hist *hist_new(const struct hist_opts *o, struct replay *rp)
 	h->rp = rp;
 	h->by_line = uses(h, HK_SRCLINE);
 	h->reader = rp_reader(rp);
-	u64map_init(&h->strings);
+	rp_places_init(&h->places);
 	u64map_init(&h->stack_index);
+	u64map_init(&h->cstack_index);
 	u64map_init(&h->child_index);
 	u64map_init(&h->thread_index);
 	u64map_init(&h->frame_index);
@@ -804,6 +932,10 @@ void hist_free(struct hist *h)
 	VEC_FREE(&h->stacks);
 	VEC_FREE(&h->frames);
 	VEC_FREE(&h->srcs);
+	VEC_FREE(&h->cstacks);
+	VEC_FREE(&h->cframes);
+	VEC_FREE(&h->csrcs);
+	u64map_free(&h->cstack_index);
 	VEC_FREE(&h->sample_srcs);
 	sb_free(&h->line_buf);
 	VEC_FREE(&h->line_names);
@@ -816,10 +948,7 @@ void hist_free(struct hist *h)
 	u64map_free(&h->frame_index);
 	VEC_FREE(&h->thread_keys);
 	VEC_FREE(&h->frame_entries);
-	for (size_t i = 0; i < h->string_list.n; i++)
-		free(h->string_list.v[i]);
-	VEC_FREE(&h->string_list);
-	u64map_free(&h->strings);
+	rp_places_free(&h->places);
 	u64map_free(&h->by_pointer);
 	free(h);
 }
@@ -859,6 +988,12 @@ static size_t dec_len(u64 v)
 	return n;
 }
 
+/* The dso column: the file's short name, as rp_dso_name() gives it. */
+static const char *dso_column(const struct entry *e)
+{
+	return e->k.dso_name ? e->k.dso_name : rp_dso_name(NULL);
+}
+
 static const char *line_name(const struct hist *h, const struct entry *e)
 {
 	return e->k.line ? h->line_names.v[e->k.line - 1] : "";
@@ -883,14 +1018,17 @@ static void put_key(const struct hist *h, struct strbuf *sb, const struct entry 
 		sb_add_dec(sb, e->k.cpu, 3, '0');
 		break;
 	case HK_DSO:
-		sb_puts(sb, rp_dso_name(e->k.dso));
+		sb_puts(sb, dso_column(e));
 		break;
 	case HK_SRCLINE:
 		sb_puts(sb, line_name(h, e));
 		break;
-	case HK_SYM:
-		rp_put_sym_column(sb, e->k.sym, e->k.addr, rp_level(e->k.kernel));
+	case HK_SYM: {
+		struct sym sym = { .start = e->k.sym_start, .name = e->k.sym_name };
+		rp_put_sym_column(sb, e->k.sym_name ? &sym : NULL, e->k.addr,
+				  rp_level(e->k.kernel));
 		break;
+	}
 	default:
 		break;
 	}
@@ -910,9 +1048,9 @@ static size_t key_len(const struct hist *h, const struct entry *e, enum hist_key
 	case HK_CPU:
 		return MAX(dec_len(e->k.cpu), 3);
 	case HK_DSO:
-		return strlen(rp_dso_name(e->k.dso));
+		return strlen(dso_column(e));
 	case HK_SYM:
-		return 4 + (e->k.sym ? strlen(e->k.sym->name) : e->k.addr ? 18 : 16);
+		return 4 + (e->k.sym_name ? strlen(e->k.sym_name) : e->k.addr ? 18 : 16);
 	case HK_SRCLINE:
 		return strlen(line_name(h, e));
 	default:
@@ -1008,8 +1146,8 @@ static void sort_rows(struct row *v, size_t n, const char *const *names)
 
 static void frame_label(const struct call_node *n, char *buf, size_t cap)
 {
-	if (n->sym)
-		snprintf(buf, cap, "%s", n->sym->name);
+	if (n->name)
+		snprintf(buf, cap, "%s", n->name);
 	else
 		snprintf(buf, cap, "%#llx", (unsigned long long)n->addr);
 }

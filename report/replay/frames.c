@@ -16,6 +16,12 @@ const char *rp_dso_name(const struct sym_dso *d)
 	return d ? sym_dso_short(d) : "[unknown]";
 }
 
+/* A frame's file path: its dso's, or a kept frame's own (rp_place_frame). */
+static const char *frame_path(const struct rp_frame *f)
+{
+	return f->dso ? sym_dso_path(f->dso) : f->file ? f->file : "[unknown]";
+}
+
 /* The function's own name: an inline frame's symbol is "NAME (inlined)". */
 static size_t bare_name_len(const struct rp_frame *f)
 {
@@ -35,7 +41,7 @@ void rp_put_frame_text(struct strbuf *sb, const struct rp_frame *f, unsigned wha
 		if (f->sym) {
 			sb_add(sb, f->sym->name, bare_name_len(f));
 			/* A symbol without a file is the cut marker: no offset. */
-			if ((what & RP_TEXT_SYMOFF) && f->dso) {
+			if ((what & RP_TEXT_SYMOFF) && (f->dso || f->file)) {
 				sb_add(sb, "+0x", 3);
 				sb_add_hex(sb, f->addr - f->sym->start, 0);
 			}
@@ -45,7 +51,7 @@ void rp_put_frame_text(struct strbuf *sb, const struct rp_frame *f, unsigned wha
 	}
 	if ((what & RP_TEXT_DSO) && !f->inlined) {   /* perf names no file for those */
 		sb_add(sb, " (", 2);
-		sb_puts(sb, f->dso ? sym_dso_path(f->dso) : "[unknown]");
+		sb_puts(sb, frame_path(f));
 		sb_add(sb, ")", 1);
 	}
 	/* The line on a line of its own: nothing for a user address without
@@ -93,12 +99,18 @@ void rp_put_sym_column(struct strbuf *sb, const struct sym *sym, u64 addr, char 
 void rp_put_line_stand_in(struct strbuf *sb, const struct sym *sym, const struct sym_dso *dso,
 			  bool kernel, u64 addr)
 {
-	if (sym && (dso || kernel)) {
+	rp_put_line_stand_in_file(sb, sym, dso ? sym_dso_short(dso) : NULL, kernel, addr);
+}
+
+void rp_put_line_stand_in_file(struct strbuf *sb, const struct sym *sym, const char *file,
+			       bool kernel, u64 addr)
+{
+	if (sym && (file || kernel)) {
 		sb_puts(sb, sym->name);
 		sb_add(sb, "+", 1);
 		sb_add_dec(sb, (s64)(addr - sym->start), 0, ' ');
-	} else if (dso) {
-		sb_puts(sb, sym_dso_short(dso));
+	} else if (file) {
+		sb_puts(sb, file);
 		sb_add(sb, "[", 1);
 		sb_add_hex(sb, addr, 0);
 		sb_add(sb, "]", 1);
@@ -235,7 +247,7 @@ static const char *last_paren(const char *s)
 static bool fold_split(struct rp_fold *fo, const struct rp_frame *f, const char **func,
 		       size_t *flen, const char **mod, size_t *mlen)
 {
-	const char *path = f->inlined ? "inlined" : f->dso ? sym_dso_path(f->dso) : "[unknown]";
+	const char *path = f->inlined ? "inlined" : frame_path(f);
 	const char *open = last_paren(path);
 	*func = f->sym ? f->sym->name : "[unknown]";
 	*flen = f->sym ? bare_name_len(f) : 9;

@@ -48,6 +48,7 @@ struct replay {
 	u32 comm_serial;           /* comm_changes values, never reused */
 	u64 last_trim;             /* when sweep_exited last gave memory back */
 	u64 rounds;                /* live: rounds read */
+	u64 last_release;          /* when release_files last ran */
 	struct unw_stats unwind_before;   /* of unwinders freed by release_files */
 };
 
@@ -670,12 +671,16 @@ static void hold_mapped_files(struct replay *rp, bool hold)
 	}
 }
 
-/* After a tick, the sink holding nothing of the files (release_files):
- * those no process maps any more are freed.  The frame cache keeps them
- * only under generations of freed maps, which never come back; the
- * DWARF unwinder knows files by their dso's address, so it starts anew. */
-static void release_files(struct replay *rp)
+/* After a tick, or at a live round, the sink holding nothing of the files
+ * (release_files; it drops its pointers in forget_files): those no
+ * process maps any more are freed.  The frame cache keeps them only
+ * under generations of freed maps, which never come back; the DWARF
+ * unwinder knows files by their dso's address, so it starts anew. */
+static int release_files(struct replay *rp, struct rp_sink *sink)
 {
+	if (sink->forget_files && sink->forget_files(sink->ctx) < 0)
+		return -1;
+	rp->last_release = now_ns();
 	hold_mapped_files(rp, true);
 	size_t n = sym_ctx_release(rp->syms);
 	hold_mapped_files(rp, false);
@@ -685,6 +690,7 @@ static void release_files(struct replay *rp)
 		unw_dwarf_free(rp->unw);
 		rp->unw = NULL;
 	}
+	return 0;
 }
 
 /* Ends every interval that an event at time t lies past (rp_opts.interval_ns). */
@@ -698,8 +704,8 @@ static int tick_until(struct replay *rp, struct rp_sink *sink, u64 t)
 	for (; t >= rp->next_tick; rp->next_tick += step) {
 		if (sink->tick && sink->tick(sink->ctx, rp->next_tick, false) < 0)
 			return -1;
-		if (rp->opts.release_files)
-			release_files(rp);
+		if (rp->opts.release_files && release_files(rp, sink) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -763,6 +769,9 @@ static void sweep_exited(struct replay *rp)
 	}
 }
 
+/* Live without intervals: files are released at most this often. */
+#define RELEASE_EVERY_NS 1000000000ull
+
 /* Sweeps once enough threads exited that the walk pays for itself. */
 #define SWEEP_EXITED_MIN 64
 
@@ -794,6 +803,11 @@ static int on_round(struct replay *rp, struct rp_sink *sink)
 	bool many = rp->nexited >= SWEEP_EXITED_MIN || (rp->nexited && rp->all_threads.n > 4096);
 	if (many)
 		sweep_exited(rp);
+	/* One table for the whole session: its files go at rounds, at most
+	 * once a second (with intervals, after each tick). */
+	if (rp->opts.release_files && !rp->opts.interval_ns &&
+	    now - rp->last_release >= RELEASE_EVERY_NS && release_files(rp, sink) < 0)
+		return -1;
 	rp->summary.threads_now = rp->all_threads.n;
 	return sink->round ? sink->round(sink->ctx) : 0;
 }

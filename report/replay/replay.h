@@ -31,6 +31,9 @@ struct rp_frame {
 				      (ip when there is no map) */
 	struct sym_dso *dso;
 	const struct sym *sym;
+	const char *file;          /* a kept frame's (rp_place_frame): its
+				      file's path, dso being NULL then; NULL
+				      otherwise */
 	bool kernel;
 	bool pending;              /* kernel frame left for rp_resolve() */
 	bool inlined;              /* sym is a "NAME (inlined)" symbol (perf
@@ -73,6 +76,10 @@ struct rp_sink {
 	 * recording writes one every 100 ms, events or not), after any tick
 	 * it brought: for keys, screens and stopping. */
 	int (*round)(void *ctx);
+	/* With rp_opts.release_files: the files no process maps are about to
+	 * be released; the sink drops every dso and sym pointer it holds
+	 * (keeping what it needs as its own: struct rp_places). */
+	int (*forget_files)(void *ctx);
 };
 
 /* Which samples reach the sink. */
@@ -123,10 +130,12 @@ struct rp_opts {
 	bool live_keep_threads;     /* live, but a sink keeps thread pointers
 				      (exited threads stay; their maps go) */
 	/* The sink keeps no frame's dso or sym (nor their names) past a
-	 * tick it returned from: its tables begin anew each interval, or it
-	 * copies what it keeps.  After each tick but the last the replay
-	 * then releases the files no process maps any more (symbols'
-	 * sym_ctx_release), so a long live session stays bounded. */
+	 * tick it returned from, or past its forget_files callback: its
+	 * tables begin anew each interval, or it copies what it keeps.
+	 * After each tick but the last, and live without intervals at a
+	 * round at most once a second, the replay then releases the files
+	 * no process maps any more (symbols' sym_ctx_release), so a long
+	 * live session stays bounded. */
 	bool release_files;
 };
 
@@ -188,6 +197,51 @@ const char *rp_srcline(struct replay *rp, const struct rp_frame *f);
 /* The recording's build-id list entry for its kernel, or NULL. */
 const struct pd_reader_build_id *rp_kernel_build_id(struct replay *rp);
 
+/* ---- Places (places.c): a view's own records of files and symbols ---- */
+
+/* Where frames fall, as a view keeps them past the release of files
+ * (rp_opts.release_files): the file's names and a copy of the symbol,
+ * strings interned, one record per (path, file, symbol name, start,
+ * size), so two loadings of one file give one place.  Records never move
+ * and live as long as the rp_places. */
+struct rp_place {
+	const char *path;          /* sym_dso_path; NULL: no file */
+	const char *file;          /* sym_dso_short (the dso column); NULL: none */
+	struct sym sym;            /* name NULL: no symbol */
+	u32 id;                    /* 0, 1, ... in order of making */
+};
+struct rp_place_ptr {
+	const struct sym_dso *dso;
+	const struct sym *sym;
+	u32 id;
+};
+struct rp_places {
+	VEC(struct rp_place *) v;      /* by id */
+	struct u64map by_name;         /* names' hash -> id + 1 (probing) */
+	struct u64map by_pointer;      /* pointers' hash -> ptrs index + 1 */
+	VEC(struct rp_place_ptr) ptrs; /* the pointers seen since the last forget */
+	struct u64map strings;         /* text hash -> interned copy */
+	VEC(char *) string_list;
+};
+void rp_places_init(struct rp_places *p);
+void rp_places_free(struct rp_places *p);
+/* One copy per text, for as long as p: equal texts, equal pointers. */
+const char *rp_places_intern(struct rp_places *p, const char *text);
+/* The place of a frame's dso and sym (either NULL): one hash probe when
+ * these pointers were seen since the last rp_places_forget. */
+const struct rp_place *rp_place_of(struct rp_places *p, const struct sym_dso *d,
+				   const struct sym *s);
+static inline const struct rp_place *rp_place_at(const struct rp_places *p, u32 id)
+{
+	return p->v.v[id];
+}
+/* Drops the pointer cache: before the files are released (pointers may
+ * then be reused by other objects). */
+void rp_places_forget(struct rp_places *p);
+/* Makes f name its place's own records (dso NULL, file and sym from pl),
+ * for frames kept past a release; frames.c's names read them alike. */
+void rp_place_frame(const struct rp_place *pl, struct rp_frame *f);
+
 /* Resolves a frame the replay left pending (see rp_opts.defer_kernel). */
 void rp_resolve(struct replay *rp, struct rp_frame *f);
 
@@ -225,6 +279,9 @@ char rp_branch_level(const struct rp_frame *f);
  * address) with no symbol, ??:0 with neither. */
 void rp_put_line_stand_in(struct strbuf *sb, const struct sym *sym, const struct sym_dso *dso,
 			  bool kernel, u64 addr);
+/* The same from the file's short name (NULL: no file). */
+void rp_put_line_stand_in_file(struct strbuf *sb, const struct sym *sym, const char *file,
+			       bool kernel, u64 addr);
 
 /* Folded stacks: the names stackcollapse-perf.pl gives the frames of
  * perf script's text (collapse, flame, offcpu, bio --folded): arguments
@@ -281,6 +338,10 @@ struct stackset {
 	VEC(struct rp_frame) frames;
 	VEC(struct ss_stack) stacks;
 	struct u64map index;       /* hash -> id + 1 of the first stack */
+	/* With stackset_keep_places: frames are kept as their places
+	 * (rp_place_frame), which outlive the files' release. */
+	struct rp_places *places;
+	VEC(struct rp_frame) scratch;  /* a stack's frames as places */
 };
 
 /* Which frames of a stack count (NULL: all). */
@@ -288,6 +349,17 @@ typedef bool (*stackset_keep_fn)(const void *ctx, const struct rp_frame *f);
 
 void stackset_init(struct stackset *s);
 void stackset_free(struct stackset *s);
+/* Frames are kept as places (no dso, the symbol a copy), so the stacks
+ * outlive the files (rp_opts.release_files); stackset_forget before each
+ * release.  A frame then is the same when its address, side, symbol's
+ * place and file are. */
+void stackset_keep_places(struct stackset *s);
+void stackset_forget(struct stackset *s);
+/* Drops the stacks whose used[id] is false (a long live view's, which
+ * nothing counts any more); the others keep their order.  Returns each
+ * old id's new one (STACKSET_NONE: dropped), for the caller to free. */
+#define STACKSET_NONE UINT32_MAX
+u32 *stackset_compact(struct stackset *s, const bool *used);
 
 /* The id (0, 1, ...) of the stack made of the frames of f[0..n) that keep
  * accepts, in process pid (an address means the same code only within one

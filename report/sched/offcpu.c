@@ -16,11 +16,14 @@ struct offcpu {
 	const struct sched_tp *tp;
 	VEC(struct oc_thread) threads;
 	struct u64map thread_index;        /* tid -> index + 1 */
-	struct stackset stacks;            /* the switch-out and waker stacks */
+	struct stackset stacks;            /* the switch-out and waker stacks,
+					      as places: they outlive the
+					      files (rp_opts.release_files) */
 	VEC(struct oc_agg) aggs;
 	struct u64map agg_index;           /* hash -> first agg index + 1 */
 	struct oc_stats st;
 	bool finished;                     /* open intervals counted to the end */
+	size_t stacks_kept;                /* stacks after the last drop_stacks */
 };
 
 /* ---- threads ------------------------------------------------------------- */
@@ -392,10 +395,86 @@ static int oc_tick(void *ctx, u64 end, bool last)
 	return oc->o.on_tick(oc->o.on_tick_ctx, oc, end, last);
 }
 
+/* A stack id after stackset_compact (to: old id -> new one). */
+static u32 moved(const u32 *to, u32 id)
+{
+	return id == OC_NONE ? OC_NONE : to[id];
+}
+
+static void mark(bool *used, u32 id)
+{
+	if (id != OC_NONE)
+		used[id] = true;
+}
+
+/* The aggregates' index anew, their stacks' ids having changed. */
+static void reindex_aggs(struct offcpu *oc)
+{
+	u64map_free(&oc->agg_index);
+	u64map_init(&oc->agg_index);
+	for (size_t i = 0; i < oc->aggs.n; i++) {
+		struct oc_agg *a = &oc->aggs.v[i];
+		struct oc_thread key = { .tid = a->tid, .reason = a->state, .stack = a->stack,
+					 .woken = a->waker_stack != OC_NONE,
+					 .waker_stack = a->waker_stack, .waker_tid = a->waker_tid };
+		a->hash = agg_hash(&key, oc->o.wakers);
+		u64 *head = u64map_slot(&oc->agg_index, a->hash, NULL);
+		a->next = *head ? (u32)*head - 1 : OC_NONE;
+		*head = i + 1;
+	}
+}
+
+/* A live view's stacks that no aggregate counts and no thread waits in
+ * are dropped (those of threads another filter leaves out, or of
+ * intervals printed and reset), once they are half of all: a long
+ * session keeps what it shows, not every stack it saw. */
+static void drop_stacks(struct offcpu *oc)
+{
+	size_t n = oc->stacks.stacks.n;
+	if (n < 2 * oc->stacks_kept + 1024)
+		return;
+	bool *used = xcalloc(n, sizeof(*used));
+	for (size_t i = 0; i < oc->aggs.n; i++) {
+		mark(used, oc->aggs.v[i].stack);
+		mark(used, oc->aggs.v[i].waker_stack);
+	}
+	/* A thread's stacks count only while it is off (its open interval). */
+	for (size_t i = 0; i < oc->threads.n; i++) {
+		if (oc->threads.v[i].state != T_OFF)
+			continue;
+		mark(used, oc->threads.v[i].stack);
+		mark(used, oc->threads.v[i].waker_stack);
+	}
+	u32 *to = stackset_compact(&oc->stacks, used);
+	for (size_t i = 0; i < oc->aggs.n; i++) {
+		oc->aggs.v[i].stack = moved(to, oc->aggs.v[i].stack);
+		oc->aggs.v[i].waker_stack = moved(to, oc->aggs.v[i].waker_stack);
+	}
+	for (size_t i = 0; i < oc->threads.n; i++) {
+		oc->threads.v[i].stack = moved(to, oc->threads.v[i].stack);
+		oc->threads.v[i].waker_stack = moved(to, oc->threads.v[i].waker_stack);
+	}
+	reindex_aggs(oc);
+	oc->stacks_kept = oc->stacks.stacks.n;
+	free(to);
+	free(used);
+}
+
+/* Before the replay releases files (live, at most once a second): the
+ * stacks hold none of theirs; the stacks nothing counts go too. */
+static int oc_forget_files(void *ctx)
+{
+	struct offcpu *oc = ctx;
+	stackset_forget(&oc->stacks);
+	drop_stacks(oc);
+	return 0;
+}
+
 struct rp_sink offcpu_sink(struct offcpu *oc)
 {
 	return (struct rp_sink){ .ctx = oc, .sample = oc_sample, .event = oc_event,
-				 .tick = oc->o.on_tick ? oc_tick : NULL, .finish = oc_finish };
+				 .tick = oc->o.on_tick ? oc_tick : NULL, .finish = oc_finish,
+				 .forget_files = oc_forget_files };
 }
 
 void offcpu_reset(struct offcpu *oc)
@@ -416,6 +495,7 @@ struct offcpu *offcpu_new(const struct offcpu_opts *o, const struct sched_tp *tp
 	oc->tp = tp;
 	u64map_init(&oc->thread_index);
 	stackset_init(&oc->stacks);
+	stackset_keep_places(&oc->stacks);
 	u64map_init(&oc->agg_index);
 	return oc;
 }

@@ -182,6 +182,46 @@ static void test_fold_kinds(void)
 	CHECK(rp_fold_java("java") && rp_fold_java("javac") && !rp_fold_java("jav"), "java");
 }
 
+/* Places: one per names, found again from other pointers after a forget
+ * (a file released and loaded again), and a pointer reused by another
+ * symbol after a forget is that symbol's place, not the old one's. */
+static void test_places(void)
+{
+	struct rp_places p;
+	rp_places_init(&p);
+	struct sym s1 = { .start = 0x1000, .size = 0x20, .name = "work" };
+	struct sym s2 = s1;            /* the same symbol, loaded again */
+	struct sym_dso *d = dso("/tmp/places.so");
+	const struct rp_place *a = rp_place_of(&p, d, &s1);
+	CHECK(a->sym.name && !strcmp(a->sym.name, "work") && a->sym.name != s1.name &&
+	      !strcmp(a->path, "/tmp/places.so") && !strcmp(a->file, "places.so"),
+	      "place of work: own copies of its names");
+	CHECK(rp_place_of(&p, d, &s1) == a, "found again by its pointers");
+	rp_places_forget(&p);
+	CHECK(rp_place_of(&p, d, &s2) == a, "the symbol loaded again has its place");
+	CHECK(rp_place_of(&p, d, &s1) == a, "and so has the first copy");
+	s1.name = "other";             /* s1's memory now another symbol's */
+	s1.start = 0x2000;
+	CHECK(rp_place_of(&p, d, &s1) == a, "without a forget the pointer's place stays");
+	rp_places_forget(&p);
+	const struct rp_place *b = rp_place_of(&p, d, &s1);
+	CHECK(b != a && !strcmp(b->sym.name, "other") && b->sym.start == 0x2000,
+	      "a reused pointer after a forget names its new symbol");
+	const struct rp_place *none = rp_place_of(&p, NULL, NULL);
+	CHECK(!none->path && !none->file && !none->sym.name, "no file, no symbol");
+	/* A kept frame names its file and symbol as the frame it was. */
+	struct rp_frame f = { .ip = 0x401004, .addr = 0x1004, .dso = d, .sym = &s2 };
+	struct rp_frame kept = f;
+	rp_place_frame(a, &kept);
+	CHECK(!kept.dso && kept.sym == &a->sym, "kept frame: the place's records");
+	char *was = fold(&f, false), *is = fold(&kept, false);
+	CHECK(!strcmp(was, is), "kept frame folds as '%s', want '%s'", is, was);
+	free(was);
+	free(is);
+	CHECK_TEXT(&kept, ALL, NULL, "work+0x4 (/tmp/places.so)");
+	rp_places_free(&p);
+}
+
 int main(void)
 {
 	struct sym_opts o = { .demangle = true };
@@ -190,6 +230,7 @@ int main(void)
 	RUN(test_report_columns);
 	RUN(test_fold_names);
 	RUN(test_fold_kinds);
+	RUN(test_places);
 	sym_ctx_free(ctx);
 	return test_summary();
 }

@@ -1,6 +1,8 @@
 /* test-offcpu.c - the off-CPU interval rules on histories built by hand:
  * intervals, merging by stack, repairs of missing switch-ins, intervals
  * open at the end or begun before, dead threads, filters. */
+#include <string.h>
+
 #include "report/sched/sched.h"
 #include "tests/unit/test.h"
 
@@ -147,6 +149,80 @@ static void test_filters(void)
 	offcpu_free(oc);
 }
 
+/* Stacks are kept as places: a file released and loaded again (other
+ * dso and sym pointers, the same names) lands on the stack it had, and a
+ * symbol's memory reused by another after the release does not. */
+static void test_reload(void)
+{
+	struct sym_ctx *c = sym_ctx_new(NULL);
+	struct sym_dso *d = sym_dso_get(c, "/tmp/offcpu-reload.so", NULL, 0, 0);
+	struct sym first = { .start = 0x1000, .size = 0x40, .name = "wait_here" };
+	struct sym again = first;
+	struct rp_frame f[2] = { { .ip = 0xffffffff81000010, .kernel = true },
+				 { .ip = 0x401010, .addr = 0x1010, .dso = d, .sym = &first } };
+	struct offcpu *oc = fresh(NULL);
+	struct rp_sink sink = offcpu_sink(oc);
+	offcpu_feed_switch_out(oc, 10, 10, 1000, f, 2, 'S');
+	offcpu_feed_switch_in(oc, 10, 2000);
+	sink.forget_files(sink.ctx);
+	f[1].sym = &again;
+	offcpu_feed_switch_out(oc, 10, 10, 3000, f, 2, 'S');
+	offcpu_feed_switch_in(oc, 10, 5000);
+	const struct oc_agg *a = only_agg(oc);
+	CHECK(a && a->total_ns == 3000 && a->count == 2, "the reloaded file's stack is the one it had");
+	u32 n = 0;
+	const struct rp_frame *k = a ? offcpu_stack(oc, a->stack, &n) : NULL;
+	CHECK(k && n == 2 && !k[1].dso && k[1].sym && !strcmp(k[1].sym->name, "wait_here") &&
+	      k[1].sym != &first && k[1].sym != &again &&
+	      !strcmp(k[1].file, "/tmp/offcpu-reload.so"), "kept frames name their own records");
+	sink.forget_files(sink.ctx);
+	first.name = "other_fn";       /* first's memory now another symbol's */
+	f[1].sym = &first;
+	offcpu_feed_switch_out(oc, 10, 10, 6000, f, 2, 'S');
+	offcpu_feed_switch_in(oc, 10, 7000);
+	CHECK(offcpu_naggs(oc) == 2, "a reused pointer is another stack (%zu aggregates)",
+	      offcpu_naggs(oc));
+	offcpu_free(oc);
+	sym_ctx_free(c);
+}
+
+/* A live view drops the stacks nothing counts (threads the filter leaves
+ * out) when files are released; a thread off in a kept stack, and the
+ * aggregates, keep theirs. */
+static void test_drop_stacks(void)
+{
+	pid_t asked = 99;
+	struct rp_filter only = { .pids = &asked, .npids = 1 };
+	struct offcpu_opts o = { .filter = &only };
+	struct offcpu *oc = fresh(&o);
+	struct rp_sink sink = offcpu_sink(oc);
+	offcpu_feed_switch_out(oc, 99, 99, 0, stack_b, 2, 'S');
+	offcpu_feed_switch_in(oc, 99, 500);          /* counted: its stack stays */
+	for (u32 i = 0; i < 3000; i++) {
+		struct rp_frame f[2] = { stack_a[0], { .ip = 0x500000 + i } };
+		offcpu_feed_switch_out(oc, 10, 10, 1000 + 10 * i, f, 2, 'S');
+		offcpu_feed_switch_in(oc, 10, 1005 + 10 * i);
+	}
+	offcpu_feed_switch_out(oc, 99, 99, 40000, stack_a, 3, 'D');   /* off now */
+	sink.forget_files(sink.ctx);
+	u32 n = 0;
+	CHECK(!offcpu_stack(oc, 2, &n), "the 3000 stacks of the thread left out are dropped");
+	offcpu_feed_switch_in(oc, 99, 41000);
+	offcpu_feed_switch_out(oc, 99, 99, 42000, stack_b, 2, 'S');
+	offcpu_feed_switch_in(oc, 99, 42500);
+	finish(oc);
+	CHECK(offcpu_naggs(oc) == 2, "%zu aggregates, want 2", offcpu_naggs(oc));
+	for (size_t i = 0; i < offcpu_naggs(oc); i++) {
+		const struct oc_agg *a = offcpu_agg(oc, i);
+		const struct rp_frame *f = offcpu_stack(oc, a->stack, &n);
+		bool is_b = a->state == 'S';
+		CHECK(f && n == (is_b ? 2u : 3u) && f[1].ip == (is_b ? 0x403000u : 0x401000u) &&
+		      a->total_ns == (is_b ? 1000u : 1000u) && a->count == (is_b ? 2u : 1u),
+		      "aggregate %c: its stack and times kept", a->state);
+	}
+	offcpu_free(oc);
+}
+
 static void test_state_letters(void)
 {
 	CHECK(sched_state_char(0) == 'R', "running/preempted");
@@ -164,5 +240,7 @@ int main(void)
 	RUN(test_open_and_begun_before);
 	RUN(test_dead_thread);
 	RUN(test_filters);
+	RUN(test_reload);
+	RUN(test_drop_stacks);
 	return test_summary();
 }
