@@ -211,8 +211,8 @@ static const struct opt options[] = {
 	  "recording (--call-graph auto)"),
 	OPT(OPT_CALL_GRAPH, 0, "call-graph", OPT_ARG, "MODE",
 	  "auto[,BYTES] (-g; BYTES of user stack copied for\n"
-	  "unwinding, default 32768 where a ring holds 100 ms of\n"
-	  "them, up to -F 1280 with -m's default, else 16384, and\n"
+	  "unwinding, default 32768 where a ring holds 125 ms of\n"
+	  "them, up to -F 1024 with -m's default, else 16384, and\n"
 	  "16384 for tracepoints), fp (frame pointers), or\n"
 	  "dwarf[,BYTES] (stack copies kept for the report,\n"
 	  "default 8192)"),

@@ -32,14 +32,15 @@
 #define REC_ONLINE_STACK 32768
 /* ... but each copy reserves its full size in the ring, and a 4 MiB ring
  * of 32 KB copies at -F 4999 is full in 25 ms: a drain held up that long
- * on a busy machine lost 1728 of 18022 samples.  So the copy is 32 KB only
- * where the ring holds REC_ONLINE_RING_MS of them at the asked frequency
- * (-F 1280 and below with record's 4 MiB rings, -F 320 with a live view's
- * 1 MiB), and 16 KB otherwise, for -c periods (no rate known) and for
- * tracepoints (the kernel's rate: context switches by the hundred
+ * on a busy machine lost 1728 of 18022 samples, and at -F 4999 with -m
+ * 4096 (16 MiB, 102 ms) the sanitized drain fell behind.  So the copy is
+ * 32 KB only where the ring holds REC_ONLINE_RING_MS of them at the asked
+ * frequency (-F 1024 and below with record's 4 MiB rings, -F 256 with a
+ * live view's 1 MiB), and 16 KB otherwise, for -c periods (no rate known)
+ * and for tracepoints (the kernel's rate: context switches by the hundred
  * thousand a second). */
 #define REC_ONLINE_FAST_STACK 16384
-#define REC_ONLINE_RING_MS 100
+#define REC_ONLINE_RING_MS 125
 /* Registers perf samples for DWARF unwinding on x86_64: all of the user
  * register set except the segment registers DS, ES, FS and GS. */
 #define REC_X86_64_REGS_USER 0xff0fffULL

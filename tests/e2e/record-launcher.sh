@@ -15,7 +15,7 @@
 # Also deep stacks: python3 recursing 30 levels through a C builtin (each
 # level a C frame of its own, some 700 bytes) sits about 20 KB deep, past
 # a 16 KB copy (4% of its samples reached Py_BytesMain with 16 KB), and
-# -g copies 32 KB at -F 999 (16 KB above -F 1280 with the default rings:
+# -g copies 32 KB at -F 999 (16 KB above -F 1024 with the default rings:
 # perf evlist says which).
 # parallel-safe: records only its own processes and checks shares of its own samples (tests/run.sh)
 set -u
