@@ -17,12 +17,14 @@ if ! command -v script >/dev/null; then
 	exit 0
 fi
 
-# 90k single-byte reads and writes, each a syscall event with 1 KB of
-# user stack (and the sched events sched lat needs): about 100 MB.
+# 120k single-byte reads and writes, each a syscall event with 1 KB of
+# user stack (and the sched events sched lat needs): about 130 MB.  (With
+# 90k, a sanitized recorder beside another test lost 27504 events and kept
+# 62684, under the 65536 needed.)
 F=$TMP/big.data
 "$EMBER" record -N -q --call-graph dwarf,1024 -e raw_syscalls:sys_enter \
 	--off-cpu=wakeups -m 1024 -o "$F" -- \
-	dd if=/dev/zero of=/dev/null bs=1 count=45000 >/dev/null 2>"$TMP/rec.err"
+	dd if=/dev/zero of=/dev/null bs=1 count=60000 >/dev/null 2>"$TMP/rec.err"
 size=$(stat -c %s "$F" 2>/dev/null || echo 0)
 events=$("$EMBER" script -i "$F" -F event 2>/dev/null | wc -l)
 if [ "$size" -lt $((50 << 20)) ] || [ "$events" -lt 65536 ]; then
