@@ -448,9 +448,10 @@ static void print_summary(const struct cli *cl, const struct rec_session *s)
 		if (u->maps_released)
 			fprintf(stderr, "ember record: processes gone: %llu maps let go of, "
 				"%llu files closed, %llu samples after their maps went "
-				"(sampled ip only)\n", (unsigned long long)u->maps_released,
+				"(sampled ip only), %llu found gone without an EXIT record\n",
+				(unsigned long long)u->maps_released,
 				(unsigned long long)u->files_closed,
-				(unsigned long long)u->no_maps);
+				(unsigned long long)u->no_maps, (unsigned long long)u->vanished);
 	}
 }
 

@@ -18,7 +18,9 @@
  * well past the exit (see "letting go" below), and with them the files
  * no maps name any more: a recording of hours beside processes that come
  * and go keeps what the live ones map. */
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +38,9 @@
 /* How far the drain must be past a process's exit before its maps go:
  * see "letting go". */
 #define ONLINE_MARGIN_NS 1000000000ULL
+/* How often the processes kept are looked for (see "processes whose EXIT
+ * was lost"). */
+#define ONLINE_LIVENESS_NS 5000000000ULL
 
 /* One file some process maps, opened once. */
 struct rec_file {
@@ -51,6 +56,9 @@ struct rec_proc {
 	struct sym_maps *maps;
 	u64 born;                  /* when these maps were made */
 	u64 edited;                /* the newest mmap record put in them */
+	bool ended;                /* its EXIT came, or it was found gone */
+	u64 missing;               /* the liveness look that last found it
+				      gone (0: found, or not looked for) */
 };
 
 /* Maps to let go of once the drain is past time (see "letting go"):
@@ -88,6 +96,8 @@ struct rec_online {
 	u64 swept;                 /* when files were last swept */
 	u64 sweep_epoch;
 	bool maps_freed;           /* since the last sweep */
+	u64 liveness_epoch;        /* looks for gone processes made */
+	u64 liveness_at;           /* when the last one was made (now_ns) */
 	struct pd_attr *attrs;     /* one per evsel, for decoding */
 	int nattrs;
 	struct u64map ids;         /* kernel id -> attr index + 1 */
@@ -141,7 +151,7 @@ static struct sym_maps *proc_set(struct rec_online *o, u32 pid, struct sym_maps 
 		struct rec_retired r = { time, pid, p->maps, p->born };
 		VEC_PUSH(&o->retired, r);
 	}
-	*p = (struct rec_proc){ m, time, time };
+	*p = (struct rec_proc){ .maps = m, .born = time, .edited = time };
 	return m;
 }
 
@@ -279,6 +289,9 @@ static void on_task_exit(struct rec_online *o, u32 pid, u32 tid, u64 time)
 {
 	if (!o->unw || pid != tid)
 		return;
+	struct rec_proc *p = proc_get(o, pid);
+	if (p)
+		p->ended = true;
 	struct rec_retired r = { time, pid, NULL, 0 };
 	VEC_PUSH(&o->retired, r);
 }
@@ -461,11 +474,57 @@ static void release_retired(struct rec_online *o, u64 watermark)
 	o->retired.n = kept;
 }
 
+/* ---- processes whose EXIT was lost ----------------------------------------
+ * An EXIT record is lost with the samples around it when a ring
+ * overflows, and the process's maps and files would then be kept for the
+ * rest of the recording (a 95-minute --push run beside test suites still
+ * held the files of a run killed 8 minutes before).  So every
+ * ONLINE_LIVENESS_NS the processes kept are looked for (kill(pid, 0)).
+ * One found gone twice running ended before the first look, and every
+ * pass since has drained what its rings held then, its samples with it:
+ * it is retired as its EXIT would retire it, at the newest time seen.
+ * A pid the recorder cannot signal (EPERM) is alive; a pid taken by a new
+ * process whose FORK was lost too stays, as before. */
+
+static bool pid_gone(u32 pid)
+{
+	return pid && pid != (u32)-1 && kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+}
+
+void rec_online_check_alive(struct rec_online *o)
+{
+	if (!o->unw)
+		return;
+	u64 epoch = ++o->liveness_epoch;
+	size_t pos = 0;
+	u64 pid, val;
+	while (u64map_next(&o->procs, &pos, &pid, &val)) {
+		struct rec_proc *p = (struct rec_proc *)(uintptr_t)val;
+		if (p->ended || !pid_gone((u32)pid)) {
+			p->missing = 0;
+			continue;
+		}
+		if (p->missing && p->missing + 1 == epoch) {
+			p->ended = true;
+			struct rec_retired r = { o->seen, (u32)pid, NULL, 0 };
+			VEC_PUSH(&o->retired, r);
+			o->stats.vanished++;
+		} else {
+			p->missing = epoch;
+		}
+	}
+}
+
 void rec_online_pass_end(struct rec_online *o, int node, int nnodes)
 {
 	if (!o->unw || node < 0 || node >= nnodes)
 		return;
 	rec_online_sideband_flush(o);
+	u64 now = now_ns();
+	if (now - o->liveness_at >= ONLINE_LIVENESS_NS) {
+		o->liveness_at = now;
+		rec_online_check_alive(o);
+	}
 	if (o->nnodes != nnodes) {
 		o->passed = xrealloc(o->passed, (size_t)nnodes * sizeof(*o->passed));
 		memset(o->passed, 0, (size_t)nnodes * sizeof(*o->passed));
@@ -588,6 +647,7 @@ struct rec_online *rec_online_new(const struct rec_session *s, bool unwind)
 	if (unwind && !unw)
 		return NULL;
 	struct rec_online *o = xcalloc(1, sizeof(*o));
+	o->liveness_at = now_ns();   /* the first look a few seconds in */
 	o->unw = unw;
 	/* For tests of the reporter's side of a drain that fell behind. */
 	const char *all = getenv("EMBER_RECORD_DEFER");

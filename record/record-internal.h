@@ -349,6 +349,8 @@ struct rec_online_stats {
 	u64 files_closed;          /* ... closed again, no maps naming them */
 	u64 maps_released;         /* processes' maps let go of (exited, or
 				      replaced by an exec or a reused pid) */
+	u64 vanished;              /* processes found gone whose EXIT never
+				      came (lost with a ring's overflow) */
 };
 /* A mapping, from an MMAP2 record or /proc/PID/maps. */
 struct rec_online_map {
@@ -380,6 +382,10 @@ void rec_online_pass_end(struct rec_online *o, int node, int nnodes);
  * until the next call), or 0 when rec is to be written as it is. */
 size_t rec_online_sample(struct rec_online *o, const void *rec, bool defer, const void **out);
 const struct rec_online_stats *rec_online_stats(const struct rec_online *o);
+/* Looks for the processes kept; ones found gone at two looks running are
+ * let go of as if their EXIT had come.  rec_online_pass_end calls it
+ * every few seconds; tests call it directly. */
+void rec_online_check_alive(struct rec_online *o);
 /* The maps a sample of pid taken at time would be unwound with (NULL:
  * none), for tests. */
 const struct sym_maps *rec_online_maps_at(struct rec_online *o, u32 pid, u64 time);

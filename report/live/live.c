@@ -229,10 +229,11 @@ void live_print_counts(FILE *out, struct live *l, const struct rp_summary *sum)
 	l->lost_shown = sum->lost;
 	fprintf(out, "# live: %llu samples lost since the last table (%llu in all), "
 		"%llu KB recorded and not read yet; %llu threads kept, %llu exited ones "
-		"released, %llu files' symbols released\n", (unsigned long long)lost,
+		"released (%llu found gone without an EXIT record), %llu files' symbols "
+		"released\n", (unsigned long long)lost,
 		(unsigned long long)sum->lost, (unsigned long long)(live_backlog(l) / 1024),
 		(unsigned long long)sum->threads_now, (unsigned long long)sum->released_threads,
-		(unsigned long long)sum->released_files);
+		(unsigned long long)sum->vanished_threads, (unsigned long long)sum->released_files);
 }
 
 int live_interval_end(FILE *out, struct live *l, struct replay *rp, bool last, u64 *n,

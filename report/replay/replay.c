@@ -3,7 +3,9 @@
  * each sample's frames to dsos and symbols, and drives one sink. */
 #include "report/replay/replay.h"
 
+#include <errno.h>
 #include <malloc.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +51,8 @@ struct replay {
 	u64 last_trim;             /* when sweep_exited last gave memory back */
 	u64 rounds;                /* live: rounds read */
 	u64 last_release;          /* when release_files last ran */
+	u64 liveness_at;           /* when threads were last looked for */
+	VEC(u32) missing;          /* tids found gone, not yet taken as exited */
 	struct unw_stats unwind_before;   /* of unwinders freed by release_files */
 };
 
@@ -110,6 +114,7 @@ static struct rp_thread *thread_get(struct replay *rp, u32 pid, u32 tid)
 		/* A tid reused by another process: start afresh. */
 		t->pid = pid;
 		t->maps = NULL;
+		t->missing_since = 0;
 	}
 	if (!t)
 		t = thread_new(rp, pid, tid);
@@ -137,6 +142,7 @@ static void on_fork(struct replay *rp, const struct pd_event *ev)
 		child = thread_new(rp, ev->u.task.pid, ev->u.task.tid);
 	child->pid = ev->u.task.pid;
 	child->exited = false;
+	child->missing_since = 0;
 	memcpy(child->comm, parent->comm, sizeof(child->comm));
 	child->comm_changes = ++rp->comm_serial;
 	if (child->pid == parent->pid) {
@@ -181,14 +187,18 @@ static void on_mmap(struct replay *rp, const struct pd_event *ev)
 	sym_maps_insert(maps, &m);
 }
 
-static void on_exit_event(struct replay *rp, const struct pd_event *ev)
+static void mark_exited(struct replay *rp, struct rp_thread *t)
 {
-	struct rp_thread *t = thread_find(rp, ev->u.task.tid);
 	if (t && !t->exited) {
 		t->exited = true;
 		t->exit_round = rp->rounds;
 		rp->nexited++;
 	}
+}
+
+static void on_exit_event(struct replay *rp, const struct pd_event *ev)
+{
+	mark_exited(rp, thread_find(rp, ev->u.task.tid));
 }
 
 /* ---- frames -------------------------------------------------------------- */
@@ -769,6 +779,61 @@ static void sweep_exited(struct replay *rp)
 	}
 }
 
+/* ---- threads whose EXIT was lost ------------------------------------------
+ * A ring that overflows loses the EXIT records among its samples, and a
+ * live session would keep those threads, their maps and their files to
+ * its end (a 95-minute --push run still held the files of a test run
+ * killed 8 minutes before).  So every LIVENESS_EVERY_NS the threads kept
+ * are looked for (tgkill(pid, tid, 0)).  One found gone died before the
+ * look, whose time on the recording's clock is at most now plus the
+ * offset the rounds measured, give or take the drain's lag: once the
+ * stream is LIVENESS_MARGIN_NS past that, its samples have all come, and
+ * it is taken as exited, as its EXIT would have. */
+#define LIVENESS_EVERY_NS 5000000000ull
+#define LIVENESS_MARGIN_NS 2000000000ull
+
+static bool thread_gone(const struct rp_thread *t)
+{
+	if (!t->tid || !t->pid || t->pid == (u32)-1)
+		return false;            /* the idle task, or no process known */
+	return tgkill((pid_t)t->pid, (pid_t)t->tid, 0) < 0 && errno == ESRCH;
+}
+
+/* The threads found gone that the stream is now past: exited. */
+static void settle_missing(struct replay *rp)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < rp->missing.n; i++) {
+		struct rp_thread *t = thread_find(rp, rp->missing.v[i]);
+		if (!t || t->exited || !t->missing_since)
+			continue;                /* its EXIT came, or it came back */
+		if (rp->last_time < t->missing_since + LIVENESS_MARGIN_NS) {
+			rp->missing.v[kept++] = rp->missing.v[i];
+			continue;
+		}
+		t->missing_since = 0;
+		mark_exited(rp, t);
+		rp->summary.vanished_threads++;
+	}
+	rp->missing.n = kept;
+}
+
+static void look_for_gone(struct replay *rp, u64 now)
+{
+	settle_missing(rp);
+	if (rp->liveness_at && now - rp->liveness_at < LIVENESS_EVERY_NS)
+		return;
+	rp->liveness_at = now;
+	u64 seen_by = (u64)((s64)now + rp->clock_offset);
+	for (size_t i = 0; i < rp->all_threads.n; i++) {
+		struct rp_thread *t = rp->all_threads.v[i];
+		if (t->exited || t->missing_since || !thread_gone(t))
+			continue;
+		t->missing_since = seen_by;
+		VEC_PUSH(&rp->missing, t->tid);
+	}
+}
+
 /* Live without intervals: files are released at most this often. */
 #define RELEASE_EVERY_NS 1000000000ull
 
@@ -800,6 +865,8 @@ static int on_round(struct replay *rp, struct rp_sink *sink)
 	if (rp->opts.interval_ns && rp->next_tick && rp->clock_known &&
 	    tick_until(rp, sink, (u64)((s64)now + rp->clock_offset)) < 0)
 		return -1;
+	if (rp->clock_known && !rp->clock_guessed)
+		look_for_gone(rp, now);
 	bool many = rp->nexited >= SWEEP_EXITED_MIN || (rp->nexited && rp->all_threads.n > 4096);
 	if (many)
 		sweep_exited(rp);
@@ -948,6 +1015,7 @@ void rp_close(struct replay *rp)
 	for (size_t i = 0; i < rp->all_threads.n; i++)
 		free(rp->all_threads.v[i]);
 	VEC_FREE(&rp->all_threads);
+	VEC_FREE(&rp->missing);
 	u64map_free(&rp->threads);
 	u64map_free(&rp->read_last);
 	free(rp->cache);

@@ -20,6 +20,8 @@ struct rp_thread {
 	struct sym_maps *maps;     /* the process's, shared by its threads */
 	bool exited;
 	u64 exit_round;            /* live: the round its exit came in */
+	u64 missing_since;         /* live: found gone with no EXIT record, by
+				      this recording time (0: not) */
 };
 
 /* One resolved frame. dso and sym may be NULL (unknown). */
@@ -153,6 +155,8 @@ struct rp_summary {
 	char missing[512], mismatched[512], deleted[512];
 	struct sym_kernel_info kernel;   /* whose kallsyms named the kernel */
 	u64 released_threads, released_maps;  /* live: of exited processes */
+	u64 vanished_threads;       /* live: threads found gone whose EXIT
+				      record never came (a ring overflowed) */
 	u64 released_files;         /* rp_opts.release_files: files' symbols */
 	u64 threads_now;            /* live: threads kept at the last round */
 	bool live;                  /* rp_opts.live: a live view's recording */

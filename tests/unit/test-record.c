@@ -6,10 +6,12 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "record/record-internal.h"
 #include "symbols/symbols.h"
+#include "tests/unit/selfmap.h"
 #include "tests/unit/test.h"
 
 /* Puts a record of size bytes (type, misc) at ring position pos,
@@ -262,24 +264,13 @@ static size_t ol_sample(u64 *buf, u32 pid, u64 time, u64 ip)
 /* This test's own executable mapping, as an MMAP2 would give it. */
 static bool ol_own_text(struct rec_online_map *m, char *path, size_t cap)
 {
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[4608];
-	u64 here = (u64)(uintptr_t)ol_own_text;
-	bool found = false;
-	while (f && !found && fgets(line, sizeof(line), f)) {
-		unsigned long long lo, hi, off, ino;
-		unsigned maj, min;
-		char perms[8];
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095s", &lo, &hi, perms, &off,
-			   &maj, &min, &ino, path) == 8 && lo <= here && here < hi) {
-			*m = (struct rec_online_map){ (u32)getpid(), lo, hi - lo, off, maj, min,
-						      PROT_READ | PROT_EXEC, ino, path, 0 };
-			found = strlen(path) < cap;
-		}
-	}
-	if (f)
-		fclose(f);
-	return found;
+	struct self_text t;
+	if (!self_text_of((const void *)(uintptr_t)ol_own_text, &t) || strlen(t.path) >= cap)
+		return false;
+	strcpy(path, t.path);
+	*m = (struct rec_online_map){ (u32)getpid(), t.start, t.end - t.start, t.pgoff, t.maj,
+				      t.min, PROT_READ | PROT_EXEC, t.ino, path, 0 };
+	return true;
 }
 
 /* An online unwinder for OL_TYPE samples, and this test's own text
@@ -513,6 +504,70 @@ static void test_online_segments(void)
 	ol_end(o, &ev);
 }
 
+/* A pid that no process has now: a child's, reaped. */
+static u32 ol_dead_pid(void)
+{
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(0);
+	CHECK(pid > 0, "fork failed");
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	return pid > 0 ? (u32)pid : 0;
+}
+
+/* A process whose EXIT was lost (a ring overflowed): found gone at two
+ * looks running, its maps are let go of once the drain is a margin past
+ * the second look; until then its samples still unwind.  A live process
+ * keeps its maps, and one found gone is counted once. */
+static void test_online_lost_exit(void)
+{
+	struct rec_evsel ev;
+	char path[4096];
+	struct rec_online_map text;
+	struct rec_online *o = ol_start(&ev, &text, path, sizeof(path));
+	u32 dead = ol_dead_pid();
+	if (!o || !dead) {
+		ol_end(o, &ev);
+		return;
+	}
+	const struct rec_online_stats *st = rec_online_stats(o);
+	u64 ip = (u64)(uintptr_t)test_online_lost_exit;
+	u64 buf[64];
+	const void *out;
+	struct rec_online_map gone = text;
+	gone.pid = dead;
+	rec_online_add_map(o, &text);
+	rec_online_add_map(o, &gone);
+	ol_task(buf, PERF_RECORD_EXIT, text.pid + 100000, 1, 10 * OL_SEC);   /* time passes */
+	rec_online_sideband(o, buf);
+	rec_online_pass_end(o, 0, 1);
+
+	rec_online_check_alive(o);
+	CHECK(st->vanished == 0, "taken for gone at the first look");
+	rec_online_check_alive(o);
+	CHECK(st->vanished == 1, "found gone twice: %llu taken for gone",
+	      (unsigned long long)st->vanished);
+	ol_sample(buf, dead, 10 * OL_SEC + 1, ip);        /* drained late: still unwound */
+	CHECK(rec_online_sample(o, buf, false, &out) > 0, "sample not rewritten");
+	rec_online_pass_end(o, 0, 1);
+	CHECK(st->maps_released == 0 && st->no_maps == 0,
+	      "let go of before the margin: %llu maps, %llu samples without",
+	      (unsigned long long)st->maps_released, (unsigned long long)st->no_maps);
+
+	ol_task(buf, PERF_RECORD_EXIT, text.pid + 100001, 1, 12 * OL_SEC);
+	rec_online_sideband(o, buf);
+	rec_online_pass_end(o, 0, 1);
+	CHECK(st->maps_released == 1, "after the margin: %llu maps let go of",
+	      (unsigned long long)st->maps_released);
+	CHECK(!rec_online_maps_at(o, dead, 12 * OL_SEC), "the gone process's maps are kept");
+	CHECK(ol_mapped(o, text.pid, 12 * OL_SEC, text.start), "a live process lost its maps");
+	rec_online_check_alive(o);
+	rec_online_check_alive(o);
+	CHECK(st->vanished == 1, "counted again: %llu", (unsigned long long)st->vanished);
+	ol_end(o, &ev);
+}
+
 int main(void)
 {
 	RUN(test_tally_walk_counts);
@@ -527,5 +582,6 @@ int main(void)
 	RUN(test_online_sideband_order);
 	RUN(test_online_exec_chain);
 	RUN(test_online_segments);
+	RUN(test_online_lost_exit);
 	return test_summary();
 }
