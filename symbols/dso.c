@@ -188,8 +188,9 @@ int sym_dso_put(struct sym_dso *d)
  * files stay listed for the views' warnings. */
 static bool releasable(const struct sym_ctx *c, const struct sym_dso *d)
 {
-	return d->cached && d->kind == DSO_FILE && !d->holds && d->epoch < c->release_epoch &&
-	       !d->missing && d->trusted;
+	bool file = d->cached && d->kind == DSO_FILE && !d->missing && d->trusted;
+	bool ended_jit = d->kind == DSO_JIT && d->forgotten;
+	return (file || ended_jit) && !d->holds && d->epoch < c->release_epoch;
 }
 
 size_t sym_ctx_release(struct sym_ctx *c)
@@ -223,15 +224,32 @@ struct sym_dso *sym_jit_dso(struct sym_ctx *c, pid_t pid)
 {
 	u64 key = (u64)(u32)pid;
 	u64 *slot = u64map_get(&c->jits, key);
-	if (slot)
-		return *slot == NO_JIT_MAP ? NULL : (struct sym_dso *)(uintptr_t)*slot;
+	if (slot && *slot == NO_JIT_MAP)
+		return NULL;
+	if (slot) {
+		struct sym_dso *known = (struct sym_dso *)(uintptr_t)*slot;
+		known->epoch = c->release_epoch;
+		return known;
+	}
 	char path[64];
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pid);
 	/* Remembered either way: a process without a map is asked about
 	 * for each of its anonymous-memory samples. */
 	struct sym_dso *d = jit_load(c, path);
 	*u64map_slot(&c->jits, key, NULL) = d ? (u64)(uintptr_t)d : NO_JIT_MAP;
+	if (d)
+		d->epoch = c->release_epoch;
 	return d;
+}
+
+void sym_jit_forget(struct sym_ctx *c, pid_t pid)
+{
+	u64 *slot = u64map_get(&c->jits, (u64)(u32)pid);
+	if (!slot)
+		return;
+	if (*slot != NO_JIT_MAP)
+		((struct sym_dso *)(uintptr_t)*slot)->forgotten = true;
+	u64map_del(&c->jits, (u64)(u32)pid);
 }
 
 /* The segment holding file offset off: exactly, else within the pages

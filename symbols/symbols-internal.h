@@ -134,6 +134,7 @@ struct sym_dso {
 	bool cached;              /* in the context's files (sym_dso_get's) */
 	u32 holds;                /* sym_dso_hold's, less sym_dso_put's */
 	u64 epoch;                /* the release epoch it was last handed out in */
+	bool forgotten;           /* a JIT map whose process ended (sym_jit_forget) */
 	struct sym_dwarf *dwarf;  /* inline.c: DWARF, looked for on first use */
 	bool dwarf_tried;
 };

@@ -145,8 +145,12 @@ void sym_prefetch_files(struct sym_ctx *c, const struct sym_file_hint *hints, si
 /* Waits until the prefetch thread has gone through its whole list. */
 void sym_prefetch_wait(struct sym_ctx *c);
 
-/* The JIT map /tmp/perf-PID.map, or NULL when there is none. */
+/* The JIT map /tmp/perf-PID.map, or NULL when there is none.  Read once
+ * per process: sym_jit_forget says the process ended, so a new one with
+ * the pid reads its own map (and the old one's symbols go at the next
+ * sym_ctx_release). */
 struct sym_dso *sym_jit_dso(struct sym_ctx *c, pid_t pid);
+void sym_jit_forget(struct sym_ctx *c, pid_t pid);
 
 /* True for a mapping of memory without a file ([heap], [stack...],
  * //anon, /dev/zero, SysV shm): perf maps its addresses one for one, so
@@ -190,8 +194,8 @@ int sym_dso_put(struct sym_dso *d);
 /* Frees the executables and libraries nobody holds that sym_dso_get has
  * not handed out since the previous release (so a file used in every
  * interval by processes that come and go is not loaded again each time);
- * never the kernel, modules, JIT maps nor the files sym_problem_file
- * lists.  A file asked for later loads again.  Returns how many were
+ * never the kernel, modules, the JIT maps of processes not forgotten nor
+ * the files sym_problem_file lists.  A file asked for later loads again.  Returns how many were
  * freed (sym_stats.files_released counts them all). */
 size_t sym_ctx_release(struct sym_ctx *c);
 

@@ -722,6 +722,33 @@ static int tick_until(struct replay *rp, struct rp_sink *sink, u64 t)
 
 /* ---- live ---------------------------------------------------------------- */
 
+/* Frees the maps not in used.  A pid none of the maps left belongs to
+ * has ended: its JIT map, if it had one, goes at the next release (not
+ * while maps of the pid remain: the frame cache holds the JIT's symbols
+ * under their generation). */
+static void free_unused_maps(struct replay *rp, const struct u64map *used)
+{
+	struct u64map pids;
+	u64map_init(&pids);
+	for (size_t i = 0; i < rp->all_maps.n; i++)
+		if (u64map_get(used, (u64)(uintptr_t)rp->all_maps.v[i]))
+			*u64map_slot(&pids, rp->all_maps.v[i]->pid, NULL) = 1;
+	size_t kept = 0;
+	for (size_t i = 0; i < rp->all_maps.n; i++) {
+		struct sym_maps *m = rp->all_maps.v[i];
+		if (u64map_get(used, (u64)(uintptr_t)m)) {
+			rp->all_maps.v[kept++] = m;
+			continue;
+		}
+		if (!u64map_get(&pids, m->pid))
+			sym_jit_forget(rp->syms, (pid_t)m->pid);
+		sym_maps_free(m);
+		rp->summary.released_maps++;
+	}
+	rp->all_maps.n = kept;
+	u64map_free(&pids);
+}
+
 /* Threads marked exited are freed, then the maps no thread uses: a long
  * live session with many short-lived processes stays bounded.  A tid that
  * came back (on_fork reuses its struct) is no longer exited.  Only exits
@@ -754,17 +781,7 @@ static void sweep_exited(struct replay *rp)
 			*u64map_slot(&used, (u64)(uintptr_t)t->maps, NULL) = 1;
 	}
 	rp->all_threads.n = kept;
-	kept = 0;
-	for (size_t i = 0; i < rp->all_maps.n; i++) {
-		struct sym_maps *m = rp->all_maps.v[i];
-		if (u64map_get(&used, (u64)(uintptr_t)m)) {
-			rp->all_maps.v[kept++] = m;
-			continue;
-		}
-		sym_maps_free(m);
-		rp->summary.released_maps++;
-	}
-	rp->all_maps.n = kept;
+	free_unused_maps(rp, &used);
 	u64map_free(&used);
 	rp->last_thread = NULL;
 	rp->nexited = left;

@@ -1,6 +1,6 @@
 /* test-replay.c - unit tests of the replay's live bookkeeping: threads
- * whose EXIT record was lost are found gone and released, without losing
- * the samples of theirs still on the way. */
+ * whose EXIT record was lost are found gone and released (with their JIT
+ * maps), without losing the samples of theirs still on the way. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +15,7 @@
 
 #define MS 1000000ULL
 #define SAMPLE_ID 41
+#define JIT_IP 0x7f0000001010ULL       /* in no mapping: the JIT map's */
 #define NGONE 70                    /* past the replay's sweep threshold (64) */
 #define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
 		     PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD)
@@ -51,17 +52,22 @@ static u32 dead_pid(void)
 	return pid > 0 ? (u32)pid : 0;
 }
 
-static int sample(struct pd_writer *w, u32 pid, u64 time)
+static int sample_at(struct pd_writer *w, u32 pid, u64 time, u64 ip)
 {
 	u64 rec[6];
 	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(rec) };
 	memcpy(rec, &h, sizeof(h));
 	rec[1] = SAMPLE_ID;
-	rec[2] = (u64)(uintptr_t)replay_marker;
+	rec[2] = ip;
 	rec[3] = (u64)pid << 32 | pid;
 	rec[4] = time;
 	rec[5] = 1;
 	return pd_writer_write(w, rec, sizeof(rec));
+}
+
+static int sample(struct pd_writer *w, u32 pid, u64 time)
+{
+	return sample_at(w, pid, time, (u64)(uintptr_t)replay_marker);
 }
 
 /* A live stream: this process and NGONE children that ended with no EXIT
@@ -93,11 +99,14 @@ static int write_stream(const char *path, const u32 *gone)
 		bad |= pd_write_fork(w, &a, gone[i], self, gone[i], self, t0 + 1, &sid);
 		bad |= sample(w, gone[i], t0 + 2);
 	}
+	bad |= sample_at(w, gone[0], t0 + 3, JIT_IP);
 	for (u64 t = 100 * MS; t <= 4000 * MS; t += 100 * MS) {
 		bad |= sample(w, self, t0 + t);
 		if (t == 1500 * MS)
 			for (int i = 0; i < NGONE; i++)
 				bad |= sample(w, gone[i], t0 + t);
+		if (t == 1500 * MS)
+			bad |= sample_at(w, gone[0], t0 + t, JIT_IP);
 		bad |= pd_writer_finished_round(w);
 	}
 	return pd_writer_close(w) || bad ? -1 : 0;
@@ -105,12 +114,17 @@ static int write_stream(const char *path, const u32 *gone)
 
 struct counts {
 	u32 self;
-	u64 self_resolved, gone_resolved, gone_samples;
+	u64 self_resolved, gone_resolved, gone_samples, jit_resolved;
 };
 
 static int count_sample(void *ctx, const struct rp_sample *s)
 {
 	struct counts *c = ctx;
+	if (s->s->ip == JIT_IP) {
+		c->jit_resolved += s->nframes > 0 && s->frames[0].sym &&
+				   !strcmp(s->frames[0].sym->name, "jit_fn");
+		return 0;
+	}
 	bool resolved = s->nframes > 0 && s->frames[0].sym &&
 			!strcmp(s->frames[0].sym->name, "replay_marker");
 	if (s->thread->pid == c->self) {
@@ -125,6 +139,16 @@ static int count_sample(void *ctx, const struct rp_sample *s)
 /* Threads found gone with no EXIT record are taken as exited once the
  * stream is past the look, and then released; their samples in between
  * still resolve; the live process is kept. */
+static int no_op(void *ctx)
+{
+	return 0;
+}
+
+static int no_tick(void *ctx, u64 end, bool last)
+{
+	return 0;
+}
+
 static void test_lost_exit(void)
 {
 	char dir[] = "/tmp/ember-replay-XXXXXX";
@@ -135,14 +159,21 @@ static void test_lost_exit(void)
 	for (int i = 0; i < NGONE; i++)
 		gone[i] = dead_pid();
 	CHECK(write_stream(path, gone) == 0, "stream not written: %s", err_msg());
+	char *jit = xasprintf("/tmp/perf-%u.map", gone[0]);
+	FILE *f = fopen(jit, "w");
+	CHECK(f && fputs("7f0000001000 80 jit_fn\n", f) >= 0, "%s not written", jit);
+	if (f)
+		fclose(f);
 	struct rp_opts o = { .input = path, .live = true, .input_fd = open(path, O_RDONLY),
-			     .sym = { .demangle = true, .cache_dir = "" } };
+			     .sym = { .demangle = true, .cache_dir = "" },
+			     .interval_ns = 500 * MS, .release_files = true };
 	struct replay *rp = rp_open(&o);
 	CHECK(rp != NULL, "replay: %s", err_msg());
 	if (!rp)
 		return;
 	struct counts c = { .self = (u32)getpid() };
-	struct rp_sink sink = { .ctx = &c, .sample = count_sample };
+	struct rp_sink sink = { .ctx = &c, .sample = count_sample, .tick = no_tick,
+				.forget_files = no_op };
 	CHECK(rp_run(rp, &sink) == 0, "replay: %s", err_msg());
 	const struct rp_summary *sum = rp_summary(rp);
 	CHECK(sum->vanished_threads == NGONE, "%llu of %d threads found gone",
@@ -155,7 +186,14 @@ static void test_lost_exit(void)
 	      2 * NGONE);
 	CHECK(c.self_resolved == 40, "%llu of 40 samples of the live process resolved",
 	      (unsigned long long)c.self_resolved);
+	/* The JIT map of a gone process goes too (its samples resolved). */
+	CHECK(c.jit_resolved == 2, "%llu of 2 JIT samples resolved",
+	      (unsigned long long)c.jit_resolved);
+	CHECK(sum->released_files == 1, "%llu files released, want the gone process's JIT map",
+	      (unsigned long long)sum->released_files);
 	rp_close(rp);
+	unlink(jit);
+	free(jit);
 	unlink(path);
 	rmdir(dir);
 }

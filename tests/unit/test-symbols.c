@@ -929,6 +929,36 @@ static void test_jit_map(void)
 	free(path);
 }
 
+/* A process that ended is forgotten: a new one with its pid reads its own
+ * map, and the old map's symbols go at the next release, not before. */
+static void test_jit_forget(void)
+{
+	pid_t pid = getpid();
+	char *path = xasprintf("/tmp/perf-%d.map", (int)pid);
+	write_file(path, "7f0000001000 80 old_process_fn\n");
+	struct sym_ctx *c = sym_ctx_new(NULL);
+	struct sym_dso *old = sym_jit_dso(c, pid);
+	CHECK(old != NULL, "no JIT dso");
+	write_file(path, "7f0000001000 80 new_process_fn\n");
+	CHECK(sym_jit_dso(c, pid) == old, "read again before the process ended");
+	size_t released = sym_ctx_release(c);
+	CHECK(released == 0, "%zu released before the process ended", released);
+	CHECK(sym_jit_dso(c, pid) == old, "read again before the process ended");
+	sym_jit_forget(c, pid);
+	struct sym_dso *now = sym_jit_dso(c, pid);
+	const struct sym *s = now ? sym_lookup(now, 0x7f0000001010) : NULL;
+	CHECK(now != old && s && !strcmp(s->name, "new_process_fn"), "the new process got %s",
+	      s ? s->name : "NULL");
+	released = sym_ctx_release(c);
+	CHECK(released == 0, "%zu released: the old map was handed out in this epoch", released);
+	released = sym_ctx_release(c);
+	CHECK(released == 1, "%zu released: want the ended process's map", released);
+	CHECK(sym_jit_dso(c, pid) == now, "the new process's map was let go of");
+	sym_ctx_free(c);
+	unlink(path);
+	free(path);
+}
+
 /* Names as perf 6.1 prints them for these symbols (checked by hand
  * with perf report on the same program). */
 static const struct { const char *mangled, *shown; } demangle_cases[] = {
@@ -1481,6 +1511,7 @@ int main(void)
 	RUN(test_kernel_build_id_choice);
 	RUN(test_build_id_cache);
 	RUN(test_jit_map);
+	RUN(test_jit_forget);
 	RUN(test_process_maps);
 	RUN(test_inline_index);
 	RUN_UNLESS(dwz_skip(), test_inline_index_dwz);
