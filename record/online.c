@@ -479,16 +479,19 @@ static void release_retired(struct rec_online *o, u64 watermark)
  * overflows, and the process's maps and files would then be kept for the
  * rest of the recording (a 95-minute --push run beside test suites still
  * held the files of a run killed 8 minutes before).  So every
- * ONLINE_LIVENESS_NS the processes kept are looked for (kill(pid, 0)).
+ * ONLINE_LIVENESS_NS the processes kept are looked for (pid_gone).
  * One found gone twice running ended before the first look, and every
  * pass since has drained what its rings held then, its samples with it:
  * it is retired as its EXIT would retire it, at the newest time seen.
  * A pid the recorder cannot signal (EPERM) is alive; a pid taken by a new
  * process whose FORK was lost too stays, as before. */
 
+/* Whether no process pid is left: tgkill's thread pid of group pid,
+ * since kill(pid) would also find a thread of another process that took
+ * the number as its tid. */
 static bool pid_gone(u32 pid)
 {
-	return pid && pid != (u32)-1 && kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+	return pid && pid != (u32)-1 && tgkill((pid_t)pid, (pid_t)pid, 0) < 0 && errno == ESRCH;
 }
 
 void rec_online_check_alive(struct rec_online *o)

@@ -813,7 +813,11 @@ static bool thread_gone(const struct rp_thread *t)
 {
 	if (!t->tid || !t->pid || t->pid == (u32)-1)
 		return false;            /* the idle task, or no process known */
-	return tgkill((pid_t)t->pid, (pid_t)t->tid, 0) < 0 && errno == ESRCH;
+	/* tid -1: samples the kernel took of an exiting thread after its tid
+	 * was released; the thread stands for them while its process lives
+	 * (it holds the process's maps). */
+	u32 tid = t->tid == (u32)-1 ? t->pid : t->tid;
+	return tgkill((pid_t)t->pid, (pid_t)tid, 0) < 0 && errno == ESRCH;
 }
 
 /* The threads found gone that the stream is now past: exited. */

@@ -52,17 +52,22 @@ static u32 dead_pid(void)
 	return pid > 0 ? (u32)pid : 0;
 }
 
-static int sample_at(struct pd_writer *w, u32 pid, u64 time, u64 ip)
+static int sample_of(struct pd_writer *w, u32 pid, u32 tid, u64 time, u64 ip)
 {
 	u64 rec[6];
 	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(rec) };
 	memcpy(rec, &h, sizeof(h));
 	rec[1] = SAMPLE_ID;
 	rec[2] = ip;
-	rec[3] = (u64)pid << 32 | pid;
+	rec[3] = (u64)tid << 32 | pid;
 	rec[4] = time;
 	rec[5] = 1;
 	return pd_writer_write(w, rec, sizeof(rec));
+}
+
+static int sample_at(struct pd_writer *w, u32 pid, u64 time, u64 ip)
+{
+	return sample_of(w, pid, pid, time, ip);
 }
 
 static int sample(struct pd_writer *w, u32 pid, u64 time)
@@ -100,6 +105,8 @@ static int write_stream(const char *path, const u32 *gone)
 		bad |= sample(w, gone[i], t0 + 2);
 	}
 	bad |= sample_at(w, gone[0], t0 + 3, JIT_IP);
+	/* The kernel's tid for a thread sampled after its tid was released. */
+	bad |= sample_of(w, gone[1], (u32)-1, t0 + 4, (u64)(uintptr_t)replay_marker);
 	for (u64 t = 100 * MS; t <= 4000 * MS; t += 100 * MS) {
 		bad |= sample(w, self, t0 + t);
 		if (t == 1500 * MS)
@@ -176,14 +183,15 @@ static void test_lost_exit(void)
 				.forget_files = no_op };
 	CHECK(rp_run(rp, &sink) == 0, "replay: %s", err_msg());
 	const struct rp_summary *sum = rp_summary(rp);
-	CHECK(sum->vanished_threads == NGONE, "%llu of %d threads found gone",
-	      (unsigned long long)sum->vanished_threads, NGONE);
-	CHECK(sum->released_threads >= NGONE, "%llu threads released",
+	/* And the thread standing for tid -1 samples, with its process. */
+	CHECK(sum->vanished_threads == NGONE + 1, "%llu of %d threads found gone",
+	      (unsigned long long)sum->vanished_threads, NGONE + 1);
+	CHECK(sum->released_threads >= NGONE + 1, "%llu threads released",
 	      (unsigned long long)sum->released_threads);
-	CHECK(c.gone_samples == 2 * NGONE && c.gone_resolved == 2 * NGONE,
+	CHECK(c.gone_samples == 2 * NGONE + 1 && c.gone_resolved == 2 * NGONE + 1,
 	      "%llu of %llu samples of the gone threads resolved (of %d)",
 	      (unsigned long long)c.gone_resolved, (unsigned long long)c.gone_samples,
-	      2 * NGONE);
+	      2 * NGONE + 1);
 	CHECK(c.self_resolved == 40, "%llu of 40 samples of the live process resolved",
 	      (unsigned long long)c.self_resolved);
 	/* The JIT map of a gone process goes too (its samples resolved). */
