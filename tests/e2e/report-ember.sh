@@ -29,10 +29,24 @@ else
 fi
 
 # System-wide parts: both CPUs kept busy (idle CPUs lose events here).
+# script's lines match perf's for stacks unwound while recording; a stack
+# the drain left for the report (behind, on a loaded machine: 6 lines of
+# 21133 differed once under ASan) is unwound by each tool's own DWARF
+# unwinder, with perf's inline frames.  Such a recording is made again
+# once, and the line-for-line check skipped if the second is one too.
 start_spinner 6
-rec -F 999 -a -g -o "$TMP/all.data" -- sleep 1
+deferred=0
+for try in 1 2; do
+	"$EMBER" record -F 999 -a -g -o "$TMP/all.data" -- sleep 1 >/dev/null 2>"$TMP/all.err" </dev/null
+	deferred=$(sed -n 's/.* \([0-9][0-9]*\) left for the report.*/\1/p' "$TMP/all.err")
+	[ "${deferred:-0}" = 0 ] && break
+done
 report_agrees ember-system-wide "$TMP/all.data"
-script_agrees ember-system-wide "$TMP/all.data"
+if [ "${deferred:-0}" = 0 ]; then
+	script_agrees ember-system-wide "$TMP/all.data"
+else
+	skip ember-system-wide-script "the drain fell behind twice ($deferred stacks left for the report): perf unwinds those its own way"
+fi
 
 if ensure_tracefs; then
 	rec -e sched:sched_switch -a -g -o "$TMP/sched.data" -- sleep 0.5
