@@ -184,6 +184,7 @@ static struct sym_dwarf *dso_dwarf(struct sym_ctx *c, struct sym_dso *d)
 	if (d->dwarf_tried)
 		return d->dwarf;
 	d->dwarf_tried = true;
+	d->dwarf_epoch = c->release_epoch;
 	struct sym_dwarf *dw = xcalloc(1, sizeof(*dw));
 	dw->scopes.fd = dw->lines.fd = -1;
 	bool ok = open_dwarf(c, dw, d->sym_file) || open_dwarf(c, dw, d->path);

@@ -137,6 +137,7 @@ struct sym_dso {
 	bool forgotten;           /* a JIT map whose process ended (sym_jit_forget) */
 	struct sym_dwarf *dwarf;  /* inline.c: DWARF, looked for on first use */
 	bool dwarf_tried;
+	u64 dwarf_epoch;          /* the release epoch it was looked for in */
 };
 
 /* Addresses in a kallsyms of the symbols perf relocates the kernel by

@@ -177,6 +177,8 @@ struct sym_stats {
 	u64 missing_files;
 	u64 files_prefetched;     /* of files_loaded, loaded by the prefetch thread */
 	u64 files_released;       /* sym_ctx_release's, in all */
+	u64 dwarf_renewed;        /* files kept whose DWARF a release let go of,
+				     to be opened anew on next use */
 };
 const struct sym_stats *sym_ctx_stats(const struct sym_ctx *c);
 
@@ -195,8 +197,11 @@ int sym_dso_put(struct sym_dso *d);
  * not handed out since the previous release (so a file used in every
  * interval by processes that come and go is not loaded again each time);
  * never the kernel, modules, the JIT maps of processes not forgotten nor
- * the files sym_problem_file lists.  A file asked for later loads again.  Returns how many were
- * freed (sym_stats.files_released counts them all). */
+ * the files sym_problem_file lists.  A file asked for later loads again.
+ * The DWARF of a file kept through many releases is let go of too, and
+ * opened again on its next use (its caches would otherwise grow through
+ * the whole session).  Returns how many files were freed
+ * (sym_stats.files_released counts them all). */
 size_t sym_ctx_release(struct sym_ctx *c);
 
 /* ---- Added by the symbols module: introspection for reports and tests. */

@@ -1347,6 +1347,41 @@ static void test_inline_index(void)
 	free(h), free(a), free(b), free(p1), free(p2);
 }
 
+/* A file kept through many releases has its DWARF let go of and opened
+ * again on next use, giving the same inline chains (test_inline_index
+ * built inl2). */
+static void test_dwarf_renew(void)
+{
+	char *path = tpath("inl2");
+	static const char *const want[] = { "outer_a" };
+	u64 start[8], size[8];
+	const char *names[8];
+	struct sym_opts o = { .demangle = true, .debug_dir = "/nonexistent", .cache_dir = "" };
+	struct sym_ctx *c = sym_ctx_new(&o);
+	struct sym_dso *d = sym_dso_get(c, path, NULL, 0, 0);
+	CHECK(text_symbols(path, want, 1, start, size, names) == 1, "no outer_a in %s", path);
+	struct strbuf before = { 0 }, lines = { 0 }, after = { 0 };
+	u64 fa = start[0];
+	for (; fa < start[0] + size[0] && !before.s; fa++)
+		ember_chain(c, d, fa, &before, &lines);
+	fa--;
+	CHECK(before.s != NULL, "no inline chain in outer_a");
+	sym_dso_hold(d);                      /* a file some process maps */
+	for (int i = 0; i < 60; i++)
+		sym_ctx_release(c);
+	CHECK(sym_ctx_stats(c)->dwarf_renewed == 0, "renewed after 60 releases");
+	sym_ctx_release(c);
+	CHECK(sym_ctx_stats(c)->dwarf_renewed == 1, "%llu renewed after 61 releases",
+	      (unsigned long long)sym_ctx_stats(c)->dwarf_renewed);
+	ember_chain(c, d, fa, &after, &lines);
+	CHECK(before.s && after.s && !strcmp(before.s, after.s), "chain %s, then %s",
+	      before.s ? before.s : "", after.s ? after.s : "");
+	CHECK(sym_ctx_stats(c)->files_released == 0, "a held file released");
+	sym_dso_put(d);
+	sym_ctx_free(c);
+	free(before.s), free(after.s), free(lines.s), free(path);
+}
+
 /* The same programs after dwz -m: partial units imported by the CUs and
  * the abstract origins in an alt file (.gnu_debugaltlink, reached with
  * DW_FORM_GNU_ref_alt) give the same chains. */
@@ -1514,6 +1549,7 @@ int main(void)
 	RUN(test_jit_forget);
 	RUN(test_process_maps);
 	RUN(test_inline_index);
+	RUN(test_dwarf_renew);
 	RUN_UNLESS(dwz_skip(), test_inline_index_dwz);
 	RUN(test_inflated_copy);
 	free(last_dwarf_file);
