@@ -204,8 +204,12 @@ static bool releasable(const struct sym_ctx *c, const struct sym_dso *d)
 
 static void renew_dwarf(struct sym_ctx *c, struct sym_dso *d)
 {
-	if (!d->dwarf_tried || c->release_epoch - d->dwarf_epoch < DWARF_RENEW_RELEASES)
+	if (!d->dwarf_tried)
 		return;
+	if (c->release_epoch - d->dwarf_epoch < DWARF_RENEW_RELEASES) {
+		c->stats.dwarf_lines_closed += sym_dwarf_drop_lines(d->dwarf);
+		return;
+	}
 	sym_dwarf_free(d->dwarf);
 	d->dwarf = NULL;
 	d->dwarf_tried = false;

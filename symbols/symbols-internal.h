@@ -222,6 +222,9 @@ void kernel_choice_free(struct sym_ctx *c);
 /* inline.c */
 struct sym_dwarf;
 void sym_dwarf_free(struct sym_dwarf *dw);
+/* Closes the opening with the line tables, if any (true when one was
+ * open); the next line asked opens it again. */
+bool sym_dwarf_drop_lines(struct sym_dwarf *dw);
 /* A DWARF section neither inline frames nor source lines read. */
 bool dwarf_section_unread(const char *name);
 

@@ -179,6 +179,8 @@ struct sym_stats {
 	u64 files_released;       /* sym_ctx_release's, in all */
 	u64 dwarf_renewed;        /* files kept whose DWARF a release let go of,
 				     to be opened anew on next use */
+	u64 dwarf_lines_closed;   /* ... whose line tables it let go of (each
+				     release: sym_dwarf_drop_lines) */
 };
 const struct sym_stats *sym_ctx_stats(const struct sym_ctx *c);
 

@@ -1367,7 +1367,19 @@ static void test_dwarf_renew(void)
 	fa--;
 	CHECK(before.s != NULL, "no inline chain in outer_a");
 	sym_dso_hold(d);                      /* a file some process maps */
-	for (int i = 0; i < 60; i++)
+	/* The line tables go at each release, and open again when asked:
+	 * the next address's call-site lines are still found. */
+	sym_ctx_release(c);
+	CHECK(sym_ctx_stats(c)->dwarf_lines_closed == 1, "%llu line tables closed",
+	      (unsigned long long)sym_ctx_stats(c)->dwarf_lines_closed);
+	struct strbuf next = { 0 }, next_lines = { 0 };
+	u64 at = fa + 1;
+	for (; at < start[0] + size[0] && !next.s; at++)
+		ember_chain(c, d, at, &next, &next_lines);
+	CHECK(next_lines.s && !strstr(next_lines.s, "(none)"), "call sites after the close: %s",
+	      next_lines.s ? next_lines.s : "none");
+	free(next.s), free(next_lines.s);
+	for (int i = 0; i < 59; i++)
 		sym_ctx_release(c);
 	CHECK(sym_ctx_stats(c)->dwarf_renewed == 0, "renewed after 60 releases");
 	sym_ctx_release(c);
