@@ -83,7 +83,7 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
-$(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/test.h tests/unit/selfmap.h $(BUILD)/libember.a
+$(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/test.h tests/unit/processes.h $(BUILD)/libember.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libember.a $(LDLIBS_ALL)
 

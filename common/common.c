@@ -644,6 +644,13 @@ u64 now_ns(void)
 
 /* ---- Machine facts ----------------------------------------------------- */
 
+bool task_missing(u32 pid, u32 tid)
+{
+	if (!pid || !tid || pid == (u32)-1 || tid == (u32)-1)
+		return false;
+	return tgkill((pid_t)pid, (pid_t)tid, 0) < 0 && errno == ESRCH;
+}
+
 /* Parses a sysfs CPU list file like "0-3,6" into a sorted array. */
 static int read_sysfs_cpus(const char *path, int **cpus)
 {

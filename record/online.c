@@ -18,9 +18,7 @@
  * well past the exit (see "letting go" below), and with them the files
  * no maps name any more: a recording of hours beside processes that come
  * and go keeps what the live ones map. */
-#include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -479,20 +477,12 @@ static void release_retired(struct rec_online *o, u64 watermark)
  * overflows, and the process's maps and files would then be kept for the
  * rest of the recording (a 95-minute --push run beside test suites still
  * held the files of a run killed 8 minutes before).  So every
- * ONLINE_LIVENESS_NS the processes kept are looked for (pid_gone).
+ * ONLINE_LIVENESS_NS the processes kept are looked for (task_missing).
  * One found gone twice running ended before the first look, and every
  * pass since has drained what its rings held then, its samples with it:
  * it is retired as its EXIT would retire it, at the newest time seen.
  * A pid the recorder cannot signal (EPERM) is alive; a pid taken by a new
  * process whose FORK was lost too stays, as before. */
-
-/* Whether no process pid is left: tgkill's thread pid of group pid,
- * since kill(pid) would also find a thread of another process that took
- * the number as its tid. */
-static bool pid_gone(u32 pid)
-{
-	return pid && pid != (u32)-1 && tgkill((pid_t)pid, (pid_t)pid, 0) < 0 && errno == ESRCH;
-}
 
 void rec_online_check_alive(struct rec_online *o)
 {
@@ -503,7 +493,9 @@ void rec_online_check_alive(struct rec_online *o)
 	u64 pid, val;
 	while (u64map_next(&o->procs, &pos, &pid, &val)) {
 		struct rec_proc *p = (struct rec_proc *)(uintptr_t)val;
-		if (p->ended || !pid_gone((u32)pid)) {
+		/* The group leader, not kill(pid): that would also find a
+		 * thread of another process that took the number as its tid. */
+		if (p->ended || !task_missing((u32)pid, (u32)pid)) {
 			p->missing = 0;
 			continue;
 		}

@@ -3,9 +3,7 @@
  * each sample's frames to dsos and symbols, and drives one sink. */
 #include "report/replay/replay.h"
 
-#include <errno.h>
 #include <malloc.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -809,15 +807,12 @@ static void sweep_exited(struct replay *rp)
 #define LIVENESS_EVERY_NS 5000000000ull
 #define LIVENESS_MARGIN_NS 2000000000ull
 
+/* tid -1: samples the kernel took of an exiting thread after its tid was
+ * released; the thread stands for them while its process lives (it holds
+ * the process's maps). */
 static bool thread_gone(const struct rp_thread *t)
 {
-	if (!t->tid || !t->pid || t->pid == (u32)-1)
-		return false;            /* the idle task, or no process known */
-	/* tid -1: samples the kernel took of an exiting thread after its tid
-	 * was released; the thread stands for them while its process lives
-	 * (it holds the process's maps). */
-	u32 tid = t->tid == (u32)-1 ? t->pid : t->tid;
-	return tgkill((pid_t)t->pid, (pid_t)tid, 0) < 0 && errno == ESRCH;
+	return task_missing(t->pid, t->tid == (u32)-1 ? t->pid : t->tid);
 }
 
 /* The threads found gone that the stream is now past: exited. */

@@ -6,12 +6,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "record/record-internal.h"
 #include "symbols/symbols.h"
-#include "tests/unit/selfmap.h"
+#include "tests/unit/processes.h"
 #include "tests/unit/test.h"
 
 /* Puts a record of size bytes (type, misc) at ring position pos,
@@ -505,17 +504,6 @@ static void test_online_segments(void)
 }
 
 /* A pid that no process has now: a child's, reaped. */
-static u32 ol_dead_pid(void)
-{
-	pid_t pid = fork();
-	if (pid == 0)
-		_exit(0);
-	CHECK(pid > 0, "fork failed");
-	if (pid > 0)
-		waitpid(pid, NULL, 0);
-	return pid > 0 ? (u32)pid : 0;
-}
-
 /* A process whose EXIT was lost (a ring overflowed): found gone at two
  * looks running, its maps are let go of once the drain is a margin past
  * the second look; until then its samples still unwind.  A live process
@@ -526,7 +514,8 @@ static void test_online_lost_exit(void)
 	char path[4096];
 	struct rec_online_map text;
 	struct rec_online *o = ol_start(&ev, &text, path, sizeof(path));
-	u32 dead = ol_dead_pid();
+	u32 dead = dead_pid();
+	CHECK(dead > 0, "fork failed");
 	if (!o || !dead) {
 		ol_end(o, &ev);
 		return;

@@ -5,12 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 #include <fcntl.h>
 #include <unistd.h>
 
 #include "report/replay/replay.h"
-#include "tests/unit/selfmap.h"
+#include "tests/unit/processes.h"
 #include "tests/unit/test.h"
 
 #define MS 1000000ULL
@@ -39,17 +38,6 @@ static bool own_text(struct pd_mmap2 *m, char *path, size_t cap)
 		.prot = PROT_READ | PROT_EXEC, .flags = MAP_PRIVATE,
 		.cpumode = PERF_RECORD_MISC_USER, .filename = path };
 	return true;
-}
-
-/* A pid no process has now: a child's, reaped. */
-static u32 dead_pid(void)
-{
-	pid_t pid = fork();
-	if (pid == 0)
-		_exit(0);
-	if (pid > 0)
-		waitpid(pid, NULL, 0);
-	return pid > 0 ? (u32)pid : 0;
 }
 
 static int sample_of(struct pd_writer *w, u32 pid, u32 tid, u64 time, u64 ip)

@@ -1,10 +1,14 @@
-/* selfmap.h - the mapping of this test's own code, as /proc/self/maps
- * gives it: what an MMAP2 record of it would carry. */
-#ifndef EMBER_TEST_SELFMAP_H
-#define EMBER_TEST_SELFMAP_H
+/* processes.h - processes for the tests of live bookkeeping: the mapping
+ * of this test's own code, as /proc/self/maps gives it (what an MMAP2
+ * record of it would carry), and a pid whose process is gone. */
+#ifndef EMBER_TEST_PROCESSES_H
+#define EMBER_TEST_PROCESSES_H
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 struct self_text {
 	unsigned long long start, end, pgoff, ino;
@@ -29,6 +33,17 @@ static inline bool self_text_of(const void *addr, struct self_text *t)
 	if (f)
 		fclose(f);
 	return found;
+}
+
+/* A pid no process has now: a child's, reaped; 0 when fork failed. */
+static inline unsigned dead_pid(void)
+{
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(0);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	return pid > 0 ? (unsigned)pid : 0;
 }
 
 #endif
