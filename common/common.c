@@ -646,8 +646,10 @@ u64 now_ns(void)
 
 bool task_missing(u32 pid, u32 tid)
 {
-	if (!pid || !tid || pid == (u32)-1 || tid == (u32)-1)
+	if (!pid || !tid || pid == (u32)-1)
 		return false;
+	if (tid == (u32)-1)
+		tid = pid;   /* an exiting thread's samples: its process stands for it */
 	return tgkill((pid_t)pid, (pid_t)tid, 0) < 0 && errno == ESRCH;
 }
 

@@ -173,10 +173,12 @@ u64 now_ns(void);          /* CLOCK_MONOTONIC */
 
 /* --- Machine facts ------------------------------------------------------ */
 int cpus_possible(void);   /* highest possible CPU number + 1 */
-/* Whether thread tid of process pid is gone (tgkill(pid, tid, 0): ESRCH;
- * tid == pid asks for the process; a zombie is still there, unlike in
- * stat's /proc-based task_gone, which watches for a task to stop running).  The idle task (0) and unknown ids
- * (-1) are never gone, nor a task we may not signal. */
+/* Whether thread tid of process pid is gone (tgkill(pid, tid, 0): ESRCH).
+ * tid == pid asks for the process, and so does tid -1, the kernel's id for
+ * a thread sampled after its tid was released.  A zombie is still there
+ * (unlike in stat's /proc-based task_gone, which watches for a task to
+ * stop running).  The idle task (0), an unknown process (-1) and a task
+ * we may not signal are never gone. */
 bool task_missing(u32 pid, u32 tid);
 /* Online CPUs (sorted). Caller frees. Returns count, -1 on error. */
 int cpus_online(int **cpus);

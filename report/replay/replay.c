@@ -799,21 +799,15 @@ static void sweep_exited(struct replay *rp)
  * live session would keep those threads, their maps and their files to
  * its end (a 95-minute --push run still held the files of a test run
  * killed 8 minutes before).  So every LIVENESS_EVERY_NS the threads kept
- * are looked for (tgkill(pid, tid, 0)).  One found gone died before the
+ * are looked for (task_missing: the thread standing for tid -1, samples
+ * of exiting threads, holds its process's maps while the process lives).
+ * One found gone died before the
  * look, whose time on the recording's clock is at most now plus the
  * offset the rounds measured, give or take the drain's lag: once the
  * stream is LIVENESS_MARGIN_NS past that, its samples have all come, and
  * it is taken as exited, as its EXIT would have. */
 #define LIVENESS_EVERY_NS 5000000000ull
 #define LIVENESS_MARGIN_NS 2000000000ull
-
-/* tid -1: samples the kernel took of an exiting thread after its tid was
- * released; the thread stands for them while its process lives (it holds
- * the process's maps). */
-static bool thread_gone(const struct rp_thread *t)
-{
-	return task_missing(t->pid, t->tid == (u32)-1 ? t->pid : t->tid);
-}
 
 /* The threads found gone that the stream is now past: exited. */
 static void settle_missing(struct replay *rp)
@@ -843,7 +837,7 @@ static void look_for_gone(struct replay *rp, u64 now)
 	u64 seen_by = (u64)((s64)now + rp->clock_offset);
 	for (size_t i = 0; i < rp->all_threads.n; i++) {
 		struct rp_thread *t = rp->all_threads.v[i];
-		if (t->exited || t->missing_since || !thread_gone(t))
+		if (t->exited || t->missing_since || !task_missing(t->pid, t->tid))
 			continue;
 		t->missing_since = seen_by;
 		VEC_PUSH(&rp->missing, t->tid);

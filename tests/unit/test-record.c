@@ -503,7 +503,6 @@ static void test_online_segments(void)
 	ol_end(o, &ev);
 }
 
-/* A pid that no process has now: a child's, reaped. */
 /* A process whose EXIT was lost (a ring overflowed): found gone at two
  * looks running, its maps are let go of once the drain is a margin past
  * the second look; until then its samples still unwind.  A live process
