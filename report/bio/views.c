@@ -59,18 +59,6 @@ u32 bio_dev_parse(const char *s)
 	return major(st.st_rdev) << 20 | minor(st.st_rdev);
 }
 
-static bool task_passes(const struct rp_filter *f, u32 pid, u32 tid, const char *comm)
-{
-	return (!f->npids || rp_id_listed(f->pids, f->npids, pid)) &&
-	       (!f->ntids || rp_id_listed(f->tids, f->ntids, tid)) &&
-	       (!f->comms || rp_comm_listed(f->comms, comm));
-}
-
-static bool time_passes(const struct rp_filter *f, u64 t)
-{
-	return t >= f->time_start && (!f->time_end || t <= f->time_end);
-}
-
 /* I/Os belong to the task that queued them, at the time it did. */
 bool bio_io_shown(const struct bio_io *io, const struct bio_view_opts *o)
 {
@@ -80,7 +68,7 @@ bool bio_io_shown(const struct bio_io *io, const struct bio_view_opts *o)
 	if (!f)
 		return true;
 	u64 t = io->t[BT_Q] ? io->t[BT_Q] : io->t[BT_G];
-	return task_passes(f, io->pid, io->tid, io->comm) && time_passes(f, t);
+	return rp_filter_task(f, io->pid, io->tid, io->comm) && rp_filter_time(f, t);
 }
 
 /* Events belong to the task they ran in, as the replay's samples do. */
@@ -88,8 +76,7 @@ bool bio_event_shown(const struct bio_who *w, const struct rp_filter *f)
 {
 	if (!f)
 		return true;
-	return task_passes(f, w->pid, w->tid, w->comm ? w->comm : "") &&
-	       (!f->ncpus || rp_id_listed(f->cpus, f->ncpus, w->cpu)) && time_passes(f, w->time);
+	return rp_filter_pass(f, w->pid, w->tid, w->comm, (int)w->cpu, w->time);
 }
 
 /* ---- histograms ---------------------------------------------------------- */

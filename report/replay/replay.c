@@ -281,17 +281,7 @@ static void resolve_frame(struct replay *rp, struct rp_thread *t, struct rp_fram
 static bool sample_wanted(const struct rp_filter *f, const struct pd_sample *s,
 			  const struct rp_thread *t)
 {
-	if (f->npids && !rp_id_listed(f->pids, f->npids, s->pid))
-		return false;
-	if (f->ntids && !rp_id_listed(f->tids, f->ntids, s->tid))
-		return false;
-	if (f->ncpus && !rp_id_listed(f->cpus, f->ncpus, s->cpu))
-		return false;
-	if (s->time < f->time_start || (f->time_end && s->time > f->time_end))
-		return false;
-	if (f->comms && !rp_comm_listed(f->comms, t->comm))
-		return false;
-	return true;
+	return rp_filter_pass(f, s->pid, s->tid, t->comm, (int)s->cpu, s->time);
 }
 
 /* ---- user stacks ---------------------------------------------------------- */

@@ -187,12 +187,39 @@ int rp_run(struct replay *rp, struct rp_sink *sink);
 const struct rp_summary *rp_summary(struct replay *rp);
 void rp_close(struct replay *rp);
 
-/* Filter helpers for analyses that filter their own way: id among the n
- * ids of a list of rp_filter (CPUs, or pids and tids: pid_t is int in
- * Linux, and the compiler says so should it not be); comm among the
- * names of a comma list. */
+/* ---- The filter layer (filter.c) ------------------------------------------
+ * One test for every view: the replay applies it to samples; a view that
+ * measures its own events (off-CPU spans, wakeups, I/Os, tool events)
+ * applies it to what it counts, with the task, CPU and time that thing
+ * belongs to.  A NULL filter passes everything. */
+
+/* Id among the n ids of a list of rp_filter (CPUs, or pids and tids:
+ * pid_t is int in Linux, and the compiler says so should it not be); comm
+ * among the names of a comma list. */
 bool rp_id_listed(const int *ids, int n, u32 id);
 bool rp_comm_listed(const char *list, const char *comm);
+/* --pid, --tid and --comm (comm NULL: ""). */
+bool rp_filter_task(const struct rp_filter *f, u32 pid, u32 tid, const char *comm);
+/* --cpu: a cpu < 0 (unknown) passes only when no CPU list is given. */
+bool rp_filter_cpu(const struct rp_filter *f, int cpu);
+/* --time: an instant inside the window (its ends included). */
+bool rp_filter_time(const struct rp_filter *f, u64 time);
+/* --time for spans: clips [*start, *end] to the window; false when
+ * nothing of it is left. */
+bool rp_filter_clip(const struct rp_filter *f, u64 *start, u64 *end);
+/* All five at once, for one thing at one instant. */
+bool rp_filter_pass(const struct rp_filter *f, u32 pid, u32 tid, const char *comm,
+		    int cpu, u64 time);
+/* Which filters are set, and a view's refusal of those it cannot honour:
+ * -1 with err_set naming the option and the view ("--cpu: sched lat cannot
+ * filter by CPU; leave --cpu out"), 0 when every set one is honoured. */
+enum {
+	RP_FILTER_PID = 1, RP_FILTER_TID = 2, RP_FILTER_COMM = 4,
+	RP_FILTER_CPU = 8, RP_FILTER_TIME = 16,
+	RP_FILTER_ALL = 31,
+};
+unsigned rp_filter_used(const struct rp_filter *f);
+int rp_filter_refuse(const struct rp_filter *f, unsigned honoured, const char *view);
 
 /* "file:line" of a frame's address from its file's DWARF (looked up once
  * per address), or NULL when unknown. */

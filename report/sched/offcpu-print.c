@@ -142,7 +142,7 @@ int offcpu_print_threads(const struct offcpu *oc, FILE *out)
 		/* Threads only ever seen being switched in were not followed. */
 		if (!t->rt && !t->forked)
 			continue;
-		if (!sched_filter_match(oc_filter(oc), t->pid, t->tid, offcpu_comm(t)))
+		if (!rp_filter_task(oc_filter(oc), t->pid, t->tid, offcpu_comm(t)))
 			continue;
 		u64 wall = t->end > t->start ? t->end - t->start : 0;
 		s64 other = (s64)wall - (s64)t->on_ns - (s64)t->off_ns;

@@ -23,7 +23,7 @@ static int wall_on_cpu(void *ctx, const struct rp_sample *s)
 		return 0;
 	}
 	const struct rp_filter *f = w->filter;
-	if (!s->thread || !sched_filter_match(f, s->s->pid, s->s->tid, s->thread->comm) ||
+	if (!s->thread || !rp_filter_task(f, s->s->pid, s->s->tid, s->thread->comm) ||
 	    s->s->time < f->time_start || (f->time_end && s->s->time > f->time_end))
 		return 0;
 	struct rp_fold *fo = &w->folder.fold;

@@ -131,7 +131,7 @@ static bool interval_shown(const struct offcpu *oc, const struct oc_thread *t, u
  * only their intervals are shown and counted. */
 static bool thread_asked(const struct offcpu *oc, const struct oc_thread *t)
 {
-	return sched_filter_match(oc->o.filter, t->pid, t->tid, offcpu_comm(t));
+	return rp_filter_task(oc->o.filter, t->pid, t->tid, offcpu_comm(t));
 }
 
 /* Ends t's off-CPU interval at now; marks say how it ended. */

@@ -83,14 +83,3 @@ bool sched_is_clock_event(const struct pd_attr *a)
 	       (a->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
 		a->attr.config == PERF_COUNT_SW_TASK_CLOCK);
 }
-
-bool sched_filter_match(const struct rp_filter *f, u32 pid, u32 tid, const char *comm)
-{
-	if (!f)
-		return true;
-	if (f->npids && !rp_id_listed(f->pids, f->npids, pid))
-		return false;
-	if (f->ntids && !rp_id_listed(f->tids, f->ntids, tid))
-		return false;
-	return !f->comms || rp_comm_listed(f->comms, comm);
-}

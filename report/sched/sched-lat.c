@@ -217,14 +217,14 @@ static void switched_in(struct schedlat *sl, u32 tid, u64 now, u32 cpu,
 	if (rt && rt->tid == tid)
 		t->rt = rt;
 	if (t->slept && !t->pending && !t->running &&
-	    sched_filter_match(sl->o.filter, t->rt ? t->rt->pid : tid, tid, lt_comm(t)))
+	    rp_filter_task(sl->o.filter, t->rt ? t->rt->pid : tid, tid, lt_comm(t)))
 		sl->unwoken++;       /* its wakeup was lost (idle CPU) */
 	t->slept = false;
 	if (t->pending) {
 		t->pending = false;
 		u64 lat = now > t->wake_time ? now - t->wake_time : 0;
 		u32 pid = t->rt ? t->rt->pid : tid;
-		if (!sched_filter_match(sl->o.filter, pid, tid, lt_comm(t))) {
+		if (!rp_filter_task(sl->o.filter, pid, tid, lt_comm(t))) {
 			sl->filtered++;
 		} else {
 			sl->measured++;

@@ -57,10 +57,6 @@ char sched_state_char(u64 prev_state);
  * sample periods are nanoseconds on the CPU. */
 bool sched_is_clock_event(const struct pd_attr *a);
 
-/* Whether a thread passes the --pid/--tid/--comm filters.  The analyses
- * apply them themselves: the replay must still see every switch, since
- * one thread's switch-out is another's switch-in. */
-bool sched_filter_match(const struct rp_filter *f, u32 pid, u32 tid, const char *comm);
 
 /* ---- sched lat ------------------------------------------------------------ */
 
