@@ -149,7 +149,7 @@ DEB_DEPS := build-essential pkg-config linux-libc-dev libelf-dev libdw-dev libun
             linux-perf chromium blktrace clang libclang-rt-14-dev \
             python3 python3-dbg fio dwz \
             util-linux procps protobuf-c-compiler libprotobuf-c-dev golang-go e2fsprogs \
-            libcurl4-openssl-dev
+            libcurl4-openssl-dev man-db groff-base
 # npm (the export tests install speedscope's schema and ajv-cli with it)
 # unless one came with Node.js: nodesource's nodejs conflicts with Debian's.
 DEB_DEPS += $(if $(shell command -v npm 2>/dev/null),,npm)
