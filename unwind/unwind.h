@@ -140,7 +140,9 @@ int unw_dwarf_sample_frames(struct unw_dwarf *u, const struct pd_sample *s, u16 
  * unw_sample_frames): a frameless leaf leaves its caller out of the
  * chain.  in carries the small stack snapshot (regs may be NULL: the copy
  * starts at the user sp).  When the leaf's CFI finds its return address
- * in the copy and the chain lacks it, it is inserted after the leaf.
+ * in the copy and the chain lacks it, it is inserted after the leaf, and
+ * so on through each frameless caller up to the first function with a
+ * frame (nanosleep calling clock_nanosleep hides main too).
  * Returns the new count (n when nothing changed). */
 int unw_leaf_fix(struct unw_dwarf *u, const struct unw_user *in, struct unw_frame *frames,
 		 int n, int max);

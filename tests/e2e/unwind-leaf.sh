@@ -88,3 +88,23 @@ report_agrees leaf-self "$TMP/fix.data"
 s1=$(stat -c %s "$TMP/fix.data") s0=$(stat -c %s "$TMP/nofix.data")
 if [ "$s1" -gt "$s0" ]; then pass "snapshot-recorded ($s1 bytes with, $s0 without)"
 else fail snapshot-recorded "the -g file is not larger with the snapshot ($s1 vs $s0 bytes)"; fi
+
+# Two frameless levels in a row: the sleeper calls libc's nanosleep, which
+# calls clock_nanosleep, neither with a frame in Debian's libc, so the
+# frame-pointer walk from main's frame gives main's caller and loses both
+# __nanosleep's caller (main) and clock_nanosleep's (__nanosleep).  The
+# off-CPU snapshot and their CFI give both back.
+"$EMBER" record -q --off-cpu -o "$TMP/sl.data" -- "$WORKLOADS/sleeper" 20 5 >"$TMP/sl.rec" 2>&1 ||
+	{ fail off-cpu-two-frameless "$(head -c 300 "$TMP/sl.rec")"; exit 0; }
+"$EMBER" offcpu -i "$TMP/sl.data" --folded >"$TMP/sl.fix" 2>&1
+"$EMBER" offcpu -i "$TMP/sl.data" --folded --no-leaf-fix >"$TMP/sl.nofix" 2>&1
+sleep_line() { grep -m1 'nanosleep.*schedule' "$1" | cut -d' ' -f1; }
+if ! sleep_line "$TMP/sl.nofix" | grep -q 'nanosleep;.*nanosleep'; then
+	skip off-cpu-two-frameless "libc's nanosleep does not call clock_nanosleep here: $(sleep_line "$TMP/sl.nofix")"
+elif sleep_line "$TMP/sl.nofix" | grep -q ';main;'; then
+	skip off-cpu-two-frameless "libc's sleep functions have frames here: nothing to repair"
+elif sleep_line "$TMP/sl.fix" | grep -qE ';main;[^;]*nanosleep[^;]*;[^;]*nanosleep'; then
+	pass "off-cpu-two-frameless (main;__nanosleep;clock_nanosleep restored)"
+else
+	fail off-cpu-two-frameless "main is not the sleeping stack's caller of nanosleep: $(sleep_line "$TMP/sl.fix")"
+fi
