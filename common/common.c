@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -570,6 +571,26 @@ bad:
 char *read_text_file(const char *path, size_t *len)
 {
 	return read_text_file_unless(path, len, NULL);
+}
+
+int mkdir_p(const char *path, mode_t mode)
+{
+	char *p = xstrdup(path);
+	int rc = 0;
+	for (char *slash = p + 1; rc == 0; slash++) {
+		slash = strchr(slash, '/');
+		if (slash)
+			*slash = 0;
+		if (*p && mkdir(p, mode) < 0 && errno != EEXIST) {
+			err_set_errno("cannot make the directory %s", p);
+			rc = -1;
+		}
+		if (!slash)
+			break;
+		*slash = '/';
+	}
+	free(p);
+	return rc;
 }
 
 /* Reads in pieces of at most this, so a stop flag is seen between them

@@ -167,6 +167,9 @@ char *read_text_file(const char *path, size_t *len);
 char *read_text_file_unless(const char *path, size_t *len, const bool *stop);
 /* write(2) all of buf, retrying on EINTR/partial writes. -1 on error. */
 int write_all(int fd, const void *buf, size_t n);
+/* mkdir -p: each missing directory of path made with mode; -1 with
+ * err_set when one cannot be made. */
+int mkdir_p(const char *path, mode_t mode);
 
 /* --- Time --------------------------------------------------------------- */
 u64 now_ns(void);          /* CLOCK_MONOTONIC */

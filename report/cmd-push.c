@@ -138,7 +138,8 @@ static const struct opt options[] = {
 	OPT(LV_OPT_COUNT, 0, "count", OPT_ARG, "N", "stop after N intervals"),
 	OPT(OPT_SPOOL, 0, "spool", OPT_ARG, "DIR",
 	  "keep profiles that could not be sent in DIR and send\n"
-	  "them when the backend answers again (none: dropped)"),
+	  "them when the backend answers again (none: dropped);\n"
+	  "your own directory, writable by you alone"),
 	OPT(OPT_SPOOL_MAX, 0, "spool-max", OPT_ARG, "N",
 	  "at most N profiles in the spool, the oldest dropped\n"
 	  "first (default 100)"),

@@ -3,6 +3,7 @@
  * spooling what a refused connection did not take. */
 #include <arpa/inet.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <stdlib.h>
@@ -168,6 +169,69 @@ static void test_spool(void)
 	sb_free(&buf);
 }
 
+/* A spool in a folder another user could write: refused with one line. */
+static void test_spool_refuses_others(void)
+{
+	char dir[256];
+	snprintf(dir, sizeof(dir), "%s/spool-others", tmpdir);
+	CHECK(mkdir(dir, 0777) == 0 && chmod(dir, 0777) == 0, "mkdir");
+	CHECK(!push_spool_open(dir, 3) && strstr(err_msg(), "writable by others"),
+	      "0777 folder: %s", err_msg());
+	CHECK(chmod(dir, 0700) == 0 && chown(dir, 65534, 65534) == 0, "chown");
+	CHECK(!push_spool_open(dir, 3) && strstr(err_msg(), "another user's"),
+	      "nobody's folder: %s", err_msg());
+	/* A link in the folder's place is not followed. */
+	char link[300];
+	snprintf(link, sizeof(link), "%s/spool-link", tmpdir);
+	CHECK(symlink(dir, link) == 0 && !push_spool_open(link, 3), "link to a folder taken");
+	/* One process at a time: a second opening is refused. */
+	snprintf(dir, sizeof(dir), "%s/spool-mine/deeper", tmpdir);
+	struct push_spool *a = push_spool_open(dir, 3);
+	CHECK(a, "parents made: %s", err_msg());
+	CHECK(!push_spool_open(dir, 3) && strstr(err_msg(), "in use"), "second opening: %s",
+	      err_msg());
+	push_spool_close(a);
+}
+
+/* Entries planted by someone else: a link to another file (sent, it
+ * would leak it), a link to /dev/zero (read, it would never end).  Both
+ * are dropped unread, the victim's file left as it was. */
+static void test_spool_planted(void)
+{
+	char dir[256], victim[256], entry[600];
+	snprintf(dir, sizeof(dir), "%s/spool-planted", tmpdir);
+	snprintf(victim, sizeof(victim), "%s/victim", tmpdir);
+	int fd = open(victim, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CHECK(fd >= 0 && write(fd, "secret\n", 7) == 7 && close(fd) == 0, "victim");
+	CHECK(mkdir(dir, 0700) == 0, "mkdir");
+	snprintf(entry, sizeof(entry), "%s/%020d-1-2-99.folded", dir, 100);
+	CHECK(symlink(victim, entry) == 0, "plant");
+	snprintf(entry, sizeof(entry), "%s/%020d-3-4-99.folded", dir, 101);
+	CHECK(symlink("/dev/zero", entry) == 0, "plant /dev/zero");
+	for (int i = 0; i < 4; i++) {     /* the old names of new entries */
+		snprintf(entry, sizeof(entry), "%s/.new-%d", dir, i);
+		CHECK(symlink(victim, entry) == 0, "plant .new");
+	}
+	struct push_spool *s = push_spool_open(dir, 10);
+	CHECK(s, "%s", err_msg());
+	if (!s)
+		return;
+	u64 dropped = 0, id;
+	struct push_profile p = { .format = PUSH_FOLDED, .data = "a;b 1\n", .len = 6,
+				  .from = 5, .until = 6 };
+	CHECK(push_spool_put(s, &p, &dropped) == 0, "%s", err_msg());
+	struct strbuf buf = {0};
+	CHECK(push_spool_oldest(s, &p, &buf, &id, &dropped) == 1 && p.from == 5 && dropped == 2,
+	      "oldest readable: from %llu, %llu dropped", (unsigned long long)p.from,
+	      (unsigned long long)dropped);
+	push_spool_close(s);
+	sb_free(&buf);
+	size_t len;
+	char *text = read_text_file(victim, &len);
+	CHECK(text && len == 7 && !memcmp(text, "secret\n", 7), "the victim changed");
+	free(text);
+}
+
 /* Nothing listens on the port: the sender's one attempt fails and the
  * profile goes to the spool, counted. */
 static void test_sender_spools(void)
@@ -246,6 +310,12 @@ int main(void)
 	RUN(test_durations);
 	RUN(test_pprof_times);
 	RUN(test_spool);
+	if (geteuid() == 0) {
+		RUN(test_spool_refuses_others);
+	} else {
+		SKIP(test_spool_refuses_others, "needs root to give a folder to another user");
+	}
+	RUN(test_spool_planted);
 	RUN(test_sender_spools);
 	RUN(test_sender_never_waits);
 	char cmd[300];
