@@ -3,11 +3,13 @@
  * libcurl handle kept between uploads, with timeouts and retries. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "push/push.h"
@@ -33,22 +35,53 @@ struct push_client {
 	long status;               /* the last attempt's, 0: no answer */
 };
 
-/* A secret file's first line, without its end of line.  Its text never
- * goes into a message. */
+/* The longest credential line taken: a token longer than this (JWTs run to
+ * a few KB) is no token, and reading on would take whatever the path
+ * gives (/dev/zero) without end. */
+#define SECRET_MAX 4096
+
+/* Up to max bytes of path into buf (which holds max + 1), or -1 with
+ * err_set.  Opened without blocking (a FIFO with no writer), read
+ * blocking (a pipe's writer may be slow). */
+static ssize_t read_head(const char *path, char *buf, size_t max)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	size_t n = 0;
+	ssize_t r = 0;
+	while (n < max && ((r = read(fd, buf + n, max - n)) > 0 || (r < 0 && errno == EINTR)))
+		n += r > 0 ? (size_t)r : 0;
+	close(fd);
+	if (r < 0)
+		return -1;
+	buf[n] = 0;
+	return (ssize_t)n;
+}
+
+/* A secret file's first line, without its end of line: at most
+ * SECRET_MAX bytes of text.  Its text never goes into a message. */
 static char *read_secret(const char *path, const char *what)
 {
-	size_t len;
-	char *s = read_text_file(path, &len);
-	if (!s) {
+	char *s = xmalloc(SECRET_MAX + 2);
+	ssize_t n = read_head(path, s, SECRET_MAX + 1);
+	size_t line = 0;
+	while (n > 0 && line < (size_t)n && s[line] != '\n' && s[line] != '\r')
+		line++;
+	const char *why = memchr(s, 0, line) ? "holds a NUL byte: it is no text file"
+			: line > SECRET_MAX ? "has a first line longer than 4096 bytes"
+			: !line ? "is empty" : NULL;
+	if (n < 0)
 		err_set("cannot read the %s file %s: give a readable file holding it", what, path);
-		return NULL;
-	}
-	s[strcspn(s, "\r\n")] = '\0';
-	if (!*s) {
+	else if (why)
+		err_set("the %s file %s %s: give a file holding it on its first line", what, path,
+			why);
+	if (n < 0 || why) {
 		free(s);
-		err_set("the %s file %s is empty", what, path);
 		return NULL;
 	}
+	s[line] = '\0';
 	return s;
 }
 

@@ -78,6 +78,34 @@ static void test_credentials(void)
 	o.bearer_file = path;
 	c = push_client_new(&o);
 	CHECK(!c, "both kinds of credentials taken");
+	/* Read to the first line, with a cap: /dev/zero is refused at once,
+	 * not read without end; a line over the cap is refused, not cut. */
+	o.basic_auth = NULL;
+	o.bearer_file = "/dev/zero";
+	u64 t0 = now_ns();
+	c = push_client_new(&o);
+	CHECK(!c && strstr(err_msg(), "NUL") && now_ns() - t0 < 2000000000ull,
+	      "/dev/zero as a token file: %s", err_msg());
+	snprintf(basic, sizeof(basic), "12345:/dev/zero");
+	o.basic_auth = basic;
+	o.bearer_file = NULL;
+	c = push_client_new(&o);
+	CHECK(!c && strstr(err_msg(), "/dev/zero"), "/dev/zero as a password file: %s", err_msg());
+	f = fopen(path, "w");
+	for (int i = 0; i < 5000; i++)
+		fputc('t', f);
+	fputs("\nmore\n", f);
+	fclose(f);
+	o.basic_auth = NULL;
+	o.bearer_file = path;
+	c = push_client_new(&o);
+	CHECK(!c && strstr(err_msg(), "longer than"), "a 5000-byte token: %s", err_msg());
+	f = fopen(path, "w");
+	fputs("tok\nsecond line\n", f);
+	fclose(f);
+	c = push_client_new(&o);
+	CHECK(c, "a token on its first line, more after it: %s", err_msg());
+	push_client_free(c);
 }
 
 static void test_durations(void)
