@@ -573,6 +573,24 @@ char *read_text_file(const char *path, size_t *len)
 	return read_text_file_unless(path, len, NULL);
 }
 
+void str_escape(char *out, size_t cap, const char *in, size_t n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n && cap; i++) {
+		unsigned char c = (unsigned char)in[i];
+		char piece[5];
+		int len = c == '\\' ? snprintf(piece, sizeof(piece), "\\\\")
+			: c >= 0x20 && c < 0x7f ? snprintf(piece, sizeof(piece), "%c", c)
+			: snprintf(piece, sizeof(piece), "\\x%02x", c);
+		if (k + (size_t)len + 1 > cap)
+			break;
+		memcpy(out + k, piece, (size_t)len);
+		k += (size_t)len;
+	}
+	if (cap)
+		out[k] = 0;
+}
+
 int mkdir_p(const char *path, mode_t mode)
 {
 	char *p = xstrdup(path);

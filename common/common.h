@@ -92,6 +92,12 @@ char *xasprintf(const char *fmt, ...) PRINTF_LIKE(1, 2);
 		(vec)->n = (vec)->cap = 0;                                   \
 	} while (0)
 
+/* Text a peer sent (a server's answer, an HTTP reason phrase), made safe
+ * to print: printable ASCII as it is, a backslash doubled, every other
+ * byte (an escape sequence's ESC, a newline, UTF-8's C1 controls) as
+ * \\xNN; at most cap - 1 bytes, no escape cut in two, NUL-terminated. */
+void str_escape(char *out, size_t cap, const char *in, size_t n);
+
 /* --- String buffer ------------------------------------------------------ */
 struct strbuf {
 	char *s;   /* always NUL-terminated once anything was added */

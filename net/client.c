@@ -57,10 +57,14 @@ static int send_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
-/* One line from the server within timeout_ms, without its newline. */
+/* One line from the server within timeout_ms, without its newline; its
+ * text is the peer's, so it comes escaped for the terminal (str_escape). */
 static int read_line(int fd, char *line, size_t size, int timeout_ms)
 {
+	char raw[NET_LINE_MAX];
 	size_t len = 0;
+	if (size > sizeof(raw))
+		size = sizeof(raw);
 	u64 end = now_ns() + (u64)timeout_ms * 1000000;
 	while (len + 1 < size) {
 		u64 now = now_ns();
@@ -69,7 +73,7 @@ static int read_line(int fd, char *line, size_t size, int timeout_ms)
 			err_set("no answer from the server in %d s", timeout_ms / 1000);
 			return -1;
 		}
-		ssize_t r = recv(fd, line + len, 1, 0);
+		ssize_t r = recv(fd, raw + len, 1, 0);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
@@ -80,11 +84,11 @@ static int read_line(int fd, char *line, size_t size, int timeout_ms)
 			err_set("the server closed the connection");
 			return -1;
 		}
-		if (line[len] == '\n')
+		if (raw[len] == '\n')
 			break;
 		len++;
 	}
-	line[len] = 0;
+	str_escape(line, size, raw, len);
 	return 0;
 }
 

@@ -1,7 +1,6 @@
 /* client.c - one ingest backend: the URL checked, credentials read from
  * files (never from the command line), and POST /ingest through one
  * libcurl handle kept between uploads, with timeouts and retries. */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -176,10 +175,11 @@ static size_t on_header(char *p, size_t size, size_t n, void *ctx)
 	struct push_client *c = ctx;
 	size_t len = size * n;
 	if (len > 5 && !strncmp(p, "HTTP/", 5)) {   /* the last status line wins */
-		size_t k = MIN(len, sizeof(c->status_line) - 1);
-		memcpy(c->status_line, p, k);
-		c->status_line[k] = '\0';
-		c->status_line[strcspn(c->status_line, "\r\n")] = '\0';
+		size_t k = 0;
+		while (k < len && p[k] != '\r' && p[k] != '\n')
+			k++;
+		/* The reason phrase is the peer's text: escaped for the terminal. */
+		str_escape(c->status_line, sizeof(c->status_line), p, k);
 	}
 	return len;
 }
@@ -309,10 +309,10 @@ static void reply_message(const struct push_client *c, char *out, size_t cap)
 	const char *s = c->reply.s ? c->reply.s : "";
 	while (*s == ' ' || *s == '\n' || *s == '\r' || *s == '\t')
 		s++;
-	for (; *s && *s != '\n' && *s != '\r' && k + 1 < cap; s++)
-		out[k++] = isprint((unsigned char)*s) ? *s : '?';
-	out[k] = '\0';
-	if (*s && *s != '\n' && *s != '\r' && k >= 3)
+	size_t n = strcspn(s, "\r\n");
+	str_escape(out, cap, s, n);
+	k = strlen(out);
+	if (k + 1 == cap && k >= 3)   /* cut: say so */
 		memcpy(out + k - 3, "...", 3);
 }
 

@@ -127,6 +127,20 @@ static void test_strbuf(void)
 	sb_free(&sb);
 }
 
+/* A peer's text made safe to print: no control byte survives, printable
+ * text stays, an escape is never cut in two. */
+static void test_escape(void)
+{
+	char out[64];
+	const char red[] = "Oops \x1b[31mred\r\n\\ \xc2\x9b ok";
+	str_escape(out, sizeof(out), red, sizeof(red) - 1);
+	CHECK(!strcmp(out, "Oops \\x1b[31mred\\x0d\\x0a\\\\ \\xc2\\x9b ok"), "%s", out);
+	str_escape(out, 8, red, sizeof(red) - 1);
+	CHECK(!strcmp(out, "Oops "), "cut: '%s'", out);
+	str_escape(out, sizeof(out), "plain", 5);
+	CHECK(!strcmp(out, "plain"), "%s", out);
+}
+
 static void test_errors(void)
 {
 	err_set("inner %d", 7);
@@ -196,6 +210,7 @@ int main(void)
 	RUN(test_u64map);
 	RUN(test_u64map_del);
 	RUN(test_strbuf);
+	RUN(test_escape);
 	RUN(test_errors);
 	RUN(test_command_check);
 	RUN(test_exit_status);
