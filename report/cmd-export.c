@@ -160,7 +160,9 @@ static int say_event(const struct args *a, const struct ex_profile *p, int rc)
 static int run_offcpu(struct args *a, struct ex_profile **p, struct offcpu **oc,
 		      struct replay **r)
 {
-	struct offcpu_opts o = { 0 };
+	/* The frames keep their files: each location gets its mapping
+	 * (file and build-id), as the samples' do. */
+	struct offcpu_opts o = { .keep_files = true };
 	struct sched_tp tp;
 	struct offcpu_notes notes = { 0 };
 	int rc = offcpu_run(&a->rp, &o, &tp, oc, r, &notes);

@@ -1,4 +1,4 @@
-/* cmd-sched.c - `ember sched lat`: wakeup-to-run latency from a recording
+/* cmd-sched.c - `ember sched lat`: run-queue latency from a recording
  * with sched_switch and sched_wakeup (e.g. 'ember record --off-cpu -a'),
  * as log2 histograms like runqlat's. */
 #include <getopt.h>
@@ -12,7 +12,7 @@
 
 #define CMD "sched"
 
-enum { OPT_PER_COMM = 0x5000, OPT_PER_PID };
+enum { OPT_PER_COMM = 0x5000, OPT_PER_PID, OPT_WAITS };
 
 /* sched lat's own options and the shared filters (-p is --pid). */
 struct args {
@@ -21,6 +21,21 @@ struct args {
 	struct live_opts *live;
 };
 
+static int parse_waits(struct schedlat_opts *o, const char *arg)
+{
+	if (!strcmp(arg, "all"))
+		o->no_wakeups = o->no_preemptions = false;
+	else if (!strcmp(arg, "wakeup"))
+		o->no_preemptions = !(o->no_wakeups = false);
+	else if (!strcmp(arg, "preempt"))
+		o->no_wakeups = !(o->no_preemptions = false);
+	else {
+		err_set("bad --waits '%s' (all, wakeup or preempt)", arg);
+		return -1;
+	}
+	return 1;
+}
+
 /* 1 handled, 0 not ours, -1 err_set. */
 static int parse_one(void *ctx, int opt, const char *arg)
 {
@@ -28,6 +43,7 @@ static int parse_one(void *ctx, int opt, const char *arg)
 	switch (opt) {
 	case OPT_PER_COMM: a->o->per_comm = true; return 1;
 	case OPT_PER_PID: a->o->per_pid = true; return 1;
+	case OPT_WAITS: return parse_waits(a->o, arg);
 	default: {
 		int r = live_parse_opt(a->live, opt, arg);
 		return r ? r : rp_parse_filter_opt(a->rp, opt, arg);
@@ -39,6 +55,9 @@ static const struct opt options[] = {
 	OPT_INCLUDE(rp_input_opts),
 	OPT(OPT_PER_COMM, 0, "per-comm", OPT_NO_ARG, NULL, "a histogram per command name"),
 	OPT(OPT_PER_PID, 0, "per-pid", OPT_NO_ARG, NULL, "a histogram per process"),
+	OPT(OPT_WAITS, 0, "waits", OPT_ARG, "KIND",
+	  "all (default), wakeup (from a wakeup only) or preempt\n"
+	  "(from a switch-out still runnable only)"),
 	OPT_INCLUDE(rp_short_pid_opts),
 	OPT_INCLUDE(rp_view_opts),
 	OPT_INCLUDE(live_target_opts),
@@ -48,16 +67,20 @@ static const struct opt options[] = {
 
 const struct opt_cmd sched_cmd = {
 	.name = CMD,
-	.summary = "wakeup-to-run latency histograms, like runqlat",
+	.summary = "run-queue latency histograms, like runqlat",
 	.synopsis =
-	"usage: ember sched lat [-i FILE] [--per-comm | --per-pid] [filters]\n"
+	"usage: ember sched lat [-i FILE] [--per-comm | --per-pid] [--waits KIND] [filters]\n"
 	"       ember sched lat -a|-C CPUS|-t TIDS [--interval SECS [--count N]] [filters]\n"
 	"\n"
-	"Wakeup-to-run latency: from each sched_wakeup or sched_wakeup_new to the\n"
-	"woken thread's next switch-in, as a log2 histogram of microseconds, with\n"
-	"the longest wait and what ran on that CPU meanwhile.  Record with\n"
-	"'ember record --off-cpu=wakeups -a' to see every wakeup and switch.  The\n"
-	"filters pick the woken threads (-p is --pid here, as in runqlat).\n"
+	"Run-queue latency, as runqlat counts it: from each sched_wakeup or\n"
+	"sched_wakeup_new, and from each switch-out of a thread still runnable (a\n"
+	"preemption), to the thread's next switch-in, as a log2 histogram of\n"
+	"microseconds (the header says how many waits of each kind; --waits picks\n"
+	"one), with the longest wait and what ran on that CPU meanwhile.  Record\n"
+	"with 'ember record --off-cpu=wakeups -a' to see every wakeup and switch.\n"
+	"The filters pick the waits: --pid, --tid and --comm by the waiting thread\n"
+	"(-p is --pid here, as in runqlat), --cpu by the CPU it then ran on, --time\n"
+	"by when it ran (the waits that end inside the window).\n"
 	"Given a target it records while it runs (runqlat 1 10 is\n"
 	"'sched lat -a --interval 1 --count 10'): a histogram per interval, or one\n"
 	"at the end (Ctrl-C, --duration, the command's end).\n"

@@ -139,12 +139,9 @@ int offcpu_print_threads(const struct offcpu *oc, FILE *out)
 		"WALL_MS", "ON_MS", "OFF_MS", "OTHER_MS", "INTVLS", "OPEN", "REPAIRED");
 	for (size_t i = 0; i < offcpu_nthreads(oc); i++) {
 		const struct oc_thread *t = offcpu_thread(oc, i);
-		/* Threads only ever seen being switched in were not followed. */
-		if (!t->rt && !t->forked)
+		if (!offcpu_thread_shown(oc, t))
 			continue;
-		if (!rp_filter_task(oc_filter(oc), t->pid, t->tid, offcpu_comm(t)))
-			continue;
-		u64 wall = t->end > t->start ? t->end - t->start : 0;
+		u64 wall = offcpu_thread_wall(oc, t);
 		s64 other = (s64)wall - (s64)t->on_ns - (s64)t->off_ns;
 		fprintf(out, "%8u %8u %-16s %10.3f %10.3f %10.3f %10.3f %6u %5u %8u\n", t->pid,
 			t->tid, offcpu_comm(t), wall / 1e6, t->on_ns / 1e6, t->off_ns / 1e6,

@@ -22,9 +22,8 @@ static int wall_on_cpu(void *ctx, const struct rp_sample *s)
 		w->other_samples++;
 		return 0;
 	}
-	const struct rp_filter *f = w->filter;
-	if (!s->thread || !rp_filter_task(f, s->s->pid, s->s->tid, s->thread->comm) ||
-	    s->s->time < f->time_start || (f->time_end && s->s->time > f->time_end))
+	if (!s->thread || !rp_filter_pass(w->filter, s->s->pid, s->s->tid, s->thread->comm,
+					  (int)s->s->cpu, s->s->time))
 		return 0;
 	struct rp_fold *fo = &w->folder.fold;
 	rp_fold_reset(fo);

@@ -9,7 +9,9 @@
 #include "report/sched/sched.h"
 #include "report/replay/replay.h"
 
-enum { T_UNKNOWN, T_ON, T_OFF, T_DEAD };
+/* T_UNKNOWN: there before anything of it was seen; T_NEW: born in the
+ * recording, not run yet. */
+enum { T_UNKNOWN, T_NEW, T_ON, T_OFF, T_DEAD };
 
 struct offcpu {
 	struct offcpu_opts o;
@@ -40,7 +42,8 @@ static struct oc_thread *thread_get(struct offcpu *oc, u32 tid, u64 now)
 	if (!created)
 		return &oc->threads.v[*slot - 1];
 	struct oc_thread t = { .pid = tid, .tid = tid, .state = T_UNKNOWN, .since = now,
-			       .start = now, .stack = OC_NONE, .waker_stack = OC_NONE };
+			       .start = now, .stack = OC_NONE, .waker_stack = OC_NONE,
+			       .cpu = -1 };
 	VEC_PUSH(&oc->threads, t);
 	*slot = oc->threads.n;
 	return &oc->threads.v[oc->threads.n - 1];
@@ -114,17 +117,34 @@ static struct oc_agg *agg_get(struct offcpu *oc, const struct oc_thread *t)
 
 /* ---- intervals ----------------------------------------------------------- */
 
-static bool interval_shown(const struct offcpu *oc, const struct oc_thread *t, u64 dur)
+/* The part of from..to inside the --time window, in *ns; false when they
+ * do not meet (an instant inside the window is kept, with no length). */
+static bool window_part(const struct rp_filter *f, u64 from, u64 to, u64 *ns)
+{
+	if (to < from)
+		to = from;
+	if (f && (to < f->time_start || (f->time_end && from > f->time_end)))
+		return false;
+	rp_filter_clip(f, &from, &to);
+	*ns = to > from ? to - from : 0;
+	return true;
+}
+
+/* Whether the interval t is closing at now is shown, and its part in the
+ * window: --min-us and --max-us take its whole length, --state its
+ * state, --cpu the CPU it was switched out on. */
+static bool interval_shown(const struct offcpu *oc, const struct oc_thread *t, u64 now,
+			   u64 *part)
 {
 	const struct offcpu_opts *o = &oc->o;
-	const struct rp_filter *f = o->filter;
+	u64 dur = now > t->since ? now - t->since : 0;
 	if (dur < o->min_ns || (o->max_ns && dur > o->max_ns))
 		return false;
 	if (o->states && !strchr(o->states, t->reason))
 		return false;
-	if (f && (t->since < f->time_start || (f->time_end && t->since > f->time_end)))
+	if (!rp_filter_cpu(o->filter, t->cpu))
 		return false;
-	return true;
+	return window_part(o->filter, t->since, now, part);
 }
 
 /* Whether t is one of the threads asked about (--pid, --tid, --comm):
@@ -134,39 +154,58 @@ static bool thread_asked(const struct offcpu *oc, const struct oc_thread *t)
 	return rp_filter_task(oc->o.filter, t->pid, t->tid, offcpu_comm(t));
 }
 
-/* Ends t's off-CPU interval at now; marks say how it ended. */
-static void interval_close(struct offcpu *oc, struct oc_thread *t, u64 now, bool repaired,
-			   bool open)
+/* t, seen on-CPU since t->since, stops running at now: its time counts
+ * when it ran on a --cpu CPU, within the window. */
+static void add_on(struct offcpu *oc, struct oc_thread *t, u64 now)
 {
-	u64 dur = now > t->since ? now - t->since : 0;
-	t->off_ns += dur;
-	t->intervals++;
-	t->repaired += repaired;
-	t->open += open;
+	u64 ns;
+	if (t->state == T_ON && rp_filter_cpu(oc->o.filter, t->cpu) &&
+	    window_part(oc->o.filter, t->since, now, &ns))
+		t->on_ns += ns;
+}
+
+/* t runs from now on CPU cpu. */
+static void run_from(struct oc_thread *t, u64 now, int cpu)
+{
+	t->state = T_ON;
+	t->since = now;
+	t->cpu = cpu;
+}
+
+/* Ends t's off-CPU interval at now, where t runs on cpu; marks say how
+ * it ended. */
+static void interval_close(struct offcpu *oc, struct oc_thread *t, u64 now, int cpu,
+			   bool repaired, bool open)
+{
 	bool asked = thread_asked(oc, t);
+	u64 part;
 	if (asked) {
 		oc->st.intervals++;
 		oc->st.repaired += repaired;
 		oc->st.open += open;
 	}
-	if (asked && interval_shown(oc, t, dur)) {
+	if (asked && interval_shown(oc, t, now, &part)) {
 		struct oc_agg *a = agg_get(oc, t);
-		a->total_ns += dur;
+		a->total_ns += part;
 		a->count++;
 		a->repaired += repaired;
 		a->open += open;
 		oc->st.shown++;
-		oc->st.shown_ns += dur;
+		oc->st.shown_ns += part;
+		t->off_ns += part;
+		t->intervals++;
+		t->repaired += repaired;
+		t->open += open;
 	}
-	t->state = T_ON;
-	t->since = now;
+	run_from(t, now, cpu);
 	t->woken = false;
 }
 
-static void interval_open(struct offcpu *oc, struct oc_thread *t, u64 now, u32 stack, char reason)
+static void interval_open(struct offcpu *oc, struct oc_thread *t, u64 now, u32 stack,
+			  char reason, int cpu)
 {
-	if (t->state == T_ON)
-		t->on_ns += now > t->since ? now - t->since : 0;
+	add_on(oc, t, now);
+	t->cpu = cpu;
 	if (reason == 'X' || reason == 'Z') {
 		/* Its last switch: a dead thread is not waiting for anything. */
 		t->state = T_DEAD;
@@ -181,44 +220,49 @@ static void interval_open(struct offcpu *oc, struct oc_thread *t, u64 now, u32 s
 	t->woken = false;
 }
 
-/* Something showed t running at now. */
-static void saw_running(struct offcpu *oc, struct oc_thread *t, u64 now)
+/* Something showed t running at now on cpu. */
+static void saw_running(struct offcpu *oc, struct oc_thread *t, u64 now, int cpu)
 {
+	t->seen = true;
 	if (t->state == T_OFF)
-		interval_close(oc, t, now, true, false);   /* its switch-in was lost */
-	else if (t->state == T_UNKNOWN) {
-		t->state = T_ON;
-		t->since = now;
-	}
+		interval_close(oc, t, now, cpu, true, false);   /* its switch-in was lost */
+	else if (t->state == T_UNKNOWN || t->state == T_NEW)
+		run_from(t, now, cpu);
 }
 
-static void switched_in(struct offcpu *oc, u32 tid, u64 now)
+static void switched_in(struct offcpu *oc, u32 tid, u64 now, int cpu)
 {
 	if (!real_tid(tid))
 		return;
 	struct oc_thread *t = thread_get(oc, tid, now);
+	t->seen = true;
 	if (t->state == T_OFF) {
-		interval_close(oc, t, now, false, false);
+		interval_close(oc, t, now, cpu, false, false);
 	} else if (t->state == T_UNKNOWN) {
 		/* Off since before the recording: its stack and start are
 		 * unknown, so it is counted, not charged. */
 		t->begun_before++;
-		t->state = T_ON;
-		t->since = now;
+		run_from(t, now, cpu);
+	} else if (t->state == T_NEW) {
+		run_from(t, now, cpu);       /* its first run */
 	}
 }
 
-static void switched_out(struct offcpu *oc, struct oc_thread *t, u64 now, u32 stack, char reason)
+static void switched_out(struct offcpu *oc, struct oc_thread *t, u64 now, u32 stack, char reason,
+			 int cpu)
 {
+	t->seen = true;
 	if (t->state == T_OFF)
-		interval_close(oc, t, now, true, false);   /* ran since, unseen */
-	interval_open(oc, t, now, stack, reason);
+		interval_close(oc, t, now, cpu, true, false);   /* ran since, unseen */
+	interval_open(oc, t, now, stack, reason, cpu);
 }
 
 /* ---- the sink ------------------------------------------------------------ */
 
 void offcpu_note_time(struct offcpu *oc, u64 t)
 {
+	if (!t)
+		return;              /* a record made at the start, not an event */
 	if (!oc->st.first_time || t < oc->st.first_time)
 		oc->st.first_time = t;
 	if (t > oc->st.last_time)
@@ -226,25 +270,36 @@ void offcpu_note_time(struct offcpu *oc, u64 t)
 }
 
 void offcpu_feed_switch_out(struct offcpu *oc, u32 tid, u32 pid, u64 now,
-			    const struct rp_frame *f, int n, char state)
+			    const struct rp_frame *f, int n, char state, int cpu)
 {
 	if (!real_tid(tid))
 		return;
 	u32 stack = stack_intern(oc, f, n, pid);
 	struct oc_thread *t = thread_get(oc, tid, now);
 	t->pid = pid;
-	switched_out(oc, t, now, stack, state);
+	switched_out(oc, t, now, stack, state, cpu);
 }
 
-void offcpu_feed_switch_in(struct offcpu *oc, u32 tid, u64 now)
+void offcpu_feed_switch_in(struct offcpu *oc, u32 tid, u64 now, int cpu)
 {
-	switched_in(oc, tid, now);
+	switched_in(oc, tid, now, cpu);
 }
 
-void offcpu_feed_running(struct offcpu *oc, u32 tid, u64 now)
+void offcpu_feed_running(struct offcpu *oc, u32 tid, u64 now, int cpu)
 {
 	if (real_tid(tid))
-		saw_running(oc, thread_get(oc, tid, now), now);
+		saw_running(oc, thread_get(oc, tid, now), now, cpu);
+}
+
+void offcpu_feed_fork(struct offcpu *oc, u32 tid, u32 pid, u64 now)
+{
+	if (!real_tid(tid))
+		return;
+	struct oc_thread *t = thread_get(oc, tid, now);
+	/* Born now, to run once switched in: no earlier life to account. */
+	*t = (struct oc_thread){ .pid = pid, .tid = tid, .state = T_NEW, .since = now,
+				 .start = now, .forked = true, .stack = OC_NONE,
+				 .waker_stack = OC_NONE, .cpu = -1 };
 }
 
 static void on_switch(struct offcpu *oc, const struct rp_sample *s, const struct sched_ev *e)
@@ -256,9 +311,9 @@ static void on_switch(struct offcpu *oc, const struct rp_sample *s, const struct
 		thread_saw(t, s->thread);
 		u32 pid = s->thread && s->thread->tid == e->prev_pid ? s->thread->pid : t->pid;
 		offcpu_feed_switch_out(oc, e->prev_pid, pid, now, s->frames, s->nframes,
-				       e->prev_state);
+				       e->prev_state, (int)s->s->cpu);
 	}
-	switched_in(oc, e->next_pid, now);
+	switched_in(oc, e->next_pid, now, (int)s->s->cpu);
 }
 
 static void on_wakeup(struct offcpu *oc, const struct rp_sample *s, const struct sched_ev *e)
@@ -298,7 +353,7 @@ static int oc_sample(void *ctx, const struct rp_sample *s)
 	if (real_tid(s->s->tid)) {
 		struct oc_thread *t = thread_get(oc, s->s->tid, s->s->time);
 		thread_saw(t, s->thread);
-		saw_running(oc, t, s->s->time);
+		saw_running(oc, t, s->s->time, (int)s->s->cpu);
 	}
 	if (k != SCHED_OTHER) {
 		on_wakeup(oc, s, &e);
@@ -317,32 +372,34 @@ static void on_switch_record(struct offcpu *oc, const struct pd_event *ev,
 	if (!sched_switch_record(ev, &tid, &out, &preempt) || !real_tid(tid))
 		return;
 	if (!out) {
-		switched_in(oc, tid, ev->s.time);
+		switched_in(oc, tid, ev->s.time, (int)ev->s.cpu);
 		return;
 	}
 	struct oc_thread *t = thread_get(oc, tid, ev->s.time);
 	thread_saw(t, rt);
-	if (t->state == T_ON || t->state == T_UNKNOWN) {
+	t->seen = true;
+	if (t->state == T_ON || t->state == T_UNKNOWN || t->state == T_NEW) {
 		oc->st.no_stack++;
-		interval_open(oc, t, ev->s.time, OC_NONE, preempt ? 'R' : '?');
+		interval_open(oc, t, ev->s.time, OC_NONE, preempt ? 'R' : '?', (int)ev->s.cpu);
 	}
 }
 
 static void on_task(struct offcpu *oc, const struct pd_event *ev, const struct rp_thread *rt)
 {
+	(void)rt;
 	u64 now = ev->has_time ? ev->s.time : oc->st.last_time;
 	if (!real_tid(ev->u.task.tid))
 		return;
-	struct oc_thread *t = thread_get(oc, ev->u.task.tid, now);
-	t->pid = ev->u.task.pid;
-	if (ev->type == PERF_RECORD_FORK) {
-		/* Born now and about to run: no earlier life to account. */
-		*t = (struct oc_thread){ .pid = ev->u.task.pid, .tid = ev->u.task.tid,
-					 .state = T_ON, .since = now, .start = now,
-					 .forked = true, .stack = OC_NONE,
-					 .waker_stack = OC_NONE };
+	/* A fork at time 0 is the recording's list of the threads there at
+	 * its start (as perf writes it), not a birth: their past is unknown. */
+	if (ev->type == PERF_RECORD_FORK && ev->has_time && ev->s.time) {
+		offcpu_feed_fork(oc, ev->u.task.tid, ev->u.task.pid, now);
 		return;
 	}
+	struct oc_thread *t = thread_get(oc, ev->u.task.tid, now);
+	t->pid = ev->u.task.pid;
+	if (ev->type == PERF_RECORD_FORK)
+		return;
 	t->exited = true;
 	if (!t->end)
 		t->end = now;
@@ -370,12 +427,11 @@ static int oc_finish(void *ctx)
 	u64 end = oc->st.last_time;
 	for (size_t i = 0; i < oc->threads.n; i++) {
 		struct oc_thread *t = &oc->threads.v[i];
-		if (t->state == T_OFF)
-			interval_close(oc, t, end, false, true);
-		if (t->state == T_ON && !t->exited)
-			t->on_ns += end > t->since ? end - t->since : 0;
 		if (!t->end)
 			t->end = end;
+		if (t->state == T_OFF)
+			interval_close(oc, t, t->end, t->cpu, false, true);
+		add_on(oc, t, t->end);       /* running at its exit or the end */
 		/* Threads that were there at the start live from the start. */
 		if (!t->forked)
 			t->start = oc->st.first_time;
@@ -495,7 +551,8 @@ struct offcpu *offcpu_new(const struct offcpu_opts *o, const struct sched_tp *tp
 	oc->tp = tp;
 	u64map_init(&oc->thread_index);
 	stackset_init(&oc->stacks);
-	stackset_keep_places(&oc->stacks);
+	if (!o->keep_files)
+		stackset_keep_places(&oc->stacks);
 	u64map_init(&oc->agg_index);
 	return oc;
 }
@@ -526,4 +583,24 @@ const struct rp_frame *offcpu_stack(const struct offcpu *oc, u32 stack, u32 *n)
 		return NULL;
 	}
 	return stackset_frames(&oc->stacks, stack, n);
+}
+
+u64 offcpu_thread_wall(const struct offcpu *oc, const struct oc_thread *t)
+{
+	u64 ns;
+	return window_part(oc->o.filter, t->start, t->end, &ns) ? ns : 0;
+}
+
+bool offcpu_thread_shown(const struct offcpu *oc, const struct oc_thread *t)
+{
+	const struct rp_filter *f = oc->o.filter;
+	/* Threads only ever seen being switched in were not followed (a
+	 * per-task recording's neighbours); those never seen at all (the
+	 * threads listed at the start of a system-wide one) have nothing
+	 * to tell. */
+	if (!t->seen || (!t->rt && !t->forked) || !thread_asked(oc, t))
+		return false;
+	if (!offcpu_thread_wall(oc, t))
+		return false;
+	return !(f && f->ncpus) || t->on_ns || t->off_ns;
 }

@@ -59,6 +59,10 @@ enum sched_kind sched_tp_decode(const struct sched_tp *tp, const struct pd_attr 
 			return SCHED_OTHER;
 		out->target = (u32)v1;
 		out->target_cpu = field(tp, s, id, "target_cpu", &v2) < 0 ? -1 : (s32)v2;
+		/* The woken's name: a new thread's may be known nowhere else. */
+		if (pd_trace_field_str(tp->trace, id, s->raw, s->raw_size, "comm", out->comm,
+				       sizeof(out->comm)) < 0)
+			out->comm[0] = '\0';
 	}
 	out->kind = k;
 	return k;

@@ -1,6 +1,7 @@
-/* sched-lat.c - wakeup-to-run latency (like runqlat): from each
- * sched_wakeup(_new) to the woken thread's next switch-in, in log2
- * histograms, with the longest wait and what ran on that CPU meanwhile. */
+/* sched-lat.c - run-queue latency (like runqlat): from each
+ * sched_wakeup(_new), and from each switch-out of a thread still runnable
+ * (a preemption), to the thread's next switch-in, in log2 histograms, with
+ * the longest wait and what ran on that CPU meanwhile. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,12 +23,17 @@ struct lat_group {
 	struct lat_hist h;
 };
 
+/* What began a thread's wait for a CPU. */
+enum wait_kind { WAIT_WAKEUP, WAIT_WAKEUP_NEW, WAIT_PREEMPT, WAIT_KINDS };
+
 struct lat_thread {
 	u32 tid;
 	const struct rp_thread *rt;
+	char comm[16];               /* from its wakeup, when rt is unknown */
 	bool pending, running;
 	bool slept;                  /* switched out asleep: needs a wakeup */
-	u64 wake_time;
+	u8 kind;                     /* of the pending wait */
+	u64 wake_time;               /* when the pending wait began */
 };
 
 struct cpu_log {
@@ -50,6 +56,7 @@ struct lat_max {
 	struct meanwhile who[MEANWHILE_MAX];
 	int nwho;
 	bool log_short;              /* the CPU's log did not reach back */
+	bool preempted;              /* the wait began with a preemption */
 };
 
 struct schedlat {
@@ -61,9 +68,14 @@ struct schedlat {
 	struct lat_hist all;
 	VEC(struct lat_group) groups;
 	struct u64map group_index;   /* pid or comm hash -> index + 1 */
-	u64 wakeups[3];              /* by kind: -, wakeup, wakeup_new */
-	u64 measured, while_running, superseded, unfinished, filtered;
+	/* Each wait is counted once, in the window and interval where it
+	 * ended: measured, left out by a filter, superseded by a later
+	 * wakeup, or never ended (at the end of the recording); a wakeup of
+	 * a thread running or runnable begins none. */
+	u64 waits[WAIT_KINDS], measured[WAIT_KINDS], filtered[WAIT_KINDS];
+	u64 unfinished[WAIT_KINDS], superseded[WAIT_KINDS], while_running[WAIT_KINDS];
 	u64 unwoken;                 /* ran after a sleep with no wakeup seen */
+	u64 last_time;               /* of the latest event */
 	struct lat_max max;
 };
 
@@ -83,7 +95,9 @@ static struct lat_thread *lt_get(struct schedlat *sl, u32 tid)
 
 static const char *lt_comm(const struct lat_thread *t)
 {
-	return t->rt ? t->rt->comm : t->tid ? "[unknown]" : "swapper";
+	if (t->rt)
+		return t->rt->comm;
+	return t->comm[0] ? t->comm : t->tid ? "[unknown]" : "swapper";
 }
 
 static struct cpu_log *cpu_log(struct schedlat *sl, u32 cpu)
@@ -156,6 +170,7 @@ static void note_max(struct schedlat *sl, const struct lat_thread *t, u64 lat, u
 	m->wake_time = t->wake_time;
 	m->run_time = now;
 	m->tid = t->tid;
+	m->preempted = t->kind == WAIT_PREEMPT;
 	m->pid = t->rt ? t->rt->pid : t->tid;
 	m->cpu = (int)cpu;
 	snprintf(m->comm, sizeof(m->comm), "%s", lt_comm(t));
@@ -210,6 +225,36 @@ static void group_add(struct lat_group *g, const struct lat_thread *t, u64 lat)
 
 /* ---- events -------------------------------------------------------------- */
 
+/* Whether a wait ending at time counts in this window (--time keeps the
+ * waits that end inside it); outside, it is not counted at all. */
+static bool ends_inside(const struct schedlat *sl, u64 time)
+{
+	return rp_filter_time(sl->o.filter, time);
+}
+
+/* The wait of t ended at now: t ran on cpu. */
+static void wait_measured(struct schedlat *sl, struct lat_thread *t, u64 now, u32 cpu)
+{
+	t->pending = false;
+	if (!ends_inside(sl, now))
+		return;
+	u64 lat = now > t->wake_time ? now - t->wake_time : 0;
+	u32 pid = t->rt ? t->rt->pid : t->tid;
+	sl->waits[t->kind]++;
+	bool kind_asked = t->kind == WAIT_PREEMPT ? !sl->o.no_preemptions : !sl->o.no_wakeups;
+	if (!kind_asked || !rp_filter_task(sl->o.filter, pid, t->tid, lt_comm(t)) ||
+	    !rp_filter_cpu(sl->o.filter, (int)cpu)) {
+		sl->filtered[t->kind]++;
+		return;
+	}
+	sl->measured[t->kind]++;
+	hist_add(&sl->all, lat);
+	if (sl->o.per_comm || sl->o.per_pid)
+		group_add(group_for(sl, t), t, lat);
+	if (lat >= sl->max.ns)
+		note_max(sl, t, lat, now, cpu);
+}
+
 static void switched_in(struct schedlat *sl, u32 tid, u64 now, u32 cpu,
 			const struct rp_thread *rt)
 {
@@ -217,24 +262,11 @@ static void switched_in(struct schedlat *sl, u32 tid, u64 now, u32 cpu,
 	if (rt && rt->tid == tid)
 		t->rt = rt;
 	if (t->slept && !t->pending && !t->running &&
-	    rp_filter_task(sl->o.filter, t->rt ? t->rt->pid : tid, tid, lt_comm(t)))
+	    rp_filter_pass(sl->o.filter, t->rt ? t->rt->pid : tid, tid, lt_comm(t), (int)cpu, now))
 		sl->unwoken++;       /* its wakeup was lost (idle CPU) */
 	t->slept = false;
-	if (t->pending) {
-		t->pending = false;
-		u64 lat = now > t->wake_time ? now - t->wake_time : 0;
-		u32 pid = t->rt ? t->rt->pid : tid;
-		if (!rp_filter_task(sl->o.filter, pid, tid, lt_comm(t))) {
-			sl->filtered++;
-		} else {
-			sl->measured++;
-			hist_add(&sl->all, lat);
-			if (sl->o.per_comm || sl->o.per_pid)
-				group_add(group_for(sl, t), t, lat);
-			if (lat >= sl->max.ns)
-				note_max(sl, t, lat, now, cpu);
-		}
-	}
+	if (t->pending)
+		wait_measured(sl, t, now, cpu);
 	t = lt_get(sl, tid);
 	t->running = true;
 	struct cpu_log *l = cpu_log(sl, cpu);
@@ -242,27 +274,47 @@ static void switched_in(struct schedlat *sl, u32 tid, u64 now, u32 cpu,
 		log_push(l, now, tid);
 }
 
-static void switched_out(struct schedlat *sl, u32 tid, const struct rp_thread *rt, bool slept)
+/* A switch-out; state is its letter, or 0 for a switch record (which
+ * follows the tracepoint and adds nothing but the end of the run). */
+static void switched_out(struct schedlat *sl, u32 tid, const struct rp_thread *rt, char state,
+			 u64 now)
 {
 	struct lat_thread *t = lt_get(sl, tid);
 	if (rt && rt->tid == tid)
 		t->rt = rt;
+	bool slept = state && state != 'R' && state != 'X' && state != 'Z';
 	if (t->running || slept)
-		t->slept = slept;    /* the record after the tracepoint adds nothing */
+		t->slept = slept;
+	/* Preempted, still runnable: it waits for a CPU from now, as
+	 * runqlat counts (a wait already begun, its switch-in lost, goes on). */
+	if (state == 'R' && !t->pending) {
+		t->pending = true;
+		t->kind = WAIT_PREEMPT;
+		t->wake_time = now;
+	}
 	t->running = false;
 }
 
 static void woken(struct schedlat *sl, const struct sched_ev *e, u64 now)
 {
-	sl->wakeups[e->kind == SCHED_WAKEUP_NEW ? 2 : 1]++;
+	enum wait_kind kind = e->kind == SCHED_WAKEUP_NEW ? WAIT_WAKEUP_NEW : WAIT_WAKEUP;
 	struct lat_thread *t = lt_get(sl, e->target);
-	if (t->running && e->kind == SCHED_WAKEUP) {
-		sl->while_running++;
+	if (e->comm[0])
+		memcpy(t->comm, e->comm, sizeof(t->comm));
+	/* Running, or preempted and still waiting: no new wait begins. */
+	if ((t->running && kind == WAIT_WAKEUP) || (t->pending && t->kind == WAIT_PREEMPT)) {
+		if (ends_inside(sl, now)) {
+			sl->waits[kind]++;
+			sl->while_running[kind]++;
+		}
 		return;
 	}
-	if (t->pending)
-		sl->superseded++;    /* as runqlat: the latest wakeup counts */
+	if (t->pending && ends_inside(sl, now)) {
+		sl->waits[t->kind]++;
+		sl->superseded[t->kind]++;   /* as runqlat: the latest wakeup counts */
+	}
 	t->pending = true;
+	t->kind = kind;
 	t->wake_time = now;
 }
 
@@ -270,11 +322,11 @@ static int sl_sample(void *ctx, const struct rp_sample *s)
 {
 	struct schedlat *sl = ctx;
 	struct sched_ev e;
+	sl->last_time = MAX(sl->last_time, s->s->time);
 	switch (sched_tp_decode(sl->tp, s->attr, s->s, &e)) {
 	case SCHED_SWITCH:
 		if (e.prev_pid)
-			switched_out(sl, e.prev_pid, s->thread,
-				     e.prev_state != 'R' && e.prev_state != 'X' && e.prev_state != 'Z');
+			switched_out(sl, e.prev_pid, s->thread, e.prev_state, s->s->time);
 		switched_in(sl, e.next_pid, s->s->time, s->s->cpu, NULL);
 		break;
 	case SCHED_WAKEUP:
@@ -294,8 +346,10 @@ static int sl_event(void *ctx, const struct pd_event *ev, const struct rp_thread
 	bool out, preempt;
 	if (!sched_switch_record(ev, &tid, &out, &preempt) || tid == (u32)-1)
 		return 0;
+	if (ev->has_time)
+		sl->last_time = MAX(sl->last_time, ev->s.time);
 	if (out)
-		switched_out(sl, tid, rt, false);
+		switched_out(sl, tid, rt, 0, ev->s.time);
 	else
 		switched_in(sl, tid, ev->s.time, ev->s.cpu, rt);
 	return 0;
@@ -304,8 +358,16 @@ static int sl_event(void *ctx, const struct pd_event *ev, const struct rp_thread
 static int sl_finish(void *ctx)
 {
 	struct schedlat *sl = ctx;
-	for (size_t i = 0; i < sl->threads.n; i++)
-		sl->unfinished += sl->threads.v[i].pending;
+	/* The waits still open end with the recording. */
+	if (!ends_inside(sl, sl->last_time))
+		return 0;
+	for (size_t i = 0; i < sl->threads.n; i++) {
+		const struct lat_thread *t = &sl->threads.v[i];
+		if (t->pending) {
+			sl->waits[t->kind]++;
+			sl->unfinished[t->kind]++;
+		}
+	}
 	return 0;
 }
 
@@ -345,9 +407,13 @@ void schedlat_reset(struct schedlat *sl)
 	VEC_FREE(&sl->groups);
 	u64map_free(&sl->group_index);
 	u64map_init(&sl->group_index);
-	memset(sl->wakeups, 0, sizeof(sl->wakeups));
-	sl->measured = sl->while_running = sl->superseded = sl->unfinished = 0;
-	sl->filtered = sl->unwoken = 0;
+	memset(sl->waits, 0, sizeof(sl->waits));
+	memset(sl->measured, 0, sizeof(sl->measured));
+	memset(sl->filtered, 0, sizeof(sl->filtered));
+	memset(sl->unfinished, 0, sizeof(sl->unfinished));
+	memset(sl->superseded, 0, sizeof(sl->superseded));
+	memset(sl->while_running, 0, sizeof(sl->while_running));
+	sl->unwoken = 0;
 	memset(&sl->max, 0, sizeof(sl->max));
 }
 
@@ -378,10 +444,11 @@ static void print_hist(const struct lat_hist *h, FILE *out)
 static void print_max(const struct schedlat *sl, FILE *out)
 {
 	const struct lat_max *m = &sl->max;
-	if (!sl->measured)
+	if (!sl->all.count)
 		return;
-	fprintf(out, "max: %llu us: %s (%u/%u) woken at %llu.%06llu, ran on CPU %d at %llu.%06llu\n",
+	fprintf(out, "max: %llu us: %s (%u/%u) %s at %llu.%06llu, ran on CPU %d at %llu.%06llu\n",
 		(unsigned long long)(m->ns / 1000), m->comm, m->pid, m->tid,
+		m->preempted ? "preempted" : "woken",
 		(unsigned long long)(m->wake_time / 1000000000),
 		(unsigned long long)(m->wake_time % 1000000000 / 1000), m->cpu,
 		(unsigned long long)(m->run_time / 1000000000),
@@ -395,16 +462,36 @@ static void print_max(const struct schedlat *sl, FILE *out)
 	fputs(m->log_short ? " (the CPU's switches before that were not recorded)\n" : "\n", out);
 }
 
+static void print_header(const struct schedlat *sl, FILE *out)
+{
+	const struct schedlat_opts *o = &sl->o;
+	fprintf(out, "run-queue waits (%s, to the run): %llu measured, %llu after a wakeup, "
+		"%llu after a preemption\n",
+		o->no_preemptions ? "from a wakeup; --waits wakeup" :
+		o->no_wakeups ? "from a preemption; --waits preempt" :
+		"as runqlat counts them: from a wakeup, or from a preemption",
+		(unsigned long long)sl->all.count,
+		(unsigned long long)(sl->measured[WAIT_WAKEUP] + sl->measured[WAIT_WAKEUP_NEW]),
+		(unsigned long long)sl->measured[WAIT_PREEMPT]);
+}
+
 static void print_summary(const struct schedlat *sl, FILE *out)
 {
-	u64 total = sl->wakeups[1] + sl->wakeups[2];
+	const u64 *w = sl->waits, *m = sl->measured, *r = sl->while_running;
+	const u64 *s = sl->superseded, *u = sl->unfinished, *f = sl->filtered;
+	enum { W = WAIT_WAKEUP, N = WAIT_WAKEUP_NEW, P = WAIT_PREEMPT };
 	fprintf(out, "wakeups: %llu recorded (%llu sched_wakeup, %llu sched_wakeup_new): "
-		"%llu measured, %llu while already running, %llu superseded by a later wakeup, "
+		"%llu measured, %llu while already running or runnable, %llu superseded by a "
+		"later wakeup, %llu never ran before the end, %llu filtered out\n",
+		(unsigned long long)(w[W] + w[N]), (unsigned long long)w[W],
+		(unsigned long long)w[N], (unsigned long long)(m[W] + m[N]),
+		(unsigned long long)(r[W] + r[N]), (unsigned long long)(s[W] + s[N]),
+		(unsigned long long)(u[W] + u[N]), (unsigned long long)(f[W] + f[N]));
+	/* A wakeup of a preempted thread begins no wait: none supersedes. */
+	fprintf(out, "preemptions: %llu switch-outs still runnable: %llu measured, "
 		"%llu never ran before the end, %llu filtered out\n",
-		(unsigned long long)total, (unsigned long long)sl->wakeups[1],
-		(unsigned long long)sl->wakeups[2], (unsigned long long)sl->measured,
-		(unsigned long long)sl->while_running, (unsigned long long)sl->superseded,
-		(unsigned long long)sl->unfinished, (unsigned long long)sl->filtered);
+		(unsigned long long)w[P], (unsigned long long)m[P], (unsigned long long)u[P],
+		(unsigned long long)f[P]);
 	if (sl->unwoken)
 		fprintf(out, "unwoken: %llu switch-ins after a sleep had no recorded wakeup "
 			"(lost: perf_events drops events on idle CPUs; keep the CPUs busy, "
@@ -413,6 +500,7 @@ static void print_summary(const struct schedlat *sl, FILE *out)
 
 int schedlat_print(struct schedlat *sl, FILE *out)
 {
+	print_header(sl, out);
 	if (sl->o.per_comm || sl->o.per_pid) {
 		for (size_t i = 0; i < sl->groups.n; i++) {
 			const struct lat_group *g = &sl->groups.v[i];

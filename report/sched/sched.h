@@ -26,6 +26,7 @@ struct sched_ev {
 	char prev_state;           /* 'R' preempted, 'S', 'D', 'X', ... */
 	u32 target;                /* SCHED_WAKEUP(_NEW): the woken tid */
 	s32 target_cpu;
+	char comm[16];             /* SCHED_WAKEUP(_NEW): the woken's comm */
 };
 
 /* The tracepoint ids of one recording. */
@@ -60,9 +61,14 @@ bool sched_is_clock_event(const struct pd_attr *a);
 
 /* ---- sched lat ------------------------------------------------------------ */
 
+/* The waits counted are runqlat's: from a wakeup, or from a switch-out
+ * in state R (a preemption), to the thread's next switch-in. */
 struct schedlat_opts {
 	bool per_comm, per_pid;
-	const struct rp_filter *filter;   /* which woken threads count */
+	bool no_wakeups, no_preemptions;  /* --waits: the kinds left out */
+	/* Which waits count: by the waiting thread, the CPU it then ran on
+	 * and the time it ran (--time keeps the waits that end inside). */
+	const struct rp_filter *filter;
 };
 struct schedlat;
 struct schedlat *schedlat_new(const struct schedlat_opts *o, const struct sched_tp *tp);
@@ -84,10 +90,14 @@ struct offcpu;
 
 struct offcpu_opts {
 	bool wakers;                /* join each stack with its waker's */
+	/* The replay releases no files: the stacks keep the frames' files
+	 * and symbols as they are (export maps them, with their build-ids),
+	 * not as places. */
+	bool keep_files;
 	bool user_only, kernel_only;
 	u64 min_ns, max_ns;         /* per interval; max_ns 0 = no limit */
 	const char *states;         /* state letters kept ("SD"); NULL = all */
-	const struct rp_filter *filter;   /* pid, tid, comm, time */
+	const struct rp_filter *filter;   /* pid, tid, comm, cpu, time */
 	/* Every sample that is not a scheduler tracepoint (flame --wall
 	 * folds the CPU samples); NULL to ignore them. */
 	int (*on_cpu)(void *ctx, const struct rp_sample *s);
@@ -114,18 +124,25 @@ struct oc_agg {
 	u32 next;                   /* chain of keys with the same hash */
 };
 
-/* One thread's life within the recording (offcpu --threads). */
+/* One thread's life within the recording (offcpu --threads).  on_ns and
+ * off_ns are what the filters keep: time seen on-CPU (from a switch-in or
+ * a sample to the switch-out) on the --cpu CPUs, and the shown off-CPU
+ * intervals, both clipped to the --time window; intervals, open and
+ * repaired count the shown intervals. */
 struct oc_thread {
 	u32 pid, tid;
 	const struct rp_thread *rt; /* the replay's thread (comm), or NULL */
 	u8 state;
 	char reason;                /* state letter of the open interval */
 	bool forked, exited, woken;
+	bool seen;                  /* a switch or sample of it was seen */
+	int cpu;                    /* where it last switched out, or ran */
 	u64 since;                  /* time of the last transition */
 	u32 stack;
 	u32 waker_stack, waker_pid, waker_tid;
 	const struct rp_thread *waker_rt;
-	u64 start, end;
+	u64 start, end;             /* birth (fork) or recording start, exit
+				       or recording end (after finish) */
 	u64 on_ns, off_ns;
 	u32 intervals, open, repaired, begun_before;
 };
@@ -148,12 +165,21 @@ struct rp_sink offcpu_sink(struct offcpu *oc);
 
 /* What the sink does per event, for tests that build a history by hand:
  * a switch-out with its stack (leaf first) and state letter, a switch-in,
- * a sign of running (any sample of the thread), the time of any event. */
+ * a sign of running (any sample of the thread), each on a CPU; a birth
+ * (a fork at its time); the time of any event. */
 void offcpu_feed_switch_out(struct offcpu *oc, u32 tid, u32 pid, u64 now,
-			    const struct rp_frame *f, int n, char state);
-void offcpu_feed_switch_in(struct offcpu *oc, u32 tid, u64 now);
-void offcpu_feed_running(struct offcpu *oc, u32 tid, u64 now);
+			    const struct rp_frame *f, int n, char state, int cpu);
+void offcpu_feed_switch_in(struct offcpu *oc, u32 tid, u64 now, int cpu);
+void offcpu_feed_running(struct offcpu *oc, u32 tid, u64 now, int cpu);
+void offcpu_feed_fork(struct offcpu *oc, u32 tid, u32 pid, u64 now);
 void offcpu_note_time(struct offcpu *oc, u64 t);
+/* A thread's wall time within the recording and the --time window (0
+ * when it was not alive there); valid after the sink's finish. */
+u64 offcpu_thread_wall(const struct offcpu *oc, const struct oc_thread *t);
+/* Whether --threads shows t: a thread of the asked ones that was
+ * followed (a switch or sample of it seen), alive in the window, with
+ * time on the --cpu CPUs when given. */
+bool offcpu_thread_shown(const struct offcpu *oc, const struct oc_thread *t);
 
 size_t offcpu_naggs(const struct offcpu *oc);
 const struct oc_agg *offcpu_agg(const struct offcpu *oc, size_t i);

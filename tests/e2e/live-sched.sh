@@ -25,12 +25,13 @@ print(("PASS" if ok else "FAIL") + f": sched lat -a --interval 1 --count 3 (exit
       f"{len(parts)} histograms with counts {counts}")
 good = 0
 for p in parts:
-    m = re.search(r"^wakeups: (\d+) recorded .*?: (\d+) measured, (\d+) while already running, "
+    m = re.search(r"^wakeups: (\d+) recorded .*?: (\d+) measured, (\d+) while already running or runnable, "
                   r"(\d+) superseded by a later wakeup, (\d+) never ran before the end, "
                   r"(\d+) filtered out", p, re.M)
+    q = re.search(r"^preemptions: (\d+) switch-outs still runnable: (\d+) measured", p, re.M)
     hist = sum(int(x.group(1)) for x in re.finditer(r"^\s+\d+ -> \d+\s+: (\d+)", p, re.M))
-    good += bool(m) and hist == int(m.group(2))
-print(("PASS" if good == 3 else "FAIL") + f": each interval's histogram holds its measured wakeups ({good} of 3)")
+    good += bool(m and q) and hist == int(m.group(2)) + int(q.group(2))
+print(("PASS" if good == 3 else "FAIL") + f": each interval's histogram holds its measured waits ({good} of 3)")
 PY
 check "the live path's counts follow each histogram" \
 	test "$(grep -c '^# live: ' "$TMP/out")" = 3

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# sched-lat.sh - ember sched lat: wakeup-to-run latency histograms.  Four
+# sched-lat.sh - ember sched lat: run-queue latency histograms.  Four
 # CPU-bound threads (each spins 3 ms, sleeps 1 ms) on this 2-CPU machine
 # must wait for a CPU after most wakeups: a tail of milliseconds; a lone
 # sleeper on a quieter machine runs almost at once.
@@ -41,11 +41,16 @@ python3 - "$TMP/all" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
 hist = sum(int(m.group(1)) for m in re.finditer(r"^\s+\d+ -> \d+\s+: (\d+)", text, re.M))
-m = re.search(r"^wakeups: (\d+) recorded .*?: (\d+) measured, (\d+) while already running, "
+m = re.search(r"^wakeups: (\d+) recorded .*?: (\d+) measured, (\d+) while already running or runnable, "
               r"(\d+) superseded by a later wakeup, (\d+) never ran before the end, (\d+) filtered out",
               text, re.M)
-ok = m and hist == int(m.group(2)) and int(m.group(1)) == sum(int(m.group(i)) for i in range(2, 7))
-print(("PASS" if ok else "FAIL") + f": every wakeup accounted for once; the histogram holds the {hist} measured")
+p = re.search(r"^preemptions: (\d+) switch-outs still runnable: (\d+) measured, "
+              r"(\d+) never ran before the end, (\d+) filtered out", text, re.M)
+ok = m and p and hist == int(m.group(2)) + int(p.group(2)) and \
+     int(m.group(1)) == sum(int(m.group(i)) for i in range(2, 7)) and \
+     int(p.group(1)) == sum(int(p.group(i)) for i in range(2, 5))
+print(("PASS" if ok else "FAIL") + f": every wakeup and preemption accounted for once; the histogram "
+      f"holds the {hist} measured")
 PY
 
 "$EMBER" sched lat -i "$F" -p "$hog" >"$TMP/hog" 2>&1
@@ -53,7 +58,7 @@ tail=$(awk '/ -> / && $1 >= 1024 { t += $5 } END { print t + 0 }' "$TMP/hog")
 meas=$(awk '/^wakeups:/ { for (i = 1; i <= NF; i++) if ($(i + 1) == "measured,") print $i }' "$TMP/hog")
 check "4 CPU-bound threads on 2 CPUs: $tail of $meas wakeups waited 1 ms or more" \
 	test "${tail:-0}" -gt 0 -a "${meas:-0}" -gt 100
-if grep -Eq '^max: [0-9]+ us: cpuhog \([0-9]+/[0-9]+\) woken at .* ran on CPU [0-9]+ at ' "$TMP/hog" &&
+if grep -Eq '^max: [0-9]+ us: cpuhog \([0-9]+/[0-9]+\) (woken|preempted) at .* ran on CPU [0-9]+ at ' "$TMP/hog" &&
    grep -Eq '^meanwhile on CPU [0-9]+: [^ ].* \([0-9]+\) [0-9]+ us' "$TMP/hog"; then
 	pass "the maximum names the thread and what ran on its CPU meanwhile"
 else
@@ -65,7 +70,8 @@ check "--per-comm and --per-pid: one histogram for cpuhog" \
 	test "$(grep -c '^comm = cpuhog$' "$TMP/comm")" = 1 -a "$(grep -c "^pid = $hog cpuhog$" "$TMP/pid")" = 1
 
 # Idle-ish: the offcpu workload's main thread wakes 10 times (8 timers, a
-# pipe, its helper's exit).  Idle CPUs would lose those wakeups (DESIGN.md
+# pipe, its helper's exit; --waits wakeup: its preemptions by other
+# load are not what this measures).  Idle CPUs would lose those wakeups (DESIGN.md
 # quirks), so the CPUs are kept busy by SCHED_IDLE spinners, which any
 # normal task preempts at once: the machine stays idle to the scheduler.
 if ! busy_cpus 8; then
@@ -77,7 +83,7 @@ else
 	for attempt in 1 2 3; do
 		record_clean "$TMP/idle.data" "$WORKLOADS/offcpu" || continue
 		wpid=$(awk '{ print $3 }' "$TMP/wl.out")
-		"$EMBER" sched lat -i "$TMP/idle.data" --tid "$wpid" >"$TMP/idle" 2>&1
+		"$EMBER" sched lat -i "$TMP/idle.data" --tid "$wpid" --waits wakeup >"$TMP/idle" 2>&1
 		read -r small total < <(awk '/ -> / { t += $5; if ($3 < 256) s += $5 } END { print s + 0, t + 0 }' "$TMP/idle")
 		if [ "$total" -ge 9 ] && [ "$((small * 10))" -ge "$((total * 8))" ] &&
 		   ! grep -q '^unwoken:' "$TMP/idle"; then
