@@ -444,6 +444,44 @@ static void test_blkparse_filter(void)
 	      "--time: 2 lines, times from the first event");
 }
 
+/* An I/O is shown by the task, CPU and time of its queue: one queued on
+ * CPU 0 and split (the split seen on CPU 1, in another task), and one
+ * queued on CPU 1.  --cpu 0 shows the first and its remainder only. */
+static void test_cpu_filter(void)
+{
+	struct bio_tracker *bt = bio_tracker_new(NULL);
+	struct bio_ev q = { .kind = BK_QUEUE, .dev = DEV, .sector = 0, .nr_sector = 256 };
+	strcpy(q.rwbs, "W");
+	struct bio_who w0 = { .time = 100, .pid = 42, .tid = 42, .cpu = 0, .comm = "dd" };
+	bio_track(bt, &q, &w0);
+	struct bio_ev x = { .kind = BK_SPLIT, .dev = DEV, .sector = 0, .old_sector = 128 };
+	struct bio_who w1 = { .time = 105, .pid = 7, .tid = 7, .cpu = 1, .comm = "kworker" };
+	bio_track(bt, &x, &w1);
+	q.sector = 4096;
+	q.nr_sector = 8;
+	struct bio_who w2 = { .time = 110, .pid = 43, .tid = 43, .cpu = 1, .comm = "fio" };
+	bio_track(bt, &q, &w2);
+	CHECK(bio_nios(bt) == 3, "%zu I/Os", bio_nios(bt));
+	const struct bio_io *rest = bio_get(bt, 1);
+	CHECK((rest->flags & BF_SPLIT) && rest->cpu == 0 && rest->pid == 42 &&
+	      !strcmp(rest->comm, "dd"), "the remainder is the queuer's: CPU %u pid %u %s",
+	      rest->cpu, rest->pid, rest->comm);
+	int cpu = 0;
+	struct rp_filter by_cpu = { .cpus = &cpu, .ncpus = 1 };
+	struct bio_view_opts o = { .filter = &by_cpu };
+	bool shown[3];
+	for (int i = 0; i < 3; i++)
+		shown[i] = bio_io_shown(bio_get(bt, (size_t)i), &o);
+	CHECK(shown[0] && shown[1] && !shown[2], "--cpu 0: %d %d %d", shown[0], shown[1],
+	      shown[2]);
+	cpu = 1;
+	for (int i = 0; i < 3; i++)
+		shown[i] = bio_io_shown(bio_get(bt, (size_t)i), &o);
+	CHECK(!shown[0] && !shown[1] && shown[2], "--cpu 1: %d %d %d", shown[0], shown[1],
+	      shown[2]);
+	bio_tracker_free(bt);
+}
+
 /* Intervals: finished I/Os leave with their merged ones, in-flight ones
  * stay and complete later through the rebuilt maps. */
 static void test_take_done(void)
@@ -561,6 +599,7 @@ int main(void)
 	RUN(test_requeue_phases);
 	RUN(test_blktrace_swapped);
 	RUN(test_blkparse_filter);
+	RUN(test_cpu_filter);
 	RUN(test_take_done);
 	RUN(test_ticks);
 	RUN(test_forget);
