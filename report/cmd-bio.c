@@ -229,10 +229,12 @@ static const struct opt options[] = {
 	OPT(OPT_BLKPARSE, 0, "blkparse", OPT_NO_ARG, NULL,
 	  "one line per event in blkparse's default layout"),
 	OPT(OPT_SIZE, 0, "size", OPT_NO_ARG, NULL,
-	  "I/O size histograms (KiB, as queued) per command name"),
+	  "I/O size histograms (KiB) per command name, each bio\n"
+	  "as queued: before merges, and whole when it was split"),
 	OPT(OPT_SEEK, 0, "seek", OPT_NO_ARG, NULL,
 	  "per device: seek distances (sectors from the previous\n"
-	  "queued I/O's end) and the sequential share"),
+	  "queued bio's end, each bio as queued, whole when split)\n"
+	  "and the sequential share (btt's pattern line too)"),
 	OPT(OPT_TOP, 0, "top", OPT_NO_ARG, NULL,
 	  "biotop: per process, direction and disk, the I/Os it\n"
 	  "queued that completed: PID COMM D MAJ MIN DISK I/O\n"

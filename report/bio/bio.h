@@ -86,7 +86,12 @@ struct bio_io {
 	u64 t[BT_MAX];
 	u64 sector;
 	u32 dev, nr_sector;      /* a request's grows with the I/Os merged in */
-	u32 own_sector;          /* sectors as queued, before any merge */
+	u32 own_sector;          /* sectors as queued, before any merge; a split
+				  * part's own */
+	/* The bio as its task queued it, before any split, merge or partial
+	 * completion: what --size, --seek and btt's pattern count. */
+	u32 q_nr_sector;
+	u64 q_sector;
 	u32 stack;               /* who queued it: a bio_stacks id, 0 unknown */
 	u32 pid, tid;
 	u32 parent;            /* index + 1 of the request it merged into */

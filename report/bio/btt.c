@@ -96,16 +96,17 @@ static void add_phases(struct dev_stats *d, const struct bio_tracker *bt, const 
 		bio_phase_add(&d->ph[PH_M2D], io->m_at, rq->t[BT_D]);
 }
 
-/* Sequential: starts where the previous queued I/O on the device ended. */
+/* Sequential: starts where the previous queued I/O on the device ended,
+ * each as queued (a split bio whole, at its own sector). */
 static void add_pattern(struct dev_stats *d, const struct bio_io *io)
 {
 	if (d->have_end) {
-		if (io->sector == d->last_end)
+		if (io->q_sector == d->last_end)
 			d->seq++;
 		else
 			d->rnd++;
 	}
-	d->last_end = io->sector + io->own_sector;
+	d->last_end = io->q_sector + io->q_nr_sector;
 	d->have_end = true;
 }
 

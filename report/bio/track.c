@@ -171,7 +171,8 @@ static struct bio_io *new_io(struct bio_tracker *bt, const struct bio_ev *e,
 			     const struct bio_who *s)
 {
 	struct bio_io io = { .dev = e->dev, .sector = e->sector, .nr_sector = e->nr_sector,
-			     .own_sector = e->nr_sector, .stack = bt->cur_stack,
+			     .own_sector = e->nr_sector, .q_sector = e->sector,
+			     .q_nr_sector = e->nr_sector, .stack = bt->cur_stack,
 			     .pid = s->pid, .tid = s->tid, .cpu = (u16)s->cpu };
 	memcpy(io.rwbs, e->rwbs, sizeof(io.rwbs) - 1);
 	if (s->comm)
@@ -189,7 +190,7 @@ static void on_queue(struct bio_tracker *bt, const struct bio_ev *e, const struc
 	struct bio_io *old = find(bt, &bt->pending, e->dev, e->sector, false, BS_QUEUED);
 	if (old && (old->flags & BF_SPLIT) && !(old->flags & BF_NO_QUEUE)) {
 		old->flags |= BF_NO_QUEUE;   /* seen once; a third queue is new */
-		old->nr_sector = old->own_sector = e->nr_sector;
+		old->nr_sector = old->own_sector = old->q_nr_sector = e->nr_sector;
 		return;
 	}
 	if (old) {

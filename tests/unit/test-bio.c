@@ -80,6 +80,42 @@ static void test_split(void)
 	bio_tracker_free(bt);
 }
 
+/* Three 1024 KiB bios queued back to back, each split into two requests
+ * of 512 KiB: --size counts each bio as queued (1024 KiB), --seek and
+ * btt's pattern see them sequential, by the bios' own sectors. */
+static void test_split_views(void)
+{
+	struct bio_tracker *bt = bio_tracker_new(NULL);
+	for (u64 i = 0; i < 3; i++) {
+		u64 at = i * 2048, t = 1000 * (i + 1);
+		ev(bt, BK_QUEUE, at, 2048, t);
+		struct bio_ev x = { .kind = BK_SPLIT, .dev = DEV, .sector = at,
+				    .old_sector = at + 1024 };
+		strcpy(x.rwbs, "W");
+		bio_track(bt, &x, &(struct bio_who){ .time = t + 1, .pid = 42, .tid = 42 });
+		for (u64 part = at; part < at + 2048; part += 1024) {
+			ev(bt, BK_GETRQ, part, 1024, t + 10);
+			ev(bt, BK_ISSUE, part, 1024, t + 20);
+			ev(bt, BK_COMPLETE, part, 1024, t + 500);
+		}
+	}
+	struct bio_view_opts o = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	bio_print_size(bt, &o, f);
+	bio_print_seek(bt, &o, f);
+	bio_print_btt(bt, &o, f);
+	fclose(f);
+	CHECK(strstr(buf, "Process name = dd: 3 I/Os") &&
+	      strstr(buf, "      1024 -> 2047       : 3 "), "--size: 3 of 1024 KiB:\n%s", buf);
+	CHECK(strstr(buf, ": 2 I/Os after the first, 2 sequential (100.0%)"), "--seek:\n%s", buf);
+	CHECK(strstr(buf, "pattern: 2 sequential (100.0%), 0 random"), "btt:\n%s", buf);
+	CHECK(strstr(buf, "I/Os: 3 completed, 3145728 bytes"), "btt: 3 I/Os of 3 MiB");
+	free(buf);
+	bio_tracker_free(bt);
+}
+
 static void test_requeue_and_partial(void)
 {
 	struct bio_tracker *bt = bio_tracker_new(NULL);
@@ -593,6 +629,7 @@ int main(void)
 	RUN(test_back_merge);
 	RUN(test_front_merge);
 	RUN(test_split);
+	RUN(test_split_views);
 	RUN(test_requeue_and_partial);
 	RUN(test_lost_and_before);
 	RUN(test_rq_merge_and_remap);
