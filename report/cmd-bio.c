@@ -58,8 +58,11 @@ static const char notes[] =
 	"(M2D for an I/O merged in, without an insert at its sector) at each issue,\n"
 	"so again when a request is requeued and issued again, and D2C from the\n"
 	"last issue.  A request issued without an insert event (sent straight to\n"
-	"the driver) has no G2I and no I2D; in the shares of Q2C and --snoop it\n"
-	"counts as inserted at issue.  --stacks takes an I/O's stack where it was\n"
+	"the driver) has no G2I and no I2D: its time from request allocation to\n"
+	"issue is G2D (not a btt phase), in a row and a share of its own; --snoop\n"
+	"--csv gives it the issue time as its insert stamp.  The shares of Q2C\n"
+	"are of the requests seen at every stamp, one for each phase whose row\n"
+	"counted some.  --stacks takes an I/O's stack where it was\n"
 	"queued, or where its request was allocated or issued when its queue event\n"
 	"was not seen.\n"
 	"With --interval an I/O counts in the interval in which its request\n"
@@ -211,8 +214,9 @@ static int check_args(struct args *a)
 static const struct opt options[] = {
 	OPT_INCLUDE(rp_input_opts),
 	OPT(OPT_BTT, 0, "btt", OPT_NO_ARG, NULL,
-	  "per device and in total: Q2Q, Q2G, G2I, Q2M, I2D, M2D,\n"
-	  "D2C, Q2C (seconds: MIN, AVG, MAX, N), shares of Q2C,\n"
+	  "per device and in total: Q2Q, Q2G, G2I, G2D (getrq to\n"
+	  "issue without an insert), Q2M, I2D, M2D, D2C, Q2C\n"
+	  "(seconds: MIN, AVG, MAX, N), shares of Q2C,\n"
 	  "merges, IOPS and MB/s, reads and writes, sequential share\n"
 	  "(default)"),
 	OPT(OPT_HIST, 0, "hist", OPT_NO_ARG, NULL, "log2 latency histogram of D2C (per request)"),

@@ -276,6 +276,53 @@ static void test_requeue_phases(void)
 	bio_tracker_free(bt);
 }
 
+/* The btt table's share line. */
+static bool shares_are(const struct bio_tracker *bt, const char *want)
+{
+	char buf[8192];
+	FILE *out = fmemopen(buf, sizeof(buf), "w");
+	struct bio_view_opts o = { 0 };
+	int rc = bio_print_btt(bt, &o, out);
+	fclose(out);
+	const char *line = strstr(buf, "share of Q2C:");
+	size_t n = line ? strcspn(line, "\n") : 0;
+	bool ok = !rc && line && n == strlen(want) && !strncmp(line, want, n);
+	if (!ok)
+		fprintf(stderr, "%.*s\n", (int)n, line ? line : "(no share line)");
+	return ok;
+}
+
+/* A request issued without an insert spends getrq to issue in G2D, its
+ * own row and share, never in G2I's; a share is named only where its row
+ * counted some: G2I and I2D once a request is inserted. */
+static void test_btt_shares(void)
+{
+	struct bio_tracker *bt = bio_tracker_new(NULL);
+	ev(bt, BK_QUEUE, 0, 8, 100);
+	ev(bt, BK_GETRQ, 0, 8, 110);
+	ev(bt, BK_ISSUE, 0, 8, 140);
+	ev(bt, BK_COMPLETE, 0, 8, 200);
+	CHECK(row_is(bt, "G2D", 30, 30, 30, 1) && row_is(bt, "G2I", 0, 0, 0, 0),
+	      "issued without an insert: G2D 30 ns, no G2I");
+	CHECK(shares_are(bt, "share of Q2C: Q2G 10.00%  G2D 30.00%  D2C 60.00%"),
+	      "no G2I or I2D share with their rows at N 0");
+	ev(bt, BK_QUEUE, 1000, 8, 300);
+	ev(bt, BK_GETRQ, 1000, 8, 310);
+	ev(bt, BK_INSERT, 1000, 8, 330);
+	ev(bt, BK_ISSUE, 1000, 8, 345);
+	ev(bt, BK_COMPLETE, 1000, 8, 400);
+	CHECK(row_is(bt, "G2D", 30, 30, 30, 1) && row_is(bt, "G2I", 20, 20, 20, 1) &&
+	      row_is(bt, "I2D", 15, 15, 15, 1), "one of each: G2D, G2I, I2D");
+	CHECK(shares_are(bt, "share of Q2C: Q2G 10.00%  G2I 10.00%  G2D 15.00%  I2D 7.50%  "
+			 "D2C 57.50%"), "the shares of both requests' 200 ns");
+	bio_tracker_free(bt);
+	bt = bio_tracker_new(NULL);
+	ev(bt, BK_QUEUE, 0, 8, 100);
+	CHECK(shares_are(bt, "share of Q2C: - (no request seen from queue to completion)"),
+	      "none measured: no share");
+	bio_tracker_free(bt);
+}
+
 /* ---- byte-swapped blktrace files ------------------------------------------ */
 
 struct raw_rec {
@@ -634,6 +681,7 @@ int main(void)
 	RUN(test_lost_and_before);
 	RUN(test_rq_merge_and_remap);
 	RUN(test_requeue_phases);
+	RUN(test_btt_shares);
 	RUN(test_blktrace_swapped);
 	RUN(test_blkparse_filter);
 	RUN(test_cpu_filter);
