@@ -34,7 +34,8 @@ static const char synopsis[] =
 	"completes with its request), splits, remaps and requeues.  The filters\n"
 	"(--pid, --tid, --comm, --cpu, --time) pick I/Os by the task, CPU and time\n"
 	"of their queue event (request allocation when none was seen), in every\n"
-	"view and the replay; --blkparse lines by each event's own.  '-i -' reads\n"
+	"view and the replay; --blkparse lines by each event's own.  A blktrace\n"
+	"capture keeps thread ids only: it takes --tid, not --pid.  '-i -' reads\n"
 	"a stream as it comes\n"
 	"('ember record --block -o - | ember bio --monitor -i - --interval 1'):\n"
 	"--snoop and --blkparse lines come out as the events do; the first Ctrl-C\n"
@@ -206,6 +207,10 @@ static int check_args(struct args *a)
 	}
 	if (a->v.csv && a->view != VIEW_SNOOP) {
 		cmd_error(CMD, "--csv is for --snoop lines: add --snoop");
+		return EXIT_USAGE;
+	}
+	if (!live_view_target(&a->lv) && bio_input_refuse(&a->rp) < 0) {
+		cmd_error(CMD, "%s", err_msg());
 		return EXIT_USAGE;
 	}
 	return -1;

@@ -247,6 +247,10 @@ struct bio_data {
  * tracker may hold the I/Os read before a failure (bio_nios).  An input
  * error after some events is not a failure: see summary.input_error. */
 int bio_load(struct bio_data *d, const struct bio_load_opts *o);
+/* -1 with err_set() when rp's input cannot honour one of its filters: a
+ * blktrace capture keeps each event's thread id, not its process, so it
+ * refuses --pid (rp_filter_refuse); 0 otherwise. */
+int bio_input_refuse(const struct rp_opts *rp);
 void bio_data_free(struct bio_data *d);
 
 /* ---- ember verify --------------------------------------------------------- */

@@ -6,8 +6,9 @@
 # construction; the recording's own block_bio_queue records per CPU
 # (ember script) say the same.  The views then show exactly one dd's I/Os
 # each: btt, --hist, --snoop, --size, --seek, --top, --monitor, the heat
-# map, --stacks and --save-plan.  A plan file keeps no CPU of a queue
-# per I/O task: --plan refuses --cpu (exit 2).
+# map, --stacks and --save-plan.  A plan file keeps no task or queue
+# time per I/O: --plan refuses the filters (exit 2); a blktrace capture
+# keeps thread ids only: it refuses --pid.
 . "$(dirname "$0")/../e2e-lib.sh"
 . "$(dirname "$0")/../e2e-bio-lib.sh"
 bio_setup bio-cpu
@@ -80,3 +81,13 @@ check "--cpu 0,1: all 200" grep -q '^I/Os: 200 completed' "$TMP/c"
 rc=$?
 check "--plan refuses --cpu: exit 2 ($rc), one line: $(head -1 "$TMP/err")" \
 	eval 'test "$rc" = 2 && test "$(wc -l <"$TMP/err")" = 1 && grep -q -- "--cpu" "$TMP/err"'
+
+# A blktrace capture keeps each event's thread id, not its process: it
+# refuses --pid (one line, exit 2) and takes --tid.
+"$WORKLOADS/blkgen" "$TMP/g" 14 >/dev/null
+"$EMBER" bio -i "$TMP/g" --pid 1 >/dev/null 2>"$TMP/err"
+rc=$?
+check "blktrace capture refuses --pid: exit 2 ($rc), one line: $(head -1 "$TMP/err")" \
+	eval 'test "$rc" = 2 && test "$(wc -l <"$TMP/err")" = 1 && grep -q -- "--pid" "$TMP/err"'
+"$EMBER" bio -i "$TMP/g" --tid 1 >/dev/null 2>&1
+check "blktrace capture takes --tid" test $? = 0
