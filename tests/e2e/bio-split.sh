@@ -31,20 +31,21 @@ done
 
 # What dd queued, from the records ("7,0 WS 2048 + 2048 [dd]"): bios of
 # 1024 KiB or so (more where the buffer's pages are large folios), back
-# to back, 24 MiB in all, each more than 256 KiB and so split; and how
-# many of them fall in each log2 KiB bucket (the buckets of --size).
+# to back, 24 MiB in all, those of more than 256 KiB split; and how many
+# of them fall in each log2 KiB bucket (the buckets of --size).
 "$EMBER" script -i "$F" >"$TMP/script" 2>&1
 awk '$1 == "dd" && /block:block_bio_queue:/ {
 		for (i = 1; i < NF; i++) if ($i == "+") { s = $(i - 1); n = $(i + 1) }
-		q++; sum += n; small += n <= 512; if (q > 1 && s != end) gaps++; end = s + n
+		q++; sum += n; big += n > 512; if (q > 1 && s != end) gaps++; end = s + n
 		k = n / 2; b = 0; while (k > 1) { k = int(k / 2); b++ }; lo[2 ^ b]++ }
-	END { print q + 0, sum + 0, small + 0, gaps + 0 >"/dev/stderr"
+	END { print q + 0, sum + 0, big + 0, gaps + 0 >"/dev/stderr"
 		for (b in lo) print b, lo[b] }' "$TMP/script" 2>"$TMP/queued" | sort -n >"$TMP/buckets"
-read -r nq sum small gaps <"$TMP/queued"
+read -r nq sum big gaps <"$TMP/queued"
 splits=$(grep -c 'block:block_split:' "$TMP/script")
-check "script: dd queued $nq bios of 24 MiB ($sum sectors), none of 256 KiB or less ($small), back to back ($gaps gaps)" \
-	test "$nq" -gt 0 -a "$sum" = 49152 -a "$small" = 0 -a "$gaps" = 0
-check "script: each bio was split ($splits splits)" test "$splits" -ge "$nq"
+check "script: dd queued $nq bios of 24 MiB ($sum sectors), back to back ($gaps gaps)" \
+	test "$nq" -gt 0 -a "$sum" = 49152 -a "$gaps" = 0
+check "script: $big bios of more than 256 KiB, each split ($splits splits)" \
+	test "$big" -gt 0 -a "$splits" -ge "$big"
 
 B="$EMBER bio -i $F --comm dd"
 m=$((nq - 1))
