@@ -166,8 +166,7 @@ static int plan_of_recording(struct blkr_plan *p, const struct rp_opts *rp,
 	if (rc == 0) {
 		struct bio_view_opts vo = *v;
 		vo.filter = &rp->filter;
-		struct blkr_extract_opts eo = { .v = &vo, .cpus = rp->filter.cpus,
-					      .ncpus = rp->filter.ncpus };
+		struct blkr_extract_opts eo = { .v = &vo };
 		rc = blkr_plan_from_bio(p, d.bt, &eo);
 		if (rc < 0)
 			err_prefix("%s", rp->input);
@@ -257,8 +256,31 @@ static int replay(struct bio_replay *b, const struct blkr_plan *p)
 	return rc < 0 || res.errors ? EXIT_RUNTIME : EXIT_OK;
 }
 
+/* A plan file keeps each I/O's sector, size and time offset by CPU, not
+ * who queued it nor when: the filters pick a recording's I/Os, not a
+ * plan's, and are refused with one.  -1 to go on, or the exit status. */
+static int plan_refuses(const struct bio_replay *b, const struct rp_opts *rp,
+			const struct bio_view_opts *v)
+{
+	if (!b->plan)
+		return -1;
+	if (rp_filter_refuse(&rp->filter, 0, "a plan file (--plan)") < 0) {
+		cmd_error(CMD, "%s", err_msg());
+		return EXIT_USAGE;
+	}
+	if (v->dev) {
+		cmd_error(CMD, "-d: a plan file (--plan) holds the I/Os it was saved with; "
+			  "leave -d out (--map picks where each device's go)");
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
 int bio_replay_cmd(struct bio_replay *b, const struct rp_opts *rp, const struct bio_view_opts *v)
 {
+	int refused = plan_refuses(b, rp, v);
+	if (refused >= 0)
+		return refused;
 	struct blkr_plan p;
 	int rc = b->plan ? blkr_plan_load(&p, b->plan) : plan_of_recording(&p, rp, v);
 	if (rc < 0) {

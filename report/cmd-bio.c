@@ -32,8 +32,12 @@ static const char synopsis[] =
 	"followed from queue (Q) through request allocation (G), insert (I), issue\n"
 	"(D) to completion (C), by device and sector, through merges (a merged I/O\n"
 	"completes with its request), splits, remaps and requeues.  The filters\n"
-	"pick I/Os by the task and time of their queue event.  '-i -' reads a stream\n"
-	"as it comes ('ember record --block -o - | ember bio --monitor -i - --interval 1'):\n"
+	"(--pid, --tid, --comm, --cpu, --time) pick I/Os by the task, CPU and time\n"
+	"of their queue event (request allocation when none was seen), in every\n"
+	"view and the replay; --blkparse lines by each event's own.  A blktrace\n"
+	"capture keeps thread ids only: it takes --tid, not --pid.  '-i -' reads\n"
+	"a stream as it comes\n"
+	"('ember record --block -o - | ember bio --monitor -i - --interval 1'):\n"
 	"--snoop and --blkparse lines come out as the events do; the first Ctrl-C\n"
 	"is left to the recorder, whose stream then ends, and the view with it.\n"
 	"Given a target instead (-a, -C CPUS or -- COMMAND), the view records the\n"
@@ -55,8 +59,11 @@ static const char notes[] =
 	"(M2D for an I/O merged in, without an insert at its sector) at each issue,\n"
 	"so again when a request is requeued and issued again, and D2C from the\n"
 	"last issue.  A request issued without an insert event (sent straight to\n"
-	"the driver) has no G2I and no I2D; in the shares of Q2C and --snoop it\n"
-	"counts as inserted at issue.  --stacks takes an I/O's stack where it was\n"
+	"the driver) has no G2I and no I2D: its time from request allocation to\n"
+	"issue is G2D (not a btt phase), in a row and a share of its own; --snoop\n"
+	"--csv gives it the issue time as its insert stamp.  The shares of Q2C\n"
+	"are of the requests seen at every stamp, one for each phase whose row\n"
+	"counted some.  --stacks takes an I/O's stack where it was\n"
 	"queued, or where its request was allocated or issued when its queue event\n"
 	"was not seen.\n"
 	"With --interval an I/O counts in the interval in which its request\n"
@@ -202,14 +209,19 @@ static int check_args(struct args *a)
 		cmd_error(CMD, "--csv is for --snoop lines: add --snoop");
 		return EXIT_USAGE;
 	}
+	if (!live_view_target(&a->lv) && bio_input_refuse(&a->rp) < 0) {
+		cmd_error(CMD, "%s", err_msg());
+		return EXIT_USAGE;
+	}
 	return -1;
 }
 
 static const struct opt options[] = {
 	OPT_INCLUDE(rp_input_opts),
 	OPT(OPT_BTT, 0, "btt", OPT_NO_ARG, NULL,
-	  "per device and in total: Q2Q, Q2G, G2I, Q2M, I2D, M2D,\n"
-	  "D2C, Q2C (seconds: MIN, AVG, MAX, N), shares of Q2C,\n"
+	  "per device and in total: Q2Q, Q2G, G2I, G2D (getrq to\n"
+	  "issue without an insert), Q2M, I2D, M2D, D2C, Q2C\n"
+	  "(seconds: MIN, AVG, MAX, N), shares of Q2C,\n"
 	  "merges, IOPS and MB/s, reads and writes, sequential share\n"
 	  "(default)"),
 	OPT(OPT_HIST, 0, "hist", OPT_NO_ARG, NULL, "log2 latency histogram of D2C (per request)"),
@@ -226,10 +238,12 @@ static const struct opt options[] = {
 	OPT(OPT_BLKPARSE, 0, "blkparse", OPT_NO_ARG, NULL,
 	  "one line per event in blkparse's default layout"),
 	OPT(OPT_SIZE, 0, "size", OPT_NO_ARG, NULL,
-	  "I/O size histograms (KiB, as queued) per command name"),
+	  "I/O size histograms (KiB) per command name, each bio\n"
+	  "as queued: before merges, and whole when it was split"),
 	OPT(OPT_SEEK, 0, "seek", OPT_NO_ARG, NULL,
 	  "per device: seek distances (sectors from the previous\n"
-	  "queued I/O's end) and the sequential share"),
+	  "queued bio's end, each bio as queued, whole when split)\n"
+	  "and the sequential share (btt's pattern line too)"),
 	OPT(OPT_TOP, 0, "top", OPT_NO_ARG, NULL,
 	  "biotop: per process, direction and disk, the I/Os it\n"
 	  "queued that completed: PID COMM D MAJ MIN DISK I/O\n"

@@ -86,7 +86,12 @@ struct bio_io {
 	u64 t[BT_MAX];
 	u64 sector;
 	u32 dev, nr_sector;      /* a request's grows with the I/Os merged in */
-	u32 own_sector;          /* sectors as queued, before any merge */
+	u32 own_sector;          /* sectors as queued, before any merge; a split
+				  * part's own */
+	/* The bio as its task queued it, before any split, merge or partial
+	 * completion: what --size, --seek and btt's pattern count. */
+	u32 q_nr_sector;
+	u64 q_sector;
 	u32 stack;               /* who queued it: a bio_stacks id, 0 unknown */
 	u32 pid, tid;
 	u32 parent;            /* index + 1 of the request it merged into */
@@ -242,6 +247,10 @@ struct bio_data {
  * tracker may hold the I/Os read before a failure (bio_nios).  An input
  * error after some events is not a failure: see summary.input_error. */
 int bio_load(struct bio_data *d, const struct bio_load_opts *o);
+/* -1 with err_set() when rp's input cannot honour one of its filters: a
+ * blktrace capture keeps each event's thread id, not its process, so it
+ * refuses --pid (rp_filter_refuse); 0 otherwise. */
+int bio_input_refuse(const struct rp_opts *rp);
 void bio_data_free(struct bio_data *d);
 
 /* ---- ember verify --------------------------------------------------------- */

@@ -1,17 +1,21 @@
 /* btt.c - the btt-like table of `ember bio`: per device and in total,
  * the phases Q2Q..Q2C (MIN, AVG, MAX, N) counted as btt counts them (per
  * queued I/O; G2I at each insert, I2D or M2D at each issue, so again after
- * a requeue), the shares of Q2C, merges, rates, directions, the
- * sequential share, and the I/Os left out and why. */
+ * a requeue), G2D (not btt's: request allocation to issue, for requests
+ * issued without an insert event), the shares of Q2C, merges, rates,
+ * directions, the sequential share, and the I/Os left out and why. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report/bio/bio-internal.h"
 
-enum { PH_Q2Q, PH_Q2G, PH_G2I, PH_Q2M, PH_I2D, PH_M2D, PH_D2C, PH_Q2C, PH_MAX };
-static const char *const ph_names[PH_MAX] = { "Q2Q", "Q2G", "G2I", "Q2M",
+enum { PH_Q2Q, PH_Q2G, PH_G2I, PH_G2D, PH_Q2M, PH_I2D, PH_M2D, PH_D2C, PH_Q2C, PH_MAX };
+static const char *const ph_names[PH_MAX] = { "Q2Q", "Q2G", "G2I", "G2D", "Q2M",
 					      "I2D", "M2D", "D2C", "Q2C" };
+/* The phases a request's Q2C is made of, in the order of its life: G2I
+ * and I2D with an insert, G2D without. */
+static const int share_phases[] = { PH_Q2G, PH_G2I, PH_G2D, PH_I2D, PH_D2C };
 enum { DIR_R, DIR_W, DIR_OTHER, DIR_MAX };
 
 struct dev_stats {
@@ -62,13 +66,17 @@ static void add_request(struct dev_stats *d, const struct bio_io *rq)
 	d->direct += !!(rq->flags & BF_DIRECT);
 	d->requeued += !!rq->requeues;
 	d->errors += rq->error != 0;
-	if (t[BT_Q] && t[BT_G] && t[BT_I] && t[BT_D] && t[BT_C]) {
-		d->share[PH_Q2G] += t[BT_G] - t[BT_Q];
+	if (!(t[BT_Q] && t[BT_G] && t[BT_I] && t[BT_D] && t[BT_C]))
+		return;
+	d->share[PH_Q2G] += t[BT_G] - t[BT_Q];
+	if (rq->flags & BF_DIRECT) {
+		d->share[PH_G2D] += t[BT_D] - t[BT_G];   /* its I stamp is the issue */
+	} else {
 		d->share[PH_G2I] += t[BT_I] - t[BT_G];
 		d->share[PH_I2D] += t[BT_D] - t[BT_I];
-		d->share[PH_D2C] += t[BT_C] - t[BT_D];
-		d->share[PH_Q2C] += t[BT_C] - t[BT_Q];
 	}
+	d->share[PH_D2C] += t[BT_C] - t[BT_D];
+	d->share[PH_Q2C] += t[BT_C] - t[BT_Q];
 }
 
 /* The phases of a completed I/O: from its stamps and its request's, or,
@@ -82,6 +90,8 @@ static void add_phases(struct dev_stats *d, const struct bio_tracker *bt, const 
 	bio_phase_add(&d->ph[PH_Q2M], t[BT_Q], io->m_at);
 	bio_phase_add(&d->ph[PH_D2C], rq->t[BT_D], rq->t[BT_C]);
 	bio_phase_add(&d->ph[PH_Q2C], t[BT_Q], rq->t[BT_C]);
+	if (io == rq && (io->flags & BF_DIRECT))
+		bio_phase_add(&d->ph[PH_G2D], t[BT_G], t[BT_D]);
 	const struct bio_again *a = bio_again_of(bt, io);
 	if (a) {
 		bio_phase_merge(&d->ph[PH_G2I], &a->g2i);
@@ -96,16 +106,17 @@ static void add_phases(struct dev_stats *d, const struct bio_tracker *bt, const 
 		bio_phase_add(&d->ph[PH_M2D], io->m_at, rq->t[BT_D]);
 }
 
-/* Sequential: starts where the previous queued I/O on the device ended. */
+/* Sequential: starts where the previous queued I/O on the device ended,
+ * each as queued (a split bio whole, at its own sector). */
 static void add_pattern(struct dev_stats *d, const struct bio_io *io)
 {
 	if (d->have_end) {
-		if (io->sector == d->last_end)
+		if (io->q_sector == d->last_end)
 			d->seq++;
 		else
 			d->rnd++;
 	}
-	d->last_end = io->sector + io->own_sector;
+	d->last_end = io->q_sector + io->q_nr_sector;
 	d->have_end = true;
 }
 
@@ -176,12 +187,21 @@ static double pct(u64 part, u64 whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
+/* Over the requests seen at every stamp, a share for each phase whose
+ * row counted some: never one for a row of N 0. */
 static void print_shares(const struct dev_stats *d, FILE *out)
 {
 	u64 q2c = d->share[PH_Q2C];
-	fprintf(out, "share of Q2C: Q2G %.2f%%  G2I %.2f%%  I2D %.2f%%  D2C %.2f%%\n",
-		pct(d->share[PH_Q2G], q2c), pct(d->share[PH_G2I], q2c),
-		pct(d->share[PH_I2D], q2c), pct(d->share[PH_D2C], q2c));
+	fputs("share of Q2C:", out);
+	bool any = false;
+	for (size_t i = 0; i < sizeof(share_phases) / sizeof(share_phases[0]); i++) {
+		int p = share_phases[i];
+		if (!d->ph[p].n)
+			continue;
+		fprintf(out, "%s %s %.2f%%", any ? " " : "", ph_names[p], pct(d->share[p], q2c));
+		any = true;
+	}
+	fputs(any ? "\n" : " - (no request seen from queue to completion)\n", out);
 }
 
 static void print_volume(const struct dev_stats *d, FILE *out)

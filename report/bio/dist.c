@@ -33,7 +33,8 @@ static struct dist *dist_get(struct dist *v, size_t *n, const char *key, u32 dev
 }
 
 /* An I/O the size and seek views count: seen queued, not the remainder of
- * a split (its parent counts), and passing the filters. */
+ * a split (its head counts, with the size and sector of the whole bio as
+ * queued: q_nr_sector, q_sector), and passing the filters. */
 static bool queued_and_shown(const struct bio_io *io, const struct bio_view_opts *o)
 {
 	return io->t[BT_Q] && !(io->flags & BF_SPLIT) && bio_io_shown(io, o);
@@ -60,7 +61,7 @@ int bio_print_size(const struct bio_tracker *bt, const struct bio_view_opts *o, 
 		struct dist *d = dist_get(v, &n, io->comm[0] ? io->comm : "?", 0);
 		if (!d)
 			continue;
-		d->slot[bio_log2_slot((u64)io->own_sector * 512 / 1024, DIST_SLOTS)]++;
+		d->slot[bio_log2_slot((u64)io->q_nr_sector * 512 / 1024, DIST_SLOTS)]++;
 		d->n++;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -84,13 +85,13 @@ int bio_print_seek(const struct bio_tracker *bt, const struct bio_view_opts *o, 
 		if (!d)
 			continue;
 		if (d->have_end) {
-			u64 dist = io->sector > d->last_end ? io->sector - d->last_end
-							    : d->last_end - io->sector;
+			u64 at = io->q_sector;
+			u64 dist = at > d->last_end ? at - d->last_end : d->last_end - at;
 			d->slot[bio_log2_slot(dist, DIST_SLOTS)] += dist != 0;
 			d->zero += dist == 0;
 			d->n++;
 		}
-		d->last_end = io->sector + io->own_sector;
+		d->last_end = io->q_sector + io->q_nr_sector;
 		d->have_end = true;
 	}
 	for (size_t i = 0; i < n; i++) {

@@ -8,8 +8,8 @@
 /* What the command asked to see as the events pass. */
 static void set_callbacks(struct bio_tracker *bt, const struct bio_load_opts *o)
 {
-	/* The blkparse lines filtered as the views' I/Os are: by the task
-	 * each event ran in, its CPU and time (rp_opts.filter). */
+	/* The blkparse lines are filtered per event: by the task each ran
+	 * in, its CPU and time (the views pick I/Os by their queue's). */
 	if (o->blkparse) {
 		o->blkparse->filter = &o->rp->filter;
 		bio_set_hook(bt, bio_blkparse_line, o->blkparse);
@@ -102,6 +102,14 @@ static int load_recording(struct bio_data *d, const struct bio_load_opts *o)
 	rp_close(r);   /* sets no error: the message stays */
 	d->tp.trace = NULL;   /* the reader's, closed with it */
 	return rc;
+}
+
+int bio_input_refuse(const struct rp_opts *rp)
+{
+	if (!rp->input || !strcmp(rp->input, "-") || !pd_blk_probe(rp->input))
+		return 0;
+	return rp_filter_refuse(&rp->filter, RP_FILTER_ALL & ~RP_FILTER_PID,
+				"a blktrace capture (its ids are threads': --tid)");
 }
 
 int bio_load(struct bio_data *d, const struct bio_load_opts *o)

@@ -103,9 +103,9 @@ static struct st_total *totals(const struct bio_tracker *bt, const struct bio_vi
 			x->pid = io->pid;
 		}
 		x->stack = io->stack < *n ? io->stack : 0;
-		x->ios++;
+		x->ios += !(io->flags & BF_SPLIT);   /* a split's remainder is the same I/O */
 		x->bytes += (u64)io->own_sector * 512;
-		all->ios++;
+		all->ios += !(io->flags & BF_SPLIT);
 		all->bytes += (u64)io->own_sector * 512;
 	}
 	return t;
@@ -206,7 +206,8 @@ int bio_print_folded(const struct bio_tracker *bt, const struct bio_view_opts *o
 	 * under their own comm. */
 	for (size_t i = 0; i < bio_nios(bt) && rc == 0 && t[0].ios; i++) {
 		const struct bio_io *io = bio_get(bt, i);
-		if (!io_counted(io, o) || (io->stack && io->stack < n))
+		if (!io_counted(io, o) || (io->stack && io->stack < n) ||
+		    (!o->bytes && (io->flags & BF_SPLIT)))
 			continue;
 		struct st_total one = { .comm = io->comm[0] ? io->comm : "?" };
 		rc = fold_one(tree, st, &one, fr, o->bytes ? (u64)io->own_sector * 512 : 1);

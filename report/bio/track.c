@@ -171,7 +171,8 @@ static struct bio_io *new_io(struct bio_tracker *bt, const struct bio_ev *e,
 			     const struct bio_who *s)
 {
 	struct bio_io io = { .dev = e->dev, .sector = e->sector, .nr_sector = e->nr_sector,
-			     .own_sector = e->nr_sector, .stack = bt->cur_stack,
+			     .own_sector = e->nr_sector, .q_sector = e->sector,
+			     .q_nr_sector = e->nr_sector, .stack = bt->cur_stack,
 			     .pid = s->pid, .tid = s->tid, .cpu = (u16)s->cpu };
 	memcpy(io.rwbs, e->rwbs, sizeof(io.rwbs) - 1);
 	if (s->comm)
@@ -189,7 +190,7 @@ static void on_queue(struct bio_tracker *bt, const struct bio_ev *e, const struc
 	struct bio_io *old = find(bt, &bt->pending, e->dev, e->sector, false, BS_QUEUED);
 	if (old && (old->flags & BF_SPLIT) && !(old->flags & BF_NO_QUEUE)) {
 		old->flags |= BF_NO_QUEUE;   /* seen once; a third queue is new */
-		old->nr_sector = old->own_sector = e->nr_sector;
+		old->nr_sector = old->own_sector = old->q_nr_sector = e->nr_sector;
 		return;
 	}
 	if (old) {
@@ -211,14 +212,19 @@ static void on_split(struct bio_tracker *bt, const struct bio_ev *e, const struc
 	if (!io || e->old_sector <= io->sector || e->old_sector >= end)
 		return;
 	io->nr_sector = io->own_sector = (u32)(e->old_sector - io->sector);
-	u32 stack = io->stack;     /* the remainder was queued by the same */
+	struct bio_io head = *io;   /* new_io may move io */
 	struct bio_ev rest = *e;
 	rest.sector = e->old_sector;
 	rest.nr_sector = (u32)(end - e->old_sector);
-	u64 q = io->t[BT_Q];
-	struct bio_io *r = new_io(bt, &rest, s);   /* io may have moved */
-	r->t[BT_Q] = q;
-	r->stack = stack;
+	struct bio_io *r = new_io(bt, &rest, s);
+	/* The remainder was queued with the head: by the same task, on the
+	 * same CPU, at the same time, from the same stack. */
+	r->t[BT_Q] = head.t[BT_Q];
+	r->stack = head.stack;
+	r->pid = head.pid;
+	r->tid = head.tid;
+	r->cpu = head.cpu;
+	memcpy(r->comm, head.comm, sizeof(r->comm));
 	r->flags |= BF_SPLIT;
 	put(bt, &bt->pending, rest.dev, rest.sector, r);
 }

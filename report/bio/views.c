@@ -59,16 +59,15 @@ u32 bio_dev_parse(const char *s)
 	return major(st.st_rdev) << 20 | minor(st.st_rdev);
 }
 
-/* I/Os belong to the task that queued them, at the time it did. */
+/* I/Os belong to the task that queued them, on the CPU it queued them
+ * on, at the time it did (the queue event; request allocation when no
+ * queue was seen): every view and the replay's plan pick I/Os here. */
 bool bio_io_shown(const struct bio_io *io, const struct bio_view_opts *o)
 {
-	const struct rp_filter *f = o->filter;
 	if (o->dev && io->dev != o->dev)
 		return false;
-	if (!f)
-		return true;
 	u64 t = io->t[BT_Q] ? io->t[BT_Q] : io->t[BT_G];
-	return rp_filter_task(f, io->pid, io->tid, io->comm) && rp_filter_time(f, t);
+	return rp_filter_pass(o->filter, io->pid, io->tid, io->comm, io->cpu, t);
 }
 
 /* Events belong to the task they ran in, as the replay's samples do. */

@@ -51,12 +51,10 @@ u64 blkr_plan_nios(const struct blkr_plan *p);
 u64 blkr_plan_span(const struct blkr_plan *p);
 void blkr_plan_free(struct blkr_plan *p);
 
-/* Which tracked I/Os go into a plan: those view opts show (-d, the task
- * and time filters), queued on one of cpus (none: any CPU). */
+/* Which tracked I/Os go into a plan: those the view opts show (-d, and
+ * the filters by the task, CPU and time of the queue: bio_io_shown). */
 struct blkr_extract_opts {
 	const struct bio_view_opts *v;
-	const int *cpus;
-	int ncpus;
 };
 /* The plan of a tracker's I/Os: each as queued (a split's pieces joined
  * again), at its queue time (request allocation when no queue was seen),

@@ -43,16 +43,6 @@ struct build {
 	struct u64map by_end;     /* (dev index, end sector) -> stream << 40 | index */
 };
 
-static bool cpu_wanted(const struct blkr_extract_opts *o, u32 cpu)
-{
-	if (!o->ncpus)
-		return true;
-	for (int i = 0; i < o->ncpus; i++)
-		if ((u32)o->cpus[i] == cpu)
-			return true;
-	return false;
-}
-
 /* The index of dev in the plan's devices, added when new; -1 past the limit. */
 static int dev_index(struct blkr_plan *p, u32 dev)
 {
@@ -176,7 +166,7 @@ int blkr_plan_from_bio(struct blkr_plan *p, const struct bio_tracker *bt,
 	for (size_t i = 0; i < bio_nios(bt) && rc == 0; i++) {
 		const struct bio_io *io = bio_get(bt, i);
 		u64 t = io->t[BT_Q] ? io->t[BT_Q] : io->t[BT_G];
-		if (!t || !bio_io_shown(io, o->v) || !cpu_wanted(o, io->cpu))
+		if (!t || !bio_io_shown(io, o->v))
 			continue;
 		char dir = bio_dir(io->rwbs);
 		if ((io->flags & BF_SPLIT) && join_split(&b, io, t))

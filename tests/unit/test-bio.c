@@ -80,6 +80,42 @@ static void test_split(void)
 	bio_tracker_free(bt);
 }
 
+/* Three 1024 KiB bios queued back to back, each split into two requests
+ * of 512 KiB: --size counts each bio as queued (1024 KiB), --seek and
+ * btt's pattern see them sequential, by the bios' own sectors. */
+static void test_split_views(void)
+{
+	struct bio_tracker *bt = bio_tracker_new(NULL);
+	for (u64 i = 0; i < 3; i++) {
+		u64 at = i * 2048, t = 1000 * (i + 1);
+		ev(bt, BK_QUEUE, at, 2048, t);
+		struct bio_ev x = { .kind = BK_SPLIT, .dev = DEV, .sector = at,
+				    .old_sector = at + 1024 };
+		strcpy(x.rwbs, "W");
+		bio_track(bt, &x, &(struct bio_who){ .time = t + 1, .pid = 42, .tid = 42 });
+		for (u64 part = at; part < at + 2048; part += 1024) {
+			ev(bt, BK_GETRQ, part, 1024, t + 10);
+			ev(bt, BK_ISSUE, part, 1024, t + 20);
+			ev(bt, BK_COMPLETE, part, 1024, t + 500);
+		}
+	}
+	struct bio_view_opts o = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	bio_print_size(bt, &o, f);
+	bio_print_seek(bt, &o, f);
+	bio_print_btt(bt, &o, f);
+	fclose(f);
+	CHECK(strstr(buf, "Process name = dd: 3 I/Os") &&
+	      strstr(buf, "      1024 -> 2047       : 3 "), "--size: 3 of 1024 KiB:\n%s", buf);
+	CHECK(strstr(buf, ": 2 I/Os after the first, 2 sequential (100.0%)"), "--seek:\n%s", buf);
+	CHECK(strstr(buf, "pattern: 2 sequential (100.0%), 0 random"), "btt:\n%s", buf);
+	CHECK(strstr(buf, "I/Os: 3 completed, 3145728 bytes"), "btt: 3 I/Os of 3 MiB");
+	free(buf);
+	bio_tracker_free(bt);
+}
+
 static void test_requeue_and_partial(void)
 {
 	struct bio_tracker *bt = bio_tracker_new(NULL);
@@ -237,6 +273,53 @@ static void test_requeue_phases(void)
 	ev(bt, BK_COMPLETE, 100, 16, 400);
 	CHECK(row_is(bt, "I2D", 15, 15, 15, 1) && row_is(bt, "M2D", 0, 0, 0, 0) &&
 	      row_is(bt, "G2I", 0, 0, 0, 0), "the insert is the front-merged I/O's");
+	bio_tracker_free(bt);
+}
+
+/* The btt table's share line. */
+static bool shares_are(const struct bio_tracker *bt, const char *want)
+{
+	char buf[8192];
+	FILE *out = fmemopen(buf, sizeof(buf), "w");
+	struct bio_view_opts o = { 0 };
+	int rc = bio_print_btt(bt, &o, out);
+	fclose(out);
+	const char *line = strstr(buf, "share of Q2C:");
+	size_t n = line ? strcspn(line, "\n") : 0;
+	bool ok = !rc && line && n == strlen(want) && !strncmp(line, want, n);
+	if (!ok)
+		fprintf(stderr, "%.*s\n", (int)n, line ? line : "(no share line)");
+	return ok;
+}
+
+/* A request issued without an insert spends getrq to issue in G2D, its
+ * own row and share, never in G2I's; a share is named only where its row
+ * counted some: G2I and I2D once a request is inserted. */
+static void test_btt_shares(void)
+{
+	struct bio_tracker *bt = bio_tracker_new(NULL);
+	ev(bt, BK_QUEUE, 0, 8, 100);
+	ev(bt, BK_GETRQ, 0, 8, 110);
+	ev(bt, BK_ISSUE, 0, 8, 140);
+	ev(bt, BK_COMPLETE, 0, 8, 200);
+	CHECK(row_is(bt, "G2D", 30, 30, 30, 1) && row_is(bt, "G2I", 0, 0, 0, 0),
+	      "issued without an insert: G2D 30 ns, no G2I");
+	CHECK(shares_are(bt, "share of Q2C: Q2G 10.00%  G2D 30.00%  D2C 60.00%"),
+	      "no G2I or I2D share with their rows at N 0");
+	ev(bt, BK_QUEUE, 1000, 8, 300);
+	ev(bt, BK_GETRQ, 1000, 8, 310);
+	ev(bt, BK_INSERT, 1000, 8, 330);
+	ev(bt, BK_ISSUE, 1000, 8, 345);
+	ev(bt, BK_COMPLETE, 1000, 8, 400);
+	CHECK(row_is(bt, "G2D", 30, 30, 30, 1) && row_is(bt, "G2I", 20, 20, 20, 1) &&
+	      row_is(bt, "I2D", 15, 15, 15, 1), "one of each: G2D, G2I, I2D");
+	CHECK(shares_are(bt, "share of Q2C: Q2G 10.00%  G2I 10.00%  G2D 15.00%  I2D 7.50%  "
+			 "D2C 57.50%"), "the shares of both requests' 200 ns");
+	bio_tracker_free(bt);
+	bt = bio_tracker_new(NULL);
+	ev(bt, BK_QUEUE, 0, 8, 100);
+	CHECK(shares_are(bt, "share of Q2C: - (no request seen from queue to completion)"),
+	      "none measured: no share");
 	bio_tracker_free(bt);
 }
 
@@ -444,6 +527,44 @@ static void test_blkparse_filter(void)
 	      "--time: 2 lines, times from the first event");
 }
 
+/* An I/O is shown by the task, CPU and time of its queue: one queued on
+ * CPU 0 and split (the split seen on CPU 1, in another task), and one
+ * queued on CPU 1.  --cpu 0 shows the first and its remainder only. */
+static void test_cpu_filter(void)
+{
+	struct bio_tracker *bt = bio_tracker_new(NULL);
+	struct bio_ev q = { .kind = BK_QUEUE, .dev = DEV, .sector = 0, .nr_sector = 256 };
+	strcpy(q.rwbs, "W");
+	struct bio_who w0 = { .time = 100, .pid = 42, .tid = 42, .cpu = 0, .comm = "dd" };
+	bio_track(bt, &q, &w0);
+	struct bio_ev x = { .kind = BK_SPLIT, .dev = DEV, .sector = 0, .old_sector = 128 };
+	struct bio_who w1 = { .time = 105, .pid = 7, .tid = 7, .cpu = 1, .comm = "kworker" };
+	bio_track(bt, &x, &w1);
+	q.sector = 4096;
+	q.nr_sector = 8;
+	struct bio_who w2 = { .time = 110, .pid = 43, .tid = 43, .cpu = 1, .comm = "fio" };
+	bio_track(bt, &q, &w2);
+	CHECK(bio_nios(bt) == 3, "%zu I/Os", bio_nios(bt));
+	const struct bio_io *rest = bio_get(bt, 1);
+	CHECK((rest->flags & BF_SPLIT) && rest->cpu == 0 && rest->pid == 42 &&
+	      !strcmp(rest->comm, "dd"), "the remainder is the queuer's: CPU %u pid %u %s",
+	      rest->cpu, rest->pid, rest->comm);
+	int cpu = 0;
+	struct rp_filter by_cpu = { .cpus = &cpu, .ncpus = 1 };
+	struct bio_view_opts o = { .filter = &by_cpu };
+	bool shown[3];
+	for (int i = 0; i < 3; i++)
+		shown[i] = bio_io_shown(bio_get(bt, (size_t)i), &o);
+	CHECK(shown[0] && shown[1] && !shown[2], "--cpu 0: %d %d %d", shown[0], shown[1],
+	      shown[2]);
+	cpu = 1;
+	for (int i = 0; i < 3; i++)
+		shown[i] = bio_io_shown(bio_get(bt, (size_t)i), &o);
+	CHECK(!shown[0] && !shown[1] && shown[2], "--cpu 1: %d %d %d", shown[0], shown[1],
+	      shown[2]);
+	bio_tracker_free(bt);
+}
+
 /* Intervals: finished I/Os leave with their merged ones, in-flight ones
  * stay and complete later through the rebuilt maps. */
 static void test_take_done(void)
@@ -555,12 +676,15 @@ int main(void)
 	RUN(test_back_merge);
 	RUN(test_front_merge);
 	RUN(test_split);
+	RUN(test_split_views);
 	RUN(test_requeue_and_partial);
 	RUN(test_lost_and_before);
 	RUN(test_rq_merge_and_remap);
 	RUN(test_requeue_phases);
+	RUN(test_btt_shares);
 	RUN(test_blktrace_swapped);
 	RUN(test_blkparse_filter);
+	RUN(test_cpu_filter);
 	RUN(test_take_done);
 	RUN(test_ticks);
 	RUN(test_forget);

@@ -65,8 +65,8 @@ static void test_plan_from_tracker(void)
 
 	/* --cpu and -d narrow the plan; nothing left is an error. */
 	int cpus[] = { 1 };
-	o.cpus = cpus;
-	o.ncpus = 1;
+	struct rp_filter by_cpu = { .cpus = cpus, .ncpus = 1 };
+	v.filter = &by_cpu;
 	CHECK(blkr_plan_from_bio(&p, bt, &o) == 0 && blkr_plan_nios(&p) == 1, "CPU 1 only");
 	blkr_plan_free(&p);
 	v.dev = DEV + 1;
