@@ -89,7 +89,11 @@ static int parse_one(void *ctx, int opt, const char *arg)
 static const struct opt options[] = {
 	OPT_INCLUDE(rp_input_opts),
 	OPT('s', 's', "sort", OPT_ARG, "KEYS",
-	  "comm,pid,tid,dso,sym,cpu,srcline (default comm,dso,sym)\n"
+	  "comm,pid,dso,sym,cpu,srcline (default comm,dso,sym)\n"
+	  "comm: the thread's name at each sample (a thread\n"
+	  "renamed shows in a row per name).  pid: perf's key,\n"
+	  "one row per thread (tid is another name for it),\n"
+	  "shown TID:COMM with the thread's latest name.\n"
 	  "srcline: file:line of the sampled address; with\n"
 	  "--children a caller's row is the line of its call\n"
 	  "(as script -F srcline shows it; perf 6.1 prints\n"

@@ -1,5 +1,5 @@
 /* hist.h - the report analysis: samples summed by
- * sort keys (comm, pid, tid, dso, sym, cpu, srcline) into entries with self
+ * sort keys (comm, pid, dso, sym, cpu, srcline) into entries with self
  * and children periods and optional call trees, printed like perf report. */
 #ifndef EMBER_REPORT_HIST_H
 #define EMBER_REPORT_HIST_H
@@ -9,7 +9,10 @@
 #include "report/replay/replay.h"
 
 enum hist_key_kind {
-	HK_COMM, HK_PID, HK_TID, HK_DSO, HK_SYM, HK_CPU,
+	HK_COMM,                   /* the thread's name at the sample */
+	HK_PID,                    /* the thread (perf's pid key; "tid" too),
+				      shown TID:COMM with its latest name */
+	HK_DSO, HK_SYM, HK_CPU,
 	HK_SRCLINE,                /* "file:line" of the frame's address */
 	HK_MAX
 };
