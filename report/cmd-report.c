@@ -137,7 +137,8 @@ const struct opt_cmd report_cmd = {
 	"Summarizes a recording (ember's or perf's perf.data) like perf report --stdio.\n"
 	"Given a target it records while it reports, with no file (-o keeps one):\n"
 	"one table at the end (Ctrl-C, --duration, the command's end), or one per\n"
-	"--interval.  -g then records call chains as record -g does.\n"
+	"--interval (on a file too), each under a line naming its span.  -g then\n"
+	"records call chains as record -g does.\n"
 	"\n",
 	.opts = options,
 	.column = 25,
@@ -223,7 +224,8 @@ static int report_table(struct report_args *a, struct replay *rp, struct live *l
 	struct rp_sink sink;
 	if (a->rp.interval_ns) {
 		rp_set_release_files(rp, true);   /* a fresh table each interval */
-		iv = hist_interval_new(&a->hist, rp, stdout, live_after_table, &run);
+		iv = hist_interval_new(&a->hist, rp, a->rp.interval_ns, stdout, live_after_table,
+				      &run);
 		sink = hist_interval_sink(iv);
 	} else {
 		h = hist_new(&a->hist, rp);

@@ -548,7 +548,8 @@ static int run_stdio(struct top_args *a, struct replay *rp, struct live *live)
 	struct hist_opts h = a->keys;
 	h.children = a->graph;
 	h.graph = HG_NONE;
-	struct hist_interval *iv = hist_interval_new(&h, rp, stdout, live_after_table, &run);
+	struct hist_interval *iv = hist_interval_new(&h, rp, a->rp.interval_ns, stdout,
+						     live_after_table, &run);
 	struct rp_sink sink = hist_interval_sink(iv);
 	int rc = rp_run(rp, &sink);
 	hist_interval_free(iv);

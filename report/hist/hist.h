@@ -48,16 +48,18 @@ void hist_print(struct hist *h, FILE *out, const struct rp_summary *sum);
 void hist_report_header(FILE *out, u64 samples, u64 total, const char *event, bool events,
 			u64 lost);
 
-/* interval.c: the table per interval (rp_opts.interval_ns): each
+/* interval.c: the table per interval (interval_ns, rp_opts' too): each
  * interval's samples in a histogram of their own, printed at its end
- * with its own lost count, then after(ctx, end, last) (for what a view
- * adds: live counts, --count): 1 from it ends the showing (the rest of
- * the input is read, not shown), -1 fails.  A last interval without
- * samples is not printed (after is still called). */
+ * under "# interval N: FROM - TO s (recording time A - B)" with its own
+ * lost count, then after(ctx, end, last) (for what a view adds: live
+ * counts, --count): 1 from it ends the showing (the rest of the input is
+ * read, not shown), -1 fails.  A last interval without samples is not
+ * printed (after is still called). */
 typedef int (*hist_interval_fn)(void *ctx, u64 end, bool last);
 struct hist_interval;
-struct hist_interval *hist_interval_new(const struct hist_opts *o, struct replay *rp, FILE *out,
-					hist_interval_fn after, void *ctx);
+struct hist_interval *hist_interval_new(const struct hist_opts *o, struct replay *rp,
+					u64 interval_ns, FILE *out, hist_interval_fn after,
+					void *ctx);
 struct rp_sink hist_interval_sink(struct hist_interval *v);
 void hist_interval_free(struct hist_interval *v);
 
