@@ -57,8 +57,8 @@ static int parse_one(void *ctx, int opt, const char *arg)
 static const struct opt options[] = {
 	OPT('d', 'd', "delay", OPT_ARG, "SECS", "seconds between refreshes (default 2)"),
 	OPT('z', 'z', "zero", OPT_NO_ARG, NULL, "zero the counts at each refresh (default: decay by 1/8)"),
-	OPT('s', 's', "sort", OPT_ARG, "KEYS", "comm,pid,dso,sym,cpu (default dso,sym); pid: one\n"
-	  "row per thread, TID:COMM, as in report (tid: the same)"),
+	OPT('s', 's', "sort", OPT_ARG, "KEYS", "comm,pid,dso,sym,cpu (default dso,sym); pid: the\n"
+	  "thread, TID:COMM (its name at the sample; tid: the same)"),
 	OPT('g', 'g', NULL, OPT_NO_ARG, NULL,
 	  "record call chains (as record -g): children (inclusive)\n"
 	  "weights, and callers to expand"),
