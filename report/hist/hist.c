@@ -911,10 +911,25 @@ static int hist_on_finish(void *ctx)
 	return 0;
 }
 
+/* A thread of the table renamed (prctl, exec) keeps its pid row, under
+ * its new name even with no sample after it, as perf shows a thread by
+ * its last name. */
+static int hist_on_event(void *ctx, const struct pd_event *ev, const struct rp_thread *t)
+{
+	struct hist *h = ctx;
+	if (ev->type != PERF_RECORD_COMM || !uses(h, HK_PID))
+		return 0;
+	u64 *name = u64map_get(&h->thread_names,
+			       thread_name_key(ev->u.comm.pid, ev->u.comm.tid));
+	if (name)
+		*name = (u64)(uintptr_t)intern(h, ev->u.comm.comm);
+	return 0;
+}
+
 struct rp_sink hist_sink(struct hist *h)
 {
-	struct rp_sink sink = { .ctx = h, .sample = hist_on_sample, .finish = hist_on_finish,
-				.forget_files = hist_forget };
+	struct rp_sink sink = { .ctx = h, .sample = hist_on_sample, .event = hist_on_event,
+				.finish = hist_on_finish, .forget_files = hist_forget };
 	return sink;
 }
 

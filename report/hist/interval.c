@@ -42,6 +42,12 @@ static int iv_sample(void *ctx, const struct rp_sample *s)
 	return v->hs.sample(v->hs.ctx, s);
 }
 
+static int iv_event(void *ctx, const struct pd_event *ev, const struct rp_thread *t)
+{
+	struct hist_interval *v = ctx;
+	return v->done || !v->hs.event ? 0 : v->hs.event(v->hs.ctx, ev, t);
+}
+
 static int call_after(struct hist_interval *v, u64 end, bool last)
 {
 	int rc = v->after ? v->after(v->ctx, end, last) : 0;
@@ -116,7 +122,7 @@ struct hist_interval *hist_interval_new(const struct hist_opts *o, struct replay
 
 struct rp_sink hist_interval_sink(struct hist_interval *v)
 {
-	return (struct rp_sink){ .ctx = v, .sample = iv_sample, .tick = iv_tick };
+	return (struct rp_sink){ .ctx = v, .sample = iv_sample, .event = iv_event, .tick = iv_tick };
 }
 
 void hist_interval_free(struct hist_interval *v)

@@ -3,11 +3,15 @@
  * shares hold on a busy machine.
  *
  *   main thread: UNIT s as "renames", then renames itself "split" and
- *                spins UNIT s more (after wA and wB are done)
- *   thread wA:   UNIT s      thread wB: 2 UNIT s
+ *                spins UNIT s more (after wB is done), then is renamed
+ *                "done" and exits
+ *   thread wA:   UNIT s, then renamed "idle", waiting off the CPU until
+ *                main's work is done
+ *   thread wB:   2 UNIT s
  *
  * Per thread: main 2/5, wA 1/5, wB 2/5 of the process's CPU; per comm:
- * renames 1/5, split 1/5, wA 1/5, wB 2/5.
+ * renames 1/5, split 1/5, wA 1/5, wB 2/5.  wA's last name, idle, has no
+ * work (main's, done, has only the exit's).
  *
  * usage: renames [UNIT-SECONDS]   (default 0.2)
  * prints: renames: pid PID tids MAIN WA WB
@@ -44,12 +48,25 @@ __attribute__((noinline)) void rename_spin(double seconds)
 	sink = x;
 }
 
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t main_done = PTHREAD_COND_INITIALIZER;
+static int finished;
+
 static void *worker(void *arg)
 {
 	int i = (int)(intptr_t)arg;
 	prctl(PR_SET_NAME, i ? "wB" : "wA");
 	tids[i] = gettid();
 	rename_spin(unit * (i + 1));
+	if (i)
+		return NULL;
+	/* wA is renamed when its work is done and waits, off the CPU,
+	 * until main's is: its last name has no samples. */
+	prctl(PR_SET_NAME, "idle");
+	pthread_mutex_lock(&lock);
+	while (!finished)
+		pthread_cond_wait(&main_done, &lock);
+	pthread_mutex_unlock(&lock);
 	return NULL;
 }
 
@@ -65,10 +82,15 @@ int main(int argc, char **argv)
 	pthread_t t[2];
 	for (int i = 0; i < 2; i++)
 		pthread_create(&t[i], NULL, worker, (void *)(intptr_t)i);
-	for (int i = 0; i < 2; i++)
-		pthread_join(t[i], NULL);
+	pthread_join(t[1], NULL);
 	prctl(PR_SET_NAME, "split");
 	rename_spin(unit);
+	pthread_mutex_lock(&lock);
+	finished = 1;
+	pthread_cond_signal(&main_done);
+	pthread_mutex_unlock(&lock);
+	pthread_join(t[0], NULL);
+	prctl(PR_SET_NAME, "done");
 	printf("renames: pid %d tids %d %d %d\n", (int)getpid(), (int)getpid(), (int)tids[0],
 	       (int)tids[1]);
 	return 0;
