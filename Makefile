@@ -147,9 +147,12 @@ DEB_DEPS := build-essential pkg-config linux-libc-dev libelf-dev libdw-dev libun
             libnuma-dev zlib1g-dev libzstd-dev libtraceevent-dev libiberty-dev \
             liburing-dev libblkid-dev \
             linux-perf chromium blktrace clang libclang-rt-14-dev \
-            python3 python3-dbg fio dwz \
+            python3 python3-dbg libc6-dbg fio dwz \
             util-linux procps protobuf-c-compiler libprotobuf-c-dev golang-go e2fsprogs \
             libcurl4-openssl-dev man-db groff-base
+# libc6-dbg: libc's DWARF, whose inline frames report shows (and
+# tests/e2e/report-inline-alias.sh checks); man-db and groff-base:
+# tests/e2e/man-render.sh renders every man page.
 # npm (the export tests install speedscope's schema and ajv-cli with it)
 # unless one came with Node.js: nodesource's nodejs conflicts with Debian's.
 DEB_DEPS += $(if $(shell command -v npm 2>/dev/null),,npm)

@@ -89,7 +89,11 @@ static int parse_one(void *ctx, int opt, const char *arg)
 static const struct opt options[] = {
 	OPT_INCLUDE(rp_input_opts),
 	OPT('s', 's', "sort", OPT_ARG, "KEYS",
-	  "comm,pid,tid,dso,sym,cpu,srcline (default comm,dso,sym)\n"
+	  "comm,pid,dso,sym,cpu,srcline (default comm,dso,sym)\n"
+	  "comm: the thread's name at each sample (a thread\n"
+	  "renamed shows in a row per name).  pid: perf's key,\n"
+	  "one row per thread (tid is another name for it),\n"
+	  "shown TID:COMM with the thread's latest name.\n"
 	  "srcline: file:line of the sampled address; with\n"
 	  "--children a caller's row is the line of its call\n"
 	  "(as script -F srcline shows it; perf 6.1 prints\n"
@@ -133,7 +137,8 @@ const struct opt_cmd report_cmd = {
 	"Summarizes a recording (ember's or perf's perf.data) like perf report --stdio.\n"
 	"Given a target it records while it reports, with no file (-o keeps one):\n"
 	"one table at the end (Ctrl-C, --duration, the command's end), or one per\n"
-	"--interval.  -g then records call chains as record -g does.\n"
+	"--interval (on a file too), each under a line naming its span.  -g then\n"
+	"records call chains as record -g does.\n"
 	"\n",
 	.opts = options,
 	.column = 25,
@@ -219,7 +224,8 @@ static int report_table(struct report_args *a, struct replay *rp, struct live *l
 	struct rp_sink sink;
 	if (a->rp.interval_ns) {
 		rp_set_release_files(rp, true);   /* a fresh table each interval */
-		iv = hist_interval_new(&a->hist, rp, stdout, live_after_table, &run);
+		iv = hist_interval_new(&a->hist, rp, a->rp.interval_ns, stdout, live_after_table,
+				      &run);
 		sink = hist_interval_sink(iv);
 	} else {
 		h = hist_new(&a->hist, rp);

@@ -57,7 +57,8 @@ static int parse_one(void *ctx, int opt, const char *arg)
 static const struct opt options[] = {
 	OPT('d', 'd', "delay", OPT_ARG, "SECS", "seconds between refreshes (default 2)"),
 	OPT('z', 'z', "zero", OPT_NO_ARG, NULL, "zero the counts at each refresh (default: decay by 1/8)"),
-	OPT('s', 's', "sort", OPT_ARG, "KEYS", "comm,pid,tid,dso,sym,cpu (default dso,sym)"),
+	OPT('s', 's', "sort", OPT_ARG, "KEYS", "comm,pid,dso,sym,cpu (default dso,sym); pid: the\n"
+	  "thread, TID:COMM (its name at the sample; tid: the same)"),
 	OPT('g', 'g', NULL, OPT_NO_ARG, NULL,
 	  "record call chains (as record -g): children (inclusive)\n"
 	  "weights, and callers to expand"),
@@ -547,7 +548,8 @@ static int run_stdio(struct top_args *a, struct replay *rp, struct live *live)
 	struct hist_opts h = a->keys;
 	h.children = a->graph;
 	h.graph = HG_NONE;
-	struct hist_interval *iv = hist_interval_new(&h, rp, stdout, live_after_table, &run);
+	struct hist_interval *iv = hist_interval_new(&h, rp, a->rp.interval_ns, stdout,
+						     live_after_table, &run);
 	struct rp_sink sink = hist_interval_sink(iv);
 	int rc = rp_run(rp, &sink);
 	hist_interval_free(iv);

@@ -293,16 +293,9 @@ static const struct sym *inline_sym(struct sym_dwarf *dw, const char *name,
 	return s;
 }
 
-/* A C name can be compared with DWARF's; C++ and Rust ones are demangled
- * with their scopes and arguments, which DWARF names lack. */
-static bool plain_name(const char *s)
-{
-	return !strchr(s, '(') && !strchr(s, ':') && !strchr(s, '<');
-}
-
-/* A function's name as the symbol table has it: the linkage name when the
- * source gave it another (glibc's hidden aliases), else DW_AT_name.
- * Mangled linkage names are left for the source name. */
+/* A function's name as DWARF gives it: the linkage name when the source
+ * gave it another (glibc's hidden aliases), else DW_AT_name.  Mangled
+ * linkage names are left for the source name. */
 static const char *scope_name(Dwarf_Die *die)
 {
 	Dwarf_Attribute attr;
@@ -509,28 +502,28 @@ static int function_scopes(struct sym_dwarf *dw, u64 addr, struct scopes *sc, bo
 }
 
 /* Appends the frames of addr to flat; returns how many (0: nothing to
- * change, the base frame stands as it is). */
-static int compute_frames(struct sym_dwarf *dw, u64 addr, const struct sym *base, bool rename)
+ * change, the base frame stands as it is).  Only inlined instances make
+ * frames: the subprogram holding addr is the machine frame's function,
+ * shown under its symbol even when DWARF names it otherwise (libc's
+ * clock_gettime is __GI___clock_gettime there), so one function is one
+ * frame, as with --no-inline. */
+static int compute_frames(struct sym_dwarf *dw, u64 addr, const struct sym *base)
 {
 	struct scopes sc;
 	bool subprogram;
 	int k = function_scopes(dw, addr, &sc, &subprogram);
-	const char *const *names = sc.names;
-	if (k == 0 || (k == 1 && subprogram && (!rename || !strcmp(names[0], base->name))))
+	int inlined = subprogram ? k - 1 : k;
+	if (inlined <= 0)
 		return 0;
 	size_t first = dw->flat.n;
-	int inlined = subprogram ? k - 1 : k;
 	for (int i = 0; i < inlined; i++)
-		VEC_PUSH(&dw->flat, inline_sym(dw, names[i], base));
-	/* The function itself: an alias (the symbol is not the function's
-	 * name) shows under the function's name, as perf shows it. */
-	bool renamed = rename && plain_name(base->name) && strcmp(names[k - 1], base->name);
-	VEC_PUSH(&dw->flat, renamed ? inline_sym(dw, names[k - 1], base) : base);
+		VEC_PUSH(&dw->flat, inline_sym(dw, sc.names[i], base));
+	VEC_PUSH(&dw->flat, base);
 	return (int)(dw->flat.n - first);
 }
 
 int sym_inline_frames(struct sym_ctx *c, struct sym_dso *d, u64 file_addr,
-		      const struct sym *base, bool rename, const struct sym **out, int max)
+		      const struct sym *base, const struct sym **out, int max)
 {
 	if (!d || d->kind != DSO_FILE || !d->trusted || !base)
 		return 0;
@@ -538,14 +531,11 @@ int sym_inline_frames(struct sym_ctx *c, struct sym_dso *d, u64 file_addr,
 	if (!dw)
 		return 0;
 	bool created;
-	/* Cached apart with and without renaming (the low bit is free:
-	 * no two instructions start one byte from a key's partner). */
-	u64 key = file_addr << 1 | rename;
-	u64 *slot = u64map_slot(&dw->frames, key, &created);
+	u64 *slot = u64map_slot(&dw->frames, file_addr, &created);
 	if (created) {
 		size_t first = dw->flat.n;
-		int count = compute_frames(dw, file_addr, base, rename);
-		slot = u64map_get(&dw->frames, key);   /* may have moved */
+		int count = compute_frames(dw, file_addr, base);
+		slot = u64map_get(&dw->frames, file_addr);   /* may have moved */
 		*slot = ((u64)first << 16 | (u64)count) + 1;
 	}
 	u64 v = *slot - 1;

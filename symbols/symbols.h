@@ -267,12 +267,13 @@ void sym_maps_insert(struct sym_maps *m, struct sym_map *nm);
 
 /* The source frames at file address addr of d whose symbol is base, as
  * perf shows them: the functions inlined there, innermost first, named
- * "NAME (inlined)", then base itself, or with rename, the function's
- * DWARF name with "(inlined)" when base is an alias of it.  The symbols
- * are owned by d.  Returns how many (at most max); 0 when there is
- * nothing to add (no DWARF, or no inlining there): base stands alone. */
+ * "NAME (inlined)", then base itself.  The function holding addr is
+ * never renamed after its DWARF name (an alias such as libc's
+ * clock_gettime stays one frame).  The symbols are owned by d.  Returns
+ * how many (at most max); 0 when there is nothing to add (no DWARF, or
+ * no inlining there): base stands alone. */
 int sym_inline_frames(struct sym_ctx *c, struct sym_dso *d, u64 file_addr,
-		      const struct sym *base, bool rename, const struct sym **out, int max);
+		      const struct sym *base, const struct sym **out, int max);
 
 /* "file:line" of file address addr of d (the line table's innermost
  * location), owned by d and looked up once per address; NULL when the

@@ -12,8 +12,8 @@
  * them is comparing pointers.  The names are the table's own (its
  * places'), never the symbols': a live table outlives the files. */
 struct hist_key {
-	const char *comm;
-	u32 pid, tid, cpu;
+	const char *comm;          /* the comm key: the name at the sample */
+	u32 pid, tid, cpu;         /* pid, tid: the pid key's thread */
 	u32 line;                  /* srcline: 1 + index into line_names (the
 				      text, or its stand-in: line_id()) */
 	const char *dso_name;
@@ -141,6 +141,8 @@ struct hist {
 	struct u64map child_index; /* (parent, frame_entry) -> node index */
 	u32 next_entry_id;
 	VEC(struct hist_key) thread_keys;     /* thread_id -> key */
+	struct u64map thread_names;           /* pid << 32 | tid -> its latest
+						 comm (interned), for the pid key */
 	struct u64map thread_index;           /* key hash -> thread_id + 1 */
 	VEC(struct frame_entry) frame_entries;
 	struct u64map frame_index; /* frame_entry_hash -> frame_entries + 1 */
@@ -156,7 +158,7 @@ struct hist {
 /* ---- sort keys ------------------------------------------------------------ */
 
 static const char *const key_names[HK_MAX] = {
-	"comm", "pid", "tid", "dso", "sym", "cpu", "srcline",
+	"comm", "pid", "dso", "sym", "cpu", "srcline",
 };
 
 /* Sets the error for a bad --sort, with the keys there are. */
@@ -181,6 +183,10 @@ int hist_parse_sort(struct hist_opts *o, const char *spec)
 				found = k;
 		if (n == 6 && !strncmp(p, "symbol", 6))
 			found = HK_SYM;
+		/* ember's name for the per-thread key before it followed
+		 * perf's pid: one key, not a second meaning. */
+		if (n == 3 && !strncmp(p, "tid", 3))
+			found = HK_PID;
 		if (found < 0 || o->nkeys >= HK_MAX) {
 			char what[256];
 			snprintf(what, sizeof(what), "unknown sort key '%.*s'", (int)n, p);
@@ -223,24 +229,36 @@ static const struct rp_place *place_at(const struct hist *h, u32 id)
 	return rp_place_at(&h->places, id);
 }
 
-/* The part of a key that comes from the sample's thread and CPU. */
+static u64 thread_name_key(u32 pid, u32 tid)
+{
+	return (u64)pid << 32 | tid;
+}
+
+/* The part of a key that comes from the sample's thread and CPU.  comm
+ * is the name the thread had at the sample; pid is perf's per-thread key
+ * (the thread, whatever it was called), shown with the thread's latest
+ * name (thread_names: samples come in time order). */
 static struct hist_key thread_key(struct hist *h, const struct rp_sample *s)
 {
 	struct hist_key k;
 	memset(&k, 0, sizeof(k));
-	if (uses(h, HK_COMM) || uses(h, HK_PID) || uses(h, HK_TID)) {
+	if (uses(h, HK_COMM) || uses(h, HK_PID)) {
 		/* Consecutive samples are mostly one thread's: intern once. */
 		if (s->thread != h->last_thread || s->thread->comm_changes != h->last_changes) {
 			h->last_thread = s->thread;
 			h->last_changes = s->thread->comm_changes;
 			h->last_comm = intern(h, s->thread->comm);
+			*u64map_slot(&h->thread_names,
+				     thread_name_key(s->thread->pid, s->thread->tid), NULL) =
+				(u64)(uintptr_t)h->last_comm;
 		}
-		k.comm = h->last_comm;
 	}
-	if (uses(h, HK_PID) || uses(h, HK_TID))
+	if (uses(h, HK_COMM))
+		k.comm = h->last_comm;
+	if (uses(h, HK_PID)) {
 		k.pid = s->thread->pid;
-	if (uses(h, HK_TID))
 		k.tid = s->thread->tid;
+	}
 	if (uses(h, HK_CPU))
 		k.cpu = s->s->cpu;
 	return k;
@@ -893,10 +911,25 @@ static int hist_on_finish(void *ctx)
 	return 0;
 }
 
+/* A thread of the table renamed (prctl, exec) keeps its pid row, under
+ * its new name even with no sample after it, as perf shows a thread by
+ * its last name. */
+static int hist_on_event(void *ctx, const struct pd_event *ev, const struct rp_thread *t)
+{
+	struct hist *h = ctx;
+	if (ev->type != PERF_RECORD_COMM || !uses(h, HK_PID))
+		return 0;
+	u64 *name = u64map_get(&h->thread_names,
+			       thread_name_key(ev->u.comm.pid, ev->u.comm.tid));
+	if (name)
+		*name = (u64)(uintptr_t)intern(h, ev->u.comm.comm);
+	return 0;
+}
+
 struct rp_sink hist_sink(struct hist *h)
 {
-	struct rp_sink sink = { .ctx = h, .sample = hist_on_sample, .finish = hist_on_finish,
-				.forget_files = hist_forget };
+	struct rp_sink sink = { .ctx = h, .sample = hist_on_sample, .event = hist_on_event,
+				.finish = hist_on_finish, .forget_files = hist_forget };
 	return sink;
 }
 
@@ -912,6 +945,7 @@ struct hist *hist_new(const struct hist_opts *o, struct replay *rp)
 	u64map_init(&h->cstack_index);
 	u64map_init(&h->child_index);
 	u64map_init(&h->thread_index);
+	u64map_init(&h->thread_names);
 	u64map_init(&h->frame_index);
 	u64map_init(&h->by_pointer);
 	u64map_init(&h->line_ids);
@@ -945,6 +979,7 @@ void hist_free(struct hist *h)
 	u64map_free(&h->stack_index);
 	u64map_free(&h->child_index);
 	u64map_free(&h->thread_index);
+	u64map_free(&h->thread_names);
 	u64map_free(&h->frame_index);
 	VEC_FREE(&h->thread_keys);
 	VEC_FREE(&h->frame_entries);
@@ -999,6 +1034,13 @@ static const char *line_name(const struct hist *h, const struct entry *e)
 	return e->k.line ? h->line_names.v[e->k.line - 1] : "";
 }
 
+/* The pid key's name of an entry's thread: its latest. */
+static const char *thread_name(const struct hist *h, const struct entry *e)
+{
+	const u64 *v = u64map_get(&h->thread_names, thread_name_key(e->k.pid, e->k.tid));
+	return v ? (const char *)(uintptr_t)*v : "";
+}
+
 /* Appends one key's text: what perf shows in that column. */
 static void put_key(const struct hist *h, struct strbuf *sb, const struct entry *e,
 		    enum hist_key_kind k)
@@ -1008,11 +1050,10 @@ static void put_key(const struct hist *h, struct strbuf *sb, const struct entry 
 	case HK_COMM:
 		sb_puts(sb, comm);
 		break;
-	case HK_PID:
-	case HK_TID:
-		sb_add_dec(sb, k == HK_PID ? e->k.pid : e->k.tid, 0, ' ');
+	case HK_PID:   /* perf's "%7d:%s" */
+		sb_add_dec(sb, e->k.tid, 7, ' ');
 		sb_add(sb, ":", 1);
-		sb_puts(sb, comm);
+		sb_puts(sb, thread_name(h, e));
 		break;
 	case HK_CPU:
 		sb_add_dec(sb, e->k.cpu, 3, '0');
@@ -1042,9 +1083,7 @@ static size_t key_len(const struct hist *h, const struct entry *e, enum hist_key
 	case HK_COMM:
 		return comm;
 	case HK_PID:
-		return dec_len(e->k.pid) + 1 + comm;
-	case HK_TID:
-		return dec_len(e->k.tid) + 1 + comm;
+		return MAX(dec_len(e->k.tid), 7) + 1 + strlen(thread_name(h, e));
 	case HK_CPU:
 		return MAX(dec_len(e->k.cpu), 3);
 	case HK_DSO:
@@ -1059,7 +1098,7 @@ static size_t key_len(const struct hist *h, const struct entry *e, enum hist_key
 }
 
 static const char *const key_titles[HK_MAX] = {
-	"Command", "Pid:Command", "Pid:Command", "Shared Object", "Symbol", "CPU", "Source:Line",
+	"Command", "Pid:Command", "Shared Object", "Symbol", "CPU", "Source:Line",
 };
 
 

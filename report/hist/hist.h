@@ -1,5 +1,5 @@
 /* hist.h - the report analysis: samples summed by
- * sort keys (comm, pid, tid, dso, sym, cpu, srcline) into entries with self
+ * sort keys (comm, pid, dso, sym, cpu, srcline) into entries with self
  * and children periods and optional call trees, printed like perf report. */
 #ifndef EMBER_REPORT_HIST_H
 #define EMBER_REPORT_HIST_H
@@ -9,7 +9,10 @@
 #include "report/replay/replay.h"
 
 enum hist_key_kind {
-	HK_COMM, HK_PID, HK_TID, HK_DSO, HK_SYM, HK_CPU,
+	HK_COMM,                   /* the thread's name at the sample */
+	HK_PID,                    /* the thread (perf's pid key; "tid" too),
+				      shown TID:COMM with its latest name */
+	HK_DSO, HK_SYM, HK_CPU,
 	HK_SRCLINE,                /* "file:line" of the frame's address */
 	HK_MAX
 };
@@ -45,16 +48,18 @@ void hist_print(struct hist *h, FILE *out, const struct rp_summary *sum);
 void hist_report_header(FILE *out, u64 samples, u64 total, const char *event, bool events,
 			u64 lost);
 
-/* interval.c: the table per interval (rp_opts.interval_ns): each
+/* interval.c: the table per interval (interval_ns, rp_opts' too): each
  * interval's samples in a histogram of their own, printed at its end
- * with its own lost count, then after(ctx, end, last) (for what a view
- * adds: live counts, --count): 1 from it ends the showing (the rest of
- * the input is read, not shown), -1 fails.  A last interval without
- * samples is not printed (after is still called). */
+ * under "# interval N: FROM - TO s (recording time A - B)" with its own
+ * lost count, then after(ctx, end, last) (for what a view adds: live
+ * counts, --count): 1 from it ends the showing (the rest of the input is
+ * read, not shown), -1 fails.  A last interval without samples is not
+ * printed (after is still called). */
 typedef int (*hist_interval_fn)(void *ctx, u64 end, bool last);
 struct hist_interval;
-struct hist_interval *hist_interval_new(const struct hist_opts *o, struct replay *rp, FILE *out,
-					hist_interval_fn after, void *ctx);
+struct hist_interval *hist_interval_new(const struct hist_opts *o, struct replay *rp,
+					u64 interval_ns, FILE *out, hist_interval_fn after,
+					void *ctx);
 struct rp_sink hist_interval_sink(struct hist_interval *v);
 void hist_interval_free(struct hist_interval *v);
 

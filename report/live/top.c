@@ -71,7 +71,7 @@ int top_set_keys(struct top_table *t, const struct hist_opts *keys)
 {
 	for (int i = 0; i < keys->nkeys; i++)
 		if (keys->keys[i] == HK_SRCLINE) {
-			err_set("top sorts by comm, pid, tid, dso, sym and cpu (not srcline)");
+			err_set("top sorts by comm, pid, dso, sym and cpu (not srcline)");
 			return -1;
 		}
 	t->keys = *keys;
@@ -98,8 +98,8 @@ static const char *row_text(struct top_table *t, const struct rp_sample *s,
 			sb_add(sb, "\t", 1);
 		switch (t->keys.keys[i]) {
 		case HK_COMM: sb_puts(sb, th ? th->comm : "[unknown]"); break;
-		case HK_PID: sb_printf(sb, "%u:%s", s->s->pid, th ? th->comm : ""); break;
-		case HK_TID: sb_printf(sb, "%u:%s", s->s->tid, th ? th->comm : ""); break;
+		/* perf's pid key: the thread, "%7d:%s". */
+		case HK_PID: sb_printf(sb, "%7u:%s", s->s->tid, th ? th->comm : ""); break;
 		case HK_CPU: sb_printf(sb, "%03u", s->s->cpu); break;
 		case HK_DSO: sb_puts(sb, rp_dso_name(f->dso)); break;
 		case HK_SYM: rp_put_sym_column(sb, f->sym, f->addr, rp_level(f->kernel)); break;

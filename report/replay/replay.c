@@ -376,17 +376,12 @@ static int expand_inlines(struct replay *rp, int n)
 {
 	const struct sym *syms[64];
 	int out = 0;
-	bool leaf = true;
 	for (int i = 0; i < n && out < RP_MAX_FRAMES; i++) {
 		const struct rp_frame *f = &rp->frames[i];
 		int k = 0;
-		/* The sampled function keeps its symbol's name (perf's self
-		 * entry); callers may show under their DWARF name. */
 		if (!f->kernel && f->dso && f->sym)
-			k = sym_inline_frames(rp->syms, f->dso, f->addr, f->sym, !leaf, syms,
+			k = sym_inline_frames(rp->syms, f->dso, f->addr, f->sym, syms,
 					      (int)MIN(ARRAY_SIZE(syms), (size_t)(RP_MAX_FRAMES - out)));
-		if (!f->kernel)
-			leaf = false;
 		if (k == 0) {
 			rp->expanded[out++] = *f;
 			continue;
@@ -394,10 +389,9 @@ static int expand_inlines(struct replay *rp, int n)
 		for (int j = 0; j < k; j++) {
 			rp->expanded[out] = *f;
 			rp->expanded[out].sym = syms[j];
-			/* The last is the machine frame's function, maybe
-			 * under its DWARF name: it keeps the self time. */
-			rp->expanded[out].inlined = syms[j] != f->sym;
-			rp->expanded[out].inline_scope = j < k - 1;
+			/* The last is the machine frame's function: it
+			 * keeps the self time. */
+			rp->expanded[out].inlined = rp->expanded[out].inline_scope = j < k - 1;
 			rp->expanded[out].inline_depth = (u8)j;
 			out++;
 		}

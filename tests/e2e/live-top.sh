@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# live-top.sh - ember top: --stdio prints each refresh as report's header
+# live-top.sh - ember top: --stdio prints each refresh as its span, report's header
 # and table, the known-ratio leaves at their design shares (50/30/20 of
 # the three, within 3 points) in every refresh while two ratio processes
 # keep both CPUs busy (perf_events drops samples on idle CPUs); and the
@@ -29,10 +29,12 @@ text, rc = open(sys.argv[1]).read(), sys.argv[2]
 design = [float(x) for x in sys.argv[3:6]]
 refreshes = re.split(r"(?m)^# live: .*\n", text)
 refreshes = [r for r in refreshes if "# Samples:" in r]
-starts = all(re.match(r"#\n# Total Lost Samples: \d+\n#\n# Samples: ", r.lstrip("\n")) for r in refreshes)
+starts = all(re.match(r"# interval \d+: [\d.]+ - [\d.]+ s \(recording time [\d.]+ - [\d.]+\)\n"
+                      r"#\n# Total Lost Samples: \d+\n#\n# Samples: ", r.lstrip("\n"))
+             for r in refreshes)
 print(("PASS" if rc == "0" and len(refreshes) == 3 and starts else "FAIL") +
       f": top --stdio -d 1 --count 3 (exit {rc}): {len(refreshes)} refreshes, each beginning "
-      f"with report's header lines")
+      f"with its span and report's header lines")
 for i, r in enumerate(refreshes, 1):
     pct = {m.group(2): float(m.group(1))
            for m in re.finditer(r"^\s+([\d.]+)%\s+ratio\s+\[\.\] (leaf_[abc])$", r, re.M)}

@@ -21,19 +21,16 @@ const char *__lsan_default_suppressions(void)
 	return "leak:libdw.so\n";
 }
 
-/* Inline frames (renamed and not) and the source line of one address. */
+/* Inline frames and the source line of one address. */
 static void source_at(struct sym_ctx *c, struct sym_dso *d, u64 fa, const struct sym *s)
 {
 	const struct sym *out[16];
-	int depth = 1;
-	for (int rename = 0; rename < 2; rename++) {
-		int n = sym_inline_frames(c, d, fa, s, rename, out, 16);
-		if (n < 0 || n > 16)
-			abort();
-		for (int i = 0; i < n; i++)
-			fuzz_touch_str(out[i]->name);
-		depth = n > depth ? n : depth;
-	}
+	int n = sym_inline_frames(c, d, fa, s, out, 16);
+	if (n < 0 || n > 16)
+		abort();
+	for (int i = 0; i < n; i++)
+		fuzz_touch_str(out[i]->name);
+	int depth = n > 1 ? n : 1;
 	const char *line = sym_srcline(c, d, fa);
 	if (line)
 		fuzz_touch_str(line);

@@ -1216,7 +1216,7 @@ static void ember_chain(struct sym_ctx *c, struct sym_dso *d, u64 fa, struct str
 			struct strbuf *lines)
 {
 	const struct sym *s = sym_lookup(d, fa), *out[16];
-	int n = s ? sym_inline_frames(c, d, fa, s, false, out, 16) : 0;
+	int n = s ? sym_inline_frames(c, d, fa, s, out, 16) : 0;
 	for (int i = 0; i + 1 < n; i++) {
 		const char *line = sym_inline_srcline(c, d, fa, i + 1);
 		sb_printf(names, "%s|", out[i]->name);

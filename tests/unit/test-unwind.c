@@ -596,7 +596,7 @@ static void test_source_lines(void)
 	      (unsigned long long)fa);
 	const struct sym *out[8];
 	if (s)
-		CHECK(sym_inline_frames(c, d, fa, s, true, out, 8) >= 0, "scopes of level2");
+		CHECK(sym_inline_frames(c, d, fa, s, out, 8) >= 0, "scopes of level2");
 	const char *line = sym_srcline(c, d, fa);
 	CHECK(line && !strncmp(line, "test-unwind.c:", 14),
 	      "level2's source line after its scopes: %s", line ? line : "(none)");
