@@ -146,6 +146,14 @@ static int say_event(const struct args *a, const struct ex_profile *p, int rc)
 				 (unsigned long long)ex_profile_skipped(p));
 		return rc;
 	}
+	/* Samples there were, but the filters kept none: an empty profile is
+	 * the right answer, not a missing event. */
+	if (rp_filter_used(&a->rp.filter) && rp_summary(a->ex.rp)->samples) {
+		if (rc == EXIT_OK)
+			cmd_warn(CMD, "no sample of %s passes the filters: the profile is empty",
+				 a->rp.input);
+		return rc;
+	}
 	if (a->ex.event) {
 		cmd_error(CMD, "%s has no samples of event '%s' (its events are the section "
 			  "names of 'ember report -i %s')", a->rp.input, a->ex.event, a->rp.input);
