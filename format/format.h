@@ -452,6 +452,12 @@ struct pd_reader_stats {
 	u32 unknown_features;
 	int first_unknown_feature;
 	u32 unknown_read_formats;
+	/* Feature sections the header's table places outside the file (or
+	 * whose table entry is cut off): skipped; the first one's id and the
+	 * byte offset of its table entry. */
+	u32 damaged_features;
+	int first_damaged_feature;
+	u64 first_damaged_feature_offset;
 };
 const struct pd_reader_stats *pd_reader_stats(const struct pd_reader *r);
 bool pd_reader_is_pipe(const struct pd_reader *r);

@@ -243,6 +243,14 @@ static void parse_feature(struct pd_reader *r, int feat)
 	}
 }
 
+static void note_damaged_feature(struct pd_reader *r, int feat, u64 entry)
+{
+	if (!r->stats.damaged_features++) {
+		r->stats.first_damaged_feature = feat;
+		r->stats.first_damaged_feature_offset = entry;
+	}
+}
+
 /* The feature table follows the data: one (offset, size) per set bit. */
 static void find_features(struct pd_reader *r, const u8 *bitmap, u64 table)
 {
@@ -250,12 +258,18 @@ static void find_features(struct pd_reader *r, const u8 *bitmap, u64 table)
 		if (!(bitmap[feat / 8] & (1u << (feat % 8))))
 			continue;
 		note_feature(r, feat);
-		if (table + 16 > r->map_len)
-			return;
-		u64 off = get_u64(r->map + table), len = get_u64(r->map + table + 8);
+		u64 entry = table;
 		table += 16;
-		if (off > r->map_len || len > r->map_len - off)
-			continue; /* a damaged section is skipped, not fatal */
+		if (entry + 16 > r->map_len) {
+			note_damaged_feature(r, feat, entry);
+			continue;
+		}
+		u64 off = get_u64(r->map + entry), len = get_u64(r->map + entry + 8);
+		if (off > r->map_len || len > r->map_len - off) {
+			/* a damaged section is skipped, not fatal; verify says so */
+			note_damaged_feature(r, feat, entry);
+			continue;
+		}
 		r->feat[feat].data = r->map + off;
 		r->feat[feat].len = len;
 	}

@@ -122,9 +122,15 @@ static int verify_perf(struct verify *v, const char *path)
 		else if (has_cpu(&ev))
 			check_time(v, path, ev.offset, ev.s.cpu, ev.s.time);
 	}
+	const struct pd_reader_stats *st = pd_reader_stats(r);
+	if (st->damaged_features)
+		problem(v, path, st->first_damaged_feature_offset,
+			"%u feature section%s outside the file (the first: feature %d), skipped",
+			st->damaged_features, st->damaged_features == 1 ? " lies" : "s lie",
+			st->first_damaged_feature);
 	if (rc < 0)
 		problem(v, path, 0, "%s", err_msg());
-	else if (pd_reader_stats(r)->truncated)
+	else if (st->truncated)
 		problem(v, path, 0, "the header's data size disagrees with the file (not "
 			"closed cleanly)");
 	pd_reader_close(r);

@@ -58,3 +58,27 @@ check "zero-filled file: exit 1 naming the offset" \
 	test "$rc" -eq 1 -a "$(grep -c 'offset 0: not a perf.data file' "$TMP/err")" -eq 1
 "$EMBER" report -i /nonexistent.data >/dev/null 2>"$TMP/err"; rc=$?
 check "missing file: exit 1 naming it" test "$rc" -eq 1 -a "$(grep -c '/nonexistent.data' "$TMP/err")" -eq 1
+
+# A feature table entry pointing outside the file: the views skip that
+# section, and verify names it with the entry's offset (it said "0
+# problems" before).
+cp "$TMP/good.data" "$TMP/feat.data"
+entry=$(python3 - "$TMP/feat.data" <<'PY'
+import struct, sys
+with open(sys.argv[1], 'r+b') as f:
+    data_off, data_size = struct.unpack_from('<QQ', f.read(56), 40)
+    table = data_off + data_size
+    f.seek(table)
+    off, size = struct.unpack('<QQ', f.read(16))
+    f.seek(table)
+    f.write(struct.pack('<QQ', off + (1 << 40), size))
+print(table)
+PY
+)
+"$EMBER" verify "$TMP/feat.data" >"$TMP/verify.out" 2>&1
+rc=$?
+if [ $rc = 1 ] && grep -q "offset $entry: 1 feature section lies outside the file" "$TMP/verify.out"; then
+	pass "verify names a feature section outside the file (offset $entry)"
+else
+	fail verify-feature-outside "exit $rc: $(head -c 300 "$TMP/verify.out")"
+fi
