@@ -13,7 +13,11 @@ script's unfiltered lines, filtered by this script):
 - off-CPU time (offcpu's table, --folded and --threads, flame --wall,
   export --off-cpu): each thread's intervals from a switch-out to its next
   switch-in (or the recording's last record), of the thread that switched
-  out, on the CPU it switched out on, clipped to --time;
+  out, on the CPU it switched out on, clipped to --time; the switch-ins
+  are the tracepoint's and the side-band switch records' (perf script
+  prints those), as the views take them;
+- on-CPU time (--threads ON, and with the off-CPU time flame --wall's
+  total): from a switch-in to the next switch on that CPU;
 - sched lat: a wait ends where its thread is switched in; it belongs to
   that CPU and that time; the count of waits under a filter never exceeds
   the switch-ins that pass the filter, and is 0 where none passes.
@@ -31,13 +35,44 @@ PID, TID, COMM = int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
 
 LINE = re.compile(r'^\s*(.*?)\s+(-?\d+)/(-?\d+)\s+\[(\d+)\]\s+(\d+\.\d+):\s+(?:(\d+)\s+)?'
                   r'(\S+):(?:\s(.*))?$')
-SWITCH = re.compile(r'prev_comm=.* prev_pid=(\d+) .*prev_state=(\S+) ==> '
+SWITCH = re.compile(r'prev_comm=(.*) prev_pid=(\d+) .*prev_state=(\S+) ==> '
                     r'next_comm=.* next_pid=(\d+) ')
 
 
 def run(args):
     p = subprocess.run([EMBER] + args, capture_output=True, text=True, timeout=120)
     return p.returncode, p.stdout, p.stderr
+
+
+def sideband(recs):
+    """The recording's end (its last record of any kind: the off-CPU views
+    count intervals still open to it) and its side-band switch-ins, as
+    (time, tid, cpu).  ember script prints samples only; perf script also
+    prints the switch records (record --off-cpu keeps both kinds, and the
+    views take a switch-in from either: a tracepoint's can be lost where
+    the side-band's is not)."""
+    p = subprocess.run(['perf', 'script', '-i', DATA, '--show-task-events',
+                        '--show-switch-events', '-F', 'comm,pid,tid,cpu,time,event'],
+                       capture_output=True, text=True, timeout=120)
+    end, ins = recs[-1]['time'], []
+    for line in p.stdout.splitlines():
+        m = re.search(r'\s(-?\d+)/(-?\d+)\s+\[(\d+)\]\s+(\d+\.\d+):', line)
+        if not m:
+            continue
+        t = float(m.group(4))
+        end = max(end, t)
+        if re.search(r'PERF_RECORD_SWITCH(_CPU_WIDE)? IN', line):
+            ins.append((t, int(m.group(2)), int(m.group(3))))
+    return end, ins
+
+
+def switch_stream(recs, ins):
+    """The tracepoint's switches and the side-band's switch-ins in time
+    order: ('tp', time, cpu, match) and ('in', time, cpu, tid)."""
+    events = [('tp', r['time'], r['cpu'], SWITCH.search(r['trace'] + ' ')) for r in recs
+              if r['event'] == 'sched:sched_switch']
+    events = [e for e in events if e[3]] + [('in', t, cpu, tid) for t, tid, cpu in ins]
+    return sorted(events, key=lambda e: e[1])
 
 
 def records():
@@ -95,67 +130,73 @@ def thread_facts(recs):
     return facts
 
 
-def off_cpu_intervals(recs):
-    """(tid, out_time, in_time, cpu, state) of every switch-out that a
-    switch-in of the same thread closes, or the last record."""
-    last = recs[-1]['time']
+def off_cpu_intervals(stream, last):
+    """(tid, out_time, in_time, cpu, comm) of every switch-out that a
+    switch-in of the same thread closes, or the recording's end; comm is
+    the thread's name as it blocked (no exec happens while it is off)."""
     out, spans = {}, []
-    for r in recs:
-        if r['event'] != 'sched:sched_switch':
+
+    def close(tid, t):
+        if tid in out:
+            t0, cpu, name = out.pop(tid)
+            spans.append((tid, t0, t, cpu, name))
+
+    for kind, t, cpu, what in stream:
+        if kind == 'in':
+            close(what, t)
             continue
-        m = SWITCH.search(r['trace'] + ' ')
-        if not m:
-            continue
-        prev, state, nxt = int(m.group(1)), m.group(2), int(m.group(3))
-        if nxt in out:
-            t0, cpu, st = out.pop(nxt)
-            spans.append((nxt, t0, r['time'], cpu, st))
+        comm, prev, state, nxt = what.group(1), int(what.group(2)), what.group(3), int(what.group(4))
+        close(nxt, t)
+        # switched out again with no switch-in seen in either kind of
+        # record: it ran just before this, as the views take it
+        close(prev, t)
         if prev and not state.startswith(('X', 'Z')):
-            out[prev] = (r['time'], r['cpu'], state)
-    for tid, (t0, cpu, st) in out.items():
-        spans.append((tid, t0, last, cpu, st))
+            out[prev] = (t, cpu, comm)
+    for tid in list(out):
+        close(tid, last)
     return spans
 
 
-def on_cpu_intervals(recs):
-    """(tid, in_time, out_time, cpu) of each stretch a thread ran: from its
-    switch-in to the next switch on that CPU (its switch-out; a CPU runs
-    one thread at a time, so a switch whose own record was lost is closed
-    by the next one there), or the last record."""
-    last = recs[-1]['time']
+def on_cpu_intervals(stream, last):
+    """(tid, in_time, out_time, cpu, None) of each stretch a thread ran:
+    from its switch-in to the next switch on that CPU (its switch-out; a
+    CPU runs one thread at a time, so a switch whose own record was lost
+    is closed by the next one there), or the recording's end.  A thread's
+    time on-CPU goes by its last name, as --threads rows do."""
     running, spans = {}, []
-    for r in recs:
-        m = r['event'] == 'sched:sched_switch' and SWITCH.search(r['trace'] + ' ')
-        if not m:
-            continue
-        if r['cpu'] in running:
-            tid, t0 = running.pop(r['cpu'])
-            spans.append((tid, t0, r['time'], r['cpu'], 'on'))
-        nxt = int(m.group(3))
+    for kind, t, cpu, what in stream:
+        nxt = what if kind == 'in' else int(what.group(4))
+        if cpu in running:
+            tid, t0 = running.pop(cpu)
+            spans.append((tid, t0, t, cpu, None))
         if nxt:
-            running[r['cpu']] = (nxt, r['time'])
+            running[cpu] = (nxt, t)
     for cpu, (tid, t0) in running.items():
-        spans.append((tid, t0, last, cpu, 'on'))
+        spans.append((tid, t0, last, cpu, None))
     return spans
 
 
 def expected_us(spans, facts, f):
     total = 0.0
-    for tid, t0, t1, cpu, _ in spans:
+    for tid, t0, t1, cpu, name in spans:
         pid, comm = facts.get(tid, (-1, ''))
-        if tid and f.task(pid, tid, comm) and f.on_cpu(cpu):
+        if tid and f.task(pid, tid, name or comm) and f.on_cpu(cpu):
             total += f.clip(t0, t1)
     return total * 1e6
 
 
-def switch_ins(recs, facts, f):
-    n = 0
-    for r in recs:
-        m = r['event'] == 'sched:sched_switch' and SWITCH.search(r['trace'] + ' ')
-        if m and int(m.group(3)):
-            tid = int(m.group(3))
+def switch_ins(stream, facts, f):
+    """The switch-ins that pass f: each once, though both kinds of record
+    may show it."""
+    n, running = 0, set()
+    for kind, t, cpu, what in stream:
+        if kind == 'tp':
+            running.discard(int(what.group(2)))
+        tid = what if kind == 'in' else int(what.group(4))
+        if tid and tid not in running:
+            running.add(tid)
             pid, comm = facts.get(tid, (-1, ''))
-            n += f.task(pid, tid, comm) and f.on_cpu(r['cpu']) and f.at(r['time'])
+            n += f.task(pid, tid, comm) and f.on_cpu(cpu) and f.at(t)
     return n
 
 
@@ -289,8 +330,10 @@ def main():
                     ('export', view_export)]
     off_views = [('offcpu', off_table), ('offcpu-folded', off_folded),
                  ('offcpu-threads', off_threads), ('export-off-cpu', off_export)]
-    offs = off_cpu_intervals(recs)
-    ons = on_cpu_intervals(recs)
+    end, ins = sideband(recs)
+    stream = switch_stream(recs, ins)
+    offs = off_cpu_intervals(stream, end)
+    ons = on_cpu_intervals(stream, end)
     for f in filters:
         for name, view in sample_views:
             rc, got, err, event, by_period = view(f)
@@ -303,9 +346,10 @@ def main():
             unit = 'ns of ' if by_period else ''
             check(f'{name}-{f.name} ({got} {unit}{event} samples, the records say {want} of {whole})',
                   rc == 0 and got == want, f'exit {rc}: {err.strip()[:200]}')
-        time_views = [(n, v, offs) for n, v in off_views] + \
-                     [('offcpu-threads-on', on_threads, ons), ('flame-wall', wall_total, offs + ons)]
-        for name, view, spans in time_views:
+        time_views = [(n, v, offs, 0.02) for n, v in off_views] + \
+                     [('offcpu-threads-on', on_threads, ons, 0.02),
+                      ('flame-wall', wall_total, offs + ons, 0.02)]
+        for name, view, spans, slack in time_views:
             rc, got, err = view(f)
             if refused(rc, err, f):
                 check(f'{name}-{f.name}', True, '')
@@ -316,7 +360,7 @@ def main():
             # 2% (or 2 ms) of slack for the edges: threads born or ended
             # in the recording, an exec's rename; an ignored filter is off
             # by the other CPUs', threads' or times' share, far more.
-            ok = rc == 0 and abs(got - want) <= max(0.02 * want, 2000)
+            ok = rc == 0 and abs(got - want) <= max(slack * want, 2000)
             check(f'{name}-{f.name} ({got / 1e3:.1f} ms, the records say '
                   f'{want / 1e3:.1f} of {whole / 1e3:.1f})', ok,
                   f'exit {rc}: {err.strip()[:200]}')
@@ -324,9 +368,9 @@ def main():
         if refused(rc, err, f):
             check(f'sched-lat-{f.name}', True, '')
             continue
-        most = switch_ins(recs, facts, f)
+        most = switch_ins(stream, facts, f)
         check(f'sched-lat-{f.name} ({got} waits, at most the {most} switch-ins that pass)',
-              rc == 0 and 0 < got <= most + max(2, most // 100),
+              rc == 0 and 0 < got <= most,
               f'exit {rc}: {err.strip()[:200]}')
 
 

@@ -384,9 +384,8 @@ static void on_switch_record(struct offcpu *oc, const struct pd_event *ev,
 	}
 }
 
-static void on_task(struct offcpu *oc, const struct pd_event *ev, const struct rp_thread *rt)
+static void on_task(struct offcpu *oc, const struct pd_event *ev)
 {
-	(void)rt;
 	u64 now = ev->has_time ? ev->s.time : oc->st.last_time;
 	if (!real_tid(ev->u.task.tid))
 		return;
@@ -411,7 +410,7 @@ static int oc_event(void *ctx, const struct pd_event *ev, const struct rp_thread
 	if (ev->has_time)
 		offcpu_note_time(oc, ev->s.time);
 	if (ev->type == PERF_RECORD_FORK || ev->type == PERF_RECORD_EXIT)
-		on_task(oc, ev, rt);
+		on_task(oc, ev);
 	else
 		on_switch_record(oc, ev, rt);
 	return 0;
