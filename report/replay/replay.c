@@ -38,6 +38,10 @@ struct replay {
 	struct rp_summary summary;
 	struct u64map read_last;   /* PERF_SAMPLE_READ: kernel id -> last value */
 	u64 next_tick;             /* end of the current interval; 0 = not begun */
+	u64 ticks;                 /* intervals handed to the sink so far */
+	u64 round_time;            /* live: the recording time the last round
+				      vouched for (now + clock_offset); 0 for
+				      files (the reader gives rounds only live) */
 	u64 last_time;             /* the newest event time seen */
 	/* Live: recording time = CLOCK_MONOTONIC + clock_offset (the largest
 	 * last_time - now seen at a round: a lower bound that converges). */
@@ -691,15 +695,21 @@ static int release_files(struct replay *rp, struct rp_sink *sink)
 	return 0;
 }
 
-/* Ends every interval that an event at time t lies past (rp_opts.interval_ns). */
+/* Ends every interval that an event at time t lies past (rp_opts.interval_ns).
+ * Every interval but the last spans exactly [end - step, end), so a view
+ * labels it from its end alone: the first begins at the first event, or,
+ * on a quiet live target, at the guessed clock's start (on_round), which
+ * an older event that comes before the first tick replaces. */
 static int tick_until(struct replay *rp, struct rp_sink *sink, u64 t)
 {
 	u64 step = rp->opts.interval_ns;
 	/* A guessed clock far behind the recording's: restart from here
 	 * rather than print the intervals between. */
-	if (!rp->next_tick || (rp->clock_guessed && t >= rp->next_tick + step))
+	bool before_first = rp->next_tick && !rp->ticks && t + step < rp->next_tick;
+	if (!rp->next_tick || before_first || (rp->clock_guessed && t >= rp->next_tick + step))
 		rp->next_tick = t + step;
 	for (; t >= rp->next_tick; rp->next_tick += step) {
+		rp->ticks++;
 		if (sink->tick && sink->tick(sink->ctx, rp->next_tick, false) < 0)
 			return -1;
 		if (rp->opts.release_files && release_files(rp, sink) < 0)
@@ -862,8 +872,10 @@ static int on_round(struct replay *rp, struct rp_sink *sink)
 		rp->clock_offset = 0;
 		rp->next_tick = now + rp->opts.interval_ns;
 	}
+	if (rp->clock_known)
+		rp->round_time = (u64)((s64)now + rp->clock_offset);
 	if (rp->opts.interval_ns && rp->next_tick && rp->clock_known &&
-	    tick_until(rp, sink, (u64)((s64)now + rp->clock_offset)) < 0)
+	    tick_until(rp, sink, rp->round_time) < 0)
 		return -1;
 	if (rp->clock_known && !rp->clock_guessed)
 		look_for_gone(rp, now);
@@ -924,7 +936,13 @@ int rp_run(struct replay *rp, struct rp_sink *sink)
 	rp->summary.unwind = rp->unwind_before;
 	if (rp->unw)
 		add_unwind_stats(&rp->summary.unwind, unw_dwarf_stats(rp->unw));
-	if (rp->opts.interval_ns && sink->tick && sink->tick(sink->ctx, rp->last_time, true) < 0)
+	/* The last interval: from the last tick to the last event, or live
+	 * to the last round's time (a quiet end is part of it); never before
+	 * the tick, so labels do not go back. */
+	u64 end = MAX(rp->last_time, rp->round_time);
+	if (rp->next_tick)
+		end = MAX(end, rp->next_tick - rp->opts.interval_ns);
+	if (rp->opts.interval_ns && sink->tick && sink->tick(sink->ctx, end, true) < 0)
 		return -1;
 	if (sink->finish && sink->finish(sink->ctx) < 0)
 		return -1;
