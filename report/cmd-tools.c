@@ -191,9 +191,12 @@ static const struct tool_cmd tools[] = {
 	  "not counted then; -L, -P and -o record raw_syscalls, which sees every call."),
 	TOOL("exitsnoop", exitsnoop_new, exitsnoop_opts,
 	  "one line per exit: its age and code, or the signal",
-	  "One line per process exit, as BCC's exitsnoop prints it: name, pid, parent,\n"
-	  "thread, age (from the fork, when the recording saw it) and the exit code,\n"
-	  "or the signal that killed it."),
+	  "One line per process exit, as BCC's exitsnoop prints it: name, pid, parent\n"
+	  "(the real parent at the exit, from perf's EXIT record; a thread's is its\n"
+	  "process's), thread, age (from the task's fork, when the recording saw it)\n"
+	  "and the exit code, or the signal that killed it, with \", core dumped\"\n"
+	  "when the parent was told so (its SIGCHLD comes after a traced task's own\n"
+	  "events end: seen system-wide, -a or -C, not with -p or a command alone)."),
 	TOOL("cpudist", cpudist_new, cpudist_opts, "histograms of on-CPU (or off-CPU) run lengths",
 	  "How long threads run each time they get a CPU, as BCC's cpudist shows\n"
 	  "it: a log2 histogram, from context-switch records."),

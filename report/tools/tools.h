@@ -118,15 +118,15 @@ const char *tool_pending_take(struct tool_pending *p, u32 tid);
 /* tid's string, still kept; NULL when none. */
 const char *tool_pending_peek(const struct tool_pending *p, u32 tid);
 
-/* Processes' parents and birth times, from the FORK records (processes
- * that began before the recording have none). */
+/* Processes' parents and tasks' birth times, from the FORK records
+ * (tasks that began before the recording have none). */
 struct tool_forks {
 	struct u64map ppid;        /* pid -> ppid + 1 */
-	struct u64map born;        /* pid -> fork time */
+	struct u64map born;        /* tid -> fork time (a process's: its pid) */
 };
 void tool_forks_init(struct tool_forks *f);
 void tool_forks_free(struct tool_forks *f);
-/* Takes note of a FORK record of a new process (threads are ignored). */
+/* Takes note of a FORK record: every task's birth, a process's parent. */
 void tool_forks_event(struct tool_forks *f, const struct pd_event *ev);
 /* The parent's pid as text, "?" when unknown; buf of 16 bytes. */
 const char *tool_forks_ppid(const struct tool_forks *f, u32 pid, char *buf);
