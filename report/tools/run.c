@@ -102,13 +102,15 @@ static int replay_tool(struct tool *t, const struct tool_target *tg, struct rp_o
 	o->callchains = t->callchains;
 	o->interval_ns = (u64)(tg->live.interval * 1e9 + 0.5);
 	o->tracing = true;         /* the tools decode tracepoints by field name */
+	o->filter = tg->filter;    /* tg's lists: taken back before the end */
 	int rc = EXIT_RUNTIME;
 	struct replay *r = rp_open(o);
 	if (!r) {
 		cmd_error(t->name, "%s", err_msg());
+		o->filter = (struct rp_filter){0};
 		return rc;
 	}
-	struct tool_env env = { .reader = rp_reader(r), .out = stdout };
+	struct tool_env env = { .reader = rp_reader(r), .out = stdout, .filter = &o->filter };
 	if (pd_trace_open_ids(env.reader, &env.trace, NULL, 0, NULL, NULL) < 0) {
 		cmd_error(t->name, "%s: tracing data: %s", o->input, err_msg());
 		goto close;
@@ -131,6 +133,7 @@ static int replay_tool(struct tool *t, const struct tool_target *tg, struct rp_o
 		rc = EXIT_RUNTIME;
 close:
 	rp_close(r);
+	o->filter = (struct rp_filter){0};
 	return rc;
 }
 
@@ -161,8 +164,13 @@ static int run_live(struct tool *t, struct tool_target *tg)
 
 int tool_run(struct tool *t, struct tool_target *tg)
 {
-	/* Counts need no recording: counters, unless -o asks for one. */
-	if (!tg->input && !tg->live.output && t->count_events) {
+	if (rp_filter_refuse(&tg->filter, RP_FILTER_ALL & ~t->refused, t->name) < 0) {
+		cmd_error(t->name, "%s", err_msg());
+		return EXIT_USAGE;
+	}
+	/* Counts need no recording: counters, unless -o asks for one or a
+	 * filter needs each event's task, CPU or time. */
+	if (!tg->input && !tg->live.output && t->count_events && !rp_filter_used(&tg->filter)) {
 		int rc = tool_run_counting(t, tg);
 		if (rc >= 0)
 			return rc;
