@@ -21,8 +21,11 @@ static const char *const tp_names[XS_N] = {
 
 /* A line waits at most this long (recording time) for its records: a
  * per-task recording never sees the SIGCHLD, sent after the task's own
- * events are gone, and a full ring may drop the EXIT record. */
+ * events are gone, and a full ring may drop the EXIT record.  Live, no
+ * later event may come: two rounds of the stream end the wait too (a
+ * round delivers all that was recorded before the round before it). */
 #define HOLD_NS 100000000ull
+#define HOLD_ROUNDS 2
 
 /* An exit whose line waits for its EXIT record and SIGCHLD. */
 struct held {
@@ -31,6 +34,7 @@ struct held {
 	u64 ppid;                  /* from the EXIT record, + 1; 0: none yet */
 	bool want_exit, want_chld; /* what it still waits for */
 	bool dumped;               /* CLD_DUMPED: a core was written */
+	u32 rounds;                /* live: rounds of the stream since */
 	char comm[32], text[48], age[32];
 };
 
@@ -129,7 +133,8 @@ static void release(struct exitsnoop *x, u64 now, bool force)
 {
 	while (x->first < x->held.n) {
 		const struct held *h = &x->held.v[x->first];
-		if (!force && (h->want_exit || h->want_chld) && now < h->time + HOLD_NS)
+		if (!force && (h->want_exit || h->want_chld) && now < h->time + HOLD_NS &&
+		    h->rounds < HOLD_ROUNDS)
 			break;
 		print_line(x, h);
 		x->first++;
@@ -237,6 +242,15 @@ static int event(void *ctx, const struct pd_event *ev, const struct rp_thread *t
 	return 0;
 }
 
+static int round_(void *ctx)
+{
+	struct exitsnoop *x = ctx;
+	for (size_t i = x->first; i < x->held.n; i++)
+		x->held.v[i].rounds++;
+	release(x, 0, false);
+	return 0;
+}
+
 static int finish(void *ctx)
 {
 	release(ctx, 0, true);
@@ -262,7 +276,8 @@ struct tool *exitsnoop_new(const struct tool_opts *o)
 	u64map_init(&x->sig);
 	struct tool *t = xcalloc(1, sizeof(*t));
 	*t = (struct tool){ .name = "exitsnoop", .ctx = x, .start = start,
-			    .sink = { .ctx = x, .sample = sample, .event = event, .finish = finish },
+			    .sink = { .ctx = x, .sample = sample, .event = event, .round = round_,
+				      .finish = finish },
 			    .free = exitsnoop_free };
 	return t;
 }

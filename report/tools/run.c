@@ -76,6 +76,17 @@ static int counted_event(void *ctx, const struct pd_event *ev, const struct rp_t
 	return !c->done && c->inner.event ? c->inner.event(c->inner.ctx, ev, t) : 0;
 }
 
+/* Live, each round of the stream (every 100 ms, events or none): the
+ * tool's, then what it printed goes out (a pipe's stdout is buffered),
+ * so a line-per-event tool's lines come as the events do. */
+static int counted_round(void *ctx)
+{
+	struct counted *c = ctx;
+	int rc = !c->done && c->inner.round ? c->inner.round(c->inner.ctx) : 0;
+	fflush(stdout);
+	return rc;
+}
+
 /* Without --interval, a summary tool prints the whole recording. */
 static int counted_finish(void *ctx)
 {
@@ -122,7 +133,8 @@ static int replay_tool(struct tool *t, const struct tool_target *tg, struct rp_o
 	struct counted c = { .inner = t->sink, .t = t, .live = live,
 			     .interval_ns = o->interval_ns, .left = tg->live.count };
 	struct rp_sink sink = { .ctx = &c, .sample = counted_sample, .event = counted_event,
-				 .tick = counted_tick, .finish = counted_finish };
+				 .tick = counted_tick, .round = counted_round,
+				 .finish = counted_finish };
 	if (rp_run(r, &sink) < 0 && !c.done)
 		cmd_error(t->name, "%s", err_msg());
 	else

@@ -54,6 +54,23 @@ check "--per-thread, a thread of a process forked in the recording: 0.3 to 1.5 s
 check "--per-thread: the thread's parent is its process's, sh ($sh)" \
 	test -n "$sh" -a "$(echo "$line" | awk '{ print $3 }')" = "$sh"
 
+# Live, a line comes as the exit does, not at the end: after its child
+# exits 3 the command waits (quietly: read -t on a fifo no one writes, no
+# event of exitsnoop's) for the reader to say it saw the line, 10 s at
+# most.  Lines wait for their EXIT record and SIGCHLD, which a per-task
+# recording never has: two rounds end the wait; stdout, a pipe, is
+# flushed at each round.
+mkfifo "$TMP/lines" "$TMP/idle"
+"$EMBER" exitsnoop -- bash -c 'sh -c "exit 3"; exec 3<>"$1"
+	for ((i = 0; i < 100; i++)); do
+		[ -e "$2" ] && { echo yes >"$3"; break; }
+		read -r -t 0.1 -u 3 _
+	done' bash "$TMP/idle" "$TMP/seen" "$TMP/result" >"$TMP/lines" 2>/dev/null &
+ep=$!
+{ grep -m1 -q 'code 3$' && touch "$TMP/seen"; cat >/dev/null; } <"$TMP/lines"
+wait "$ep"
+check "live: the exit's line comes while the command still runs" test -s "$TMP/result"
+
 # Core dumps: the parent's SIGCHLD (CLD_DUMPED) is sent after a traced
 # task's own events are gone, so -a.  The truth is the parent's wait
 # status (WCOREDUMP), whatever core_pattern does; a pattern that writes
