@@ -52,6 +52,11 @@ n=$(getppid --cpu 1 --comm twa,twb)
 check "-i with --cpu 1: twb's 3000 ($n)" test "$n" = 3000
 "$EMBER" exitsnoop -i "$F" --comm x >/dev/null 2>&1   # a syscount file: no exit events
 check "a filter on a file the tool cannot read is still exit 1, not 2" test $? = 1
+# Not a filter, but the file has what it needs: -P names a process as it
+# is last (BCC reads /proc/PID/comm), the program sh exec'd, not "sh".
+"$EMBER" syscount -P -i "$F" >"$TMP/P" 2>/dev/null
+check "syscount -P: twa's process is named twa ($(awk -v p="$pa" '$1 == p' "$TMP/P"))" \
+	test "$(awk -v p="$pa" '$1 == p { print $2 }' "$TMP/P")" = twa
 
 # Live: --comm is a filter of the live stream; counting mode, which
 # cannot filter, gives way to the sampling path.
