@@ -40,8 +40,10 @@ static const struct tool_events tools[] = {
 	  "syscalls:sys_exit_open,syscalls:sys_exit_openat,syscalls:sys_exit_openat2",
 	  false, false, false, 0 },
 	{ "syscount", NULL, "raw_syscalls:sys_enter,raw_syscalls:sys_exit", false, false, false, 0 },
+	/* signal_generate: the parent's SIGCHLD, whose code says CLD_DUMPED. */
 	{ "exitsnoop", NULL, "sched:sched_process_exit,syscalls:sys_enter_exit_group,"
-			     "syscalls:sys_enter_exit,signal:signal_deliver", false, false, false, 0 },
+			     "syscalls:sys_enter_exit,signal:signal_deliver,signal:signal_generate",
+	  false, false, false, 0 },
 	/* Switch records, not sched_switch: a task's switch-in is another
 	 * task's sched_switch, which a per-task recording cannot see. */
 	{ "cpudist", NULL, "dummy", false, false, true, 0 },

@@ -58,7 +58,8 @@ static int parse_one(void *ctx, int id, const char *arg)
 	"       [-o FILE] [-- command [args]]] [options]\n\n" what "\n"            \
 	"Live on the whole system by default (-a), on processes (-p), CPUs (-C)\n" \
 	"or a command; or offline on a recording made with\n"                  \
-	"'ember record --tool " name " [targets] -o FILE'.\n\n"
+	"'ember record --tool " name " [targets] -o FILE', where -p and -C\n"  \
+	"pick the events of those processes and CPUs.\n\n"
 
 /* ---- Each tool's own options ------------------------------------------ */
 
@@ -184,28 +185,34 @@ static const struct tool_cmd tools[] = {
 	  "Syscalls by count, as BCC's syscount prints them, the names from the\n"
 	  "kernel's table for this machine's arch.  With -L, the time from each\n"
 	  "entry to its exit; calls whose entry or exit was not seen are counted\n"
-	  "apart, never timed.  Live without -L, -P or -o, the counts come from\n"
+	  "apart, never timed.  Live without -L, -P, -o or a filter (--tid, --comm,\n"
+	  "--time: each event's task and time), the counts come from\n"
 	  "one counter per syscalls:sys_enter_* tracepoint, not from recorded\n"
 	  "events: none is lost at any rate.  Syscalls without a tracepoint (the\n"
 	  "ones the kernel does not implement) and 32-bit programs' calls are\n"
 	  "not counted then; -L, -P and -o record raw_syscalls, which sees every call."),
 	TOOL("exitsnoop", exitsnoop_new, exitsnoop_opts,
 	  "one line per exit: its age and code, or the signal",
-	  "One line per process exit, as BCC's exitsnoop prints it: name, pid, parent,\n"
-	  "thread, age (from the fork, when the recording saw it) and the exit code,\n"
-	  "or the signal that killed it."),
+	  "One line per process exit, as BCC's exitsnoop prints it: name, pid, parent\n"
+	  "(the real parent at the exit, from perf's EXIT record; a thread's is its\n"
+	  "process's), thread, age (from the task's fork, when the recording saw it)\n"
+	  "and the exit code, or the signal that killed it, with \", core dumped\"\n"
+	  "when the parent was told so (its SIGCHLD comes after a traced task's own\n"
+	  "events end: seen system-wide, -a or -C, not with -p or a command alone)."),
 	TOOL("cpudist", cpudist_new, cpudist_opts, "histograms of on-CPU (or off-CPU) run lengths",
 	  "How long threads run each time they get a CPU, as BCC's cpudist shows\n"
 	  "it: a log2 histogram, from context-switch records."),
 	TOOL("softirqs", softirqs_new, irqs_opts, "time in soft interrupts, by vector",
 	  "Time spent in soft interrupts, by vector (timer, net_rx, rcu...), as BCC's\n"
 	  "softirqs shows it, from softirq_entry to softirq_exit on each CPU.  -C is\n"
-	  "--count-only, as in BCC: CPUs are chosen with --cpu."),
+	  "--count-only, as in BCC: CPUs are chosen with --cpu.  An interrupt runs in\n"
+	  "whatever task it interrupts: --pid, --tid and --comm are refused."),
 	TOOL("hardirqs", hardirqs_new, irqs_opts, "time in hardware interrupt handlers, by handler",
 	  "Time spent in hardware interrupt handlers, by handler name, as BCC's\n"
 	  "hardirqs shows it, from irq_handler_entry to irq_handler_exit.  The\n"
 	  "local timer and IPIs have no handler events and are not counted.  -C is\n"
-	  "--count-only, as in BCC: CPUs are chosen with --cpu."),
+	  "--count-only, as in BCC: CPUs are chosen with --cpu.  An interrupt runs in\n"
+	  "whatever task it interrupts: --pid, --tid and --comm are refused."),
 	PATTERN_TOOL("funccount", funccount_new, funccount_opts,
 	  "count hits of tracepoints and user functions (uprobes)",
 	  "Counts every hit of the events PATTERN names, as BCC's funccount does:\n"
@@ -226,7 +233,9 @@ static const struct tool_cmd tools[] = {
 	  "writeback work by reason: count, pages, durations",
 	  "The kernel's writeback work, from each writeback_start to its\n"
 	  "writeback_written, summed by reason (background, periodic, sync...):\n"
-	  "how many, the pages written and how long they took; per --interval."),
+	  "how many, the pages written and how long they took; per --interval.  The\n"
+	  "work runs in the kernel's flusher threads: --pid, --tid and --comm are\n"
+	  "refused."),
 	PATTERN_TOOL("stackcount", stackcount_new, stackcount_opts,
 	  "the stacks that led to tracepoints or user functions, counted",
 	  "Counts the call stacks of every hit of the events PATTERN names (as\n"

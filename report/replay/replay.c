@@ -38,6 +38,11 @@ struct replay {
 	struct rp_summary summary;
 	struct u64map read_last;   /* PERF_SAMPLE_READ: kernel id -> last value */
 	u64 next_tick;             /* end of the current interval; 0 = not begun */
+	u64 ticks;                 /* intervals handed to the sink so far */
+	bool event_ticks;          /* an event's time has been ticked to */
+	u64 round_time;            /* live: the recording time the last round
+				      vouched for (now + clock_offset); 0 for
+				      files (the reader gives rounds only live) */
 	u64 last_time;             /* the newest event time seen */
 	/* Live: recording time = CLOCK_MONOTONIC + clock_offset (the largest
 	 * last_time - now seen at a round: a lower bound that converges). */
@@ -685,15 +690,23 @@ static int release_files(struct replay *rp, struct rp_sink *sink)
 	return 0;
 }
 
-/* Ends every interval that an event at time t lies past (rp_opts.interval_ns). */
-static int tick_until(struct replay *rp, struct rp_sink *sink, u64 t)
+/* Ends every interval that time t lies past (rp_opts.interval_ns): an
+ * event's (from_event), or the clock's at a live round.  Every interval
+ * but the last spans exactly [end - step, end), so a view labels it from
+ * its end alone: the first begins at the first event, as in a file; on a
+ * quiet live target, at the guessed clock's start (on_round), which the
+ * first event replaces while no tick has been given. */
+static int tick_until(struct replay *rp, struct rp_sink *sink, u64 t, bool from_event)
 {
 	u64 step = rp->opts.interval_ns;
+	bool first_event = from_event && !rp->event_ticks && !rp->ticks;
 	/* A guessed clock far behind the recording's: restart from here
 	 * rather than print the intervals between. */
-	if (!rp->next_tick || (rp->clock_guessed && t >= rp->next_tick + step))
+	if (!rp->next_tick || first_event || (rp->clock_guessed && t >= rp->next_tick + step))
 		rp->next_tick = t + step;
+	rp->event_ticks |= from_event;
 	for (; t >= rp->next_tick; rp->next_tick += step) {
+		rp->ticks++;
 		if (sink->tick && sink->tick(sink->ctx, rp->next_tick, false) < 0)
 			return -1;
 		if (rp->opts.release_files && release_files(rp, sink) < 0)
@@ -831,6 +844,10 @@ static void look_for_gone(struct replay *rp, u64 now)
 /* Live without intervals: files are released at most this often. */
 #define RELEASE_EVERY_NS 1000000000ull
 
+/* What a live stream may hold unread at a round: what was recorded since
+ * the round before (rounds come every 100 ms), and the drain's pass. */
+#define GUESS_LAG_NS 200000000ull
+
 /* Sweeps once enough threads exited that the walk pays for itself. */
 #define SWEEP_EXITED_MIN 64
 
@@ -849,15 +866,20 @@ static int on_round(struct replay *rp, struct rp_sink *sink)
 	}
 	/* A quiet target: two rounds and no event has told the recording's
 	 * clock.  The intervals begin now on CLOCK_MONOTONIC, which the perf
-	 * clock is near (0.65 s behind on this VM), so they are printed when
-	 * nothing happens; the first event's time corrects the offset. */
+	 * clock is near (0.65 s behind on one VM, 0.09 s ahead on another),
+	 * less what the pipe may still hold (GUESS_LAG_NS), so they are
+	 * printed when nothing happens and a tick does not pass events
+	 * recorded before it and not yet read; the first event's time
+	 * corrects the offset. */
 	if (rp->opts.interval_ns && !rp->clock_known && rp->rounds >= 2) {
 		rp->clock_known = rp->clock_guessed = true;
-		rp->clock_offset = 0;
-		rp->next_tick = now + rp->opts.interval_ns;
+		rp->clock_offset = -(s64)GUESS_LAG_NS;
+		rp->next_tick = now - GUESS_LAG_NS + rp->opts.interval_ns;
 	}
+	if (rp->clock_known)
+		rp->round_time = (u64)((s64)now + rp->clock_offset);
 	if (rp->opts.interval_ns && rp->next_tick && rp->clock_known &&
-	    tick_until(rp, sink, (u64)((s64)now + rp->clock_offset)) < 0)
+	    tick_until(rp, sink, rp->round_time, false) < 0)
 		return -1;
 	if (rp->clock_known && !rp->clock_guessed)
 		look_for_gone(rp, now);
@@ -900,7 +922,7 @@ int rp_run(struct replay *rp, struct rp_sink *sink)
 		u64 t = event_time(&ev);
 		if (t > rp->last_time)
 			rp->last_time = t;
-		if (rp->opts.interval_ns && t && tick_until(rp, sink, t) < 0)
+		if (rp->opts.interval_ns && t && tick_until(rp, sink, t, true) < 0)
 			return -1;
 		if (on_event(rp, &ev, sink) < 0)
 			return -1;
@@ -918,7 +940,13 @@ int rp_run(struct replay *rp, struct rp_sink *sink)
 	rp->summary.unwind = rp->unwind_before;
 	if (rp->unw)
 		add_unwind_stats(&rp->summary.unwind, unw_dwarf_stats(rp->unw));
-	if (rp->opts.interval_ns && sink->tick && sink->tick(sink->ctx, rp->last_time, true) < 0)
+	/* The last interval: from the last tick to the last event, or live
+	 * to the last round's time (a quiet end is part of it); never before
+	 * the tick, so labels do not go back. */
+	u64 end = MAX(rp->last_time, rp->round_time);
+	if (rp->next_tick)
+		end = MAX(end, rp->next_tick - rp->opts.interval_ns);
+	if (rp->opts.interval_ns && sink->tick && sink->tick(sink->ctx, end, true) < 0)
 		return -1;
 	if (sink->finish && sink->finish(sink->ctx) < 0)
 		return -1;

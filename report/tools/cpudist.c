@@ -51,8 +51,12 @@ static int event(void *ctx, const struct pd_event *ev, const struct rp_thread *t
 	bool ends = out != x->o.offcpu;
 	u64 *since = u64map_slot(&x->since, tid, &created);
 	if (ends && !created && *since && ev->s.time >= *since) {
-		u64 *pid = u64map_get(&x->tgid, tid);
-		add(x, pid ? (u32)*pid : ev->s.pid, t ? t->comm : "?", ev->s.time - *since);
+		u64 *tg = u64map_get(&x->tgid, tid);
+		u32 pid = tg ? (u32)*tg : ev->s.pid;
+		const char *comm = t ? t->comm : "?";
+		/* A run (or a wait) is the task's, on this CPU, ending now. */
+		if (rp_filter_pass(x->env->filter, pid, tid, comm, (int)ev->s.cpu, ev->s.time))
+			add(x, pid, comm, ev->s.time - *since);
 	}
 	*since = ends ? 0 : ev->s.time;
 	return 0;

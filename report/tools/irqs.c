@@ -140,7 +140,9 @@ static struct tool *irqs_new(const struct tool_opts *o, bool hard)
 	*t = (struct tool){ .name = hard ? "hardirqs" : "softirqs", .ctx = x, .start = start,
 			    .sink = { .ctx = x, .sample = sample, },
 			    .print = print_rows, .reset = reset,
-			    .free = irqs_free };
+			    .free = irqs_free,
+			    /* An interrupt runs in whatever task it interrupts. */
+			    .refused = RP_FILTER_PID | RP_FILTER_TID | RP_FILTER_COMM };
 	return t;
 }
 

@@ -76,6 +76,17 @@ static int counted_event(void *ctx, const struct pd_event *ev, const struct rp_t
 	return !c->done && c->inner.event ? c->inner.event(c->inner.ctx, ev, t) : 0;
 }
 
+/* Live, each round of the stream (every 100 ms, events or none): the
+ * tool's, then what it printed goes out (a pipe's stdout is buffered),
+ * so a line-per-event tool's lines come as the events do. */
+static int counted_round(void *ctx)
+{
+	struct counted *c = ctx;
+	int rc = !c->done && c->inner.round ? c->inner.round(c->inner.ctx) : 0;
+	fflush(stdout);
+	return rc;
+}
+
 /* Without --interval, a summary tool prints the whole recording. */
 static int counted_finish(void *ctx)
 {
@@ -102,13 +113,15 @@ static int replay_tool(struct tool *t, const struct tool_target *tg, struct rp_o
 	o->callchains = t->callchains;
 	o->interval_ns = (u64)(tg->live.interval * 1e9 + 0.5);
 	o->tracing = true;         /* the tools decode tracepoints by field name */
+	o->filter = tg->filter;    /* tg's lists: taken back before the end */
 	int rc = EXIT_RUNTIME;
 	struct replay *r = rp_open(o);
 	if (!r) {
 		cmd_error(t->name, "%s", err_msg());
+		o->filter = (struct rp_filter){0};
 		return rc;
 	}
-	struct tool_env env = { .reader = rp_reader(r), .out = stdout };
+	struct tool_env env = { .reader = rp_reader(r), .out = stdout, .filter = &o->filter };
 	if (pd_trace_open_ids(env.reader, &env.trace, NULL, 0, NULL, NULL) < 0) {
 		cmd_error(t->name, "%s: tracing data: %s", o->input, err_msg());
 		goto close;
@@ -120,7 +133,8 @@ static int replay_tool(struct tool *t, const struct tool_target *tg, struct rp_o
 	struct counted c = { .inner = t->sink, .t = t, .live = live,
 			     .interval_ns = o->interval_ns, .left = tg->live.count };
 	struct rp_sink sink = { .ctx = &c, .sample = counted_sample, .event = counted_event,
-				 .tick = counted_tick, .finish = counted_finish };
+				 .tick = counted_tick, .round = counted_round,
+				 .finish = counted_finish };
 	if (rp_run(r, &sink) < 0 && !c.done)
 		cmd_error(t->name, "%s", err_msg());
 	else
@@ -131,6 +145,7 @@ static int replay_tool(struct tool *t, const struct tool_target *tg, struct rp_o
 		rc = EXIT_RUNTIME;
 close:
 	rp_close(r);
+	o->filter = (struct rp_filter){0};
 	return rc;
 }
 
@@ -161,8 +176,13 @@ static int run_live(struct tool *t, struct tool_target *tg)
 
 int tool_run(struct tool *t, struct tool_target *tg)
 {
-	/* Counts need no recording: counters, unless -o asks for one. */
-	if (!tg->input && !tg->live.output && t->count_events) {
+	if (rp_filter_refuse(&tg->filter, RP_FILTER_ALL & ~t->refused, t->name) < 0) {
+		cmd_error(t->name, "%s", err_msg());
+		return EXIT_USAGE;
+	}
+	/* Counts need no recording: counters, unless -o asks for one or a
+	 * filter needs each event's task, CPU or time. */
+	if (!tg->input && !tg->live.output && t->count_events && !rp_filter_used(&tg->filter)) {
 		int rc = tool_run_counting(t, tg);
 		if (rc >= 0)
 			return rc;

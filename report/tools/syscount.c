@@ -42,9 +42,13 @@ static struct tool_row *row_of(struct syscount *x, const struct rp_sample *s, u6
 {
 	char label[64];
 	if (x->o.per_process) {
+		/* Named as it is last, by its main thread (BCC reads
+		 * /proc/PID/comm as it prints): a process that execs is the
+		 * program it became, not the shell that forked it. */
 		struct tool_row *r = tool_counts_row(&x->rows, s->s->pid, NULL);
-		if (s->thread && !r->label[0])
-			snprintf(r->label, sizeof(r->label), "%s", s->thread->comm);
+		const struct rp_thread *t = s->thread;
+		if (t && (!r->label[0] || (t->tid == t->pid && strcmp(r->label, t->comm))))
+			snprintf(r->label, sizeof(r->label), "%s", t->comm);
 		return r;
 	}
 	const char *name = tool_syscall_name(nr);

@@ -16,6 +16,10 @@ struct tool_env {
 	struct pd_reader *reader;
 	struct pd_trace *trace;    /* the recorded tracing data; NULL when none */
 	FILE *out;
+	/* --pid, --tid, --comm, --cpu, --time: the replay applies it to the
+	 * samples; a tool that counts other records (cpudist's switches)
+	 * tests them with rp_filter_pass. */
+	const struct rp_filter *filter;
 };
 
 /* One tool: its sink (ctx shared with start), and the step that finds
@@ -32,6 +36,10 @@ struct tool {
 	void (*reset)(void *ctx);
 	void (*free)(void *ctx);
 	bool callchains;           /* resolve call chains (stackcount) */
+	/* The filters (RP_FILTER_*) whose test its figures cannot take, and
+	 * so refused (rp_filter_refuse): the task ones for work no task
+	 * owns (interrupts, writeback). */
+	unsigned refused;
 	/* Counting mode (count.c), for a summary tool that needs only how
 	 * often each event happened (NULL when it, with its options, needs
 	 * each event): live and without -o, its events are opened as
@@ -49,6 +57,9 @@ struct tool_target {
 	const char *input;
 	struct live_opts live;     /* report/live's, parsed by live_parse_opt */
 	VEC(const char *) events;  /* -e for funccount and stackcount */
+	/* --tid, --comm, --time, and with -i -p and -C (live they are
+	 * targets: what is recorded) */
+	struct rp_filter filter;
 };
 
 /* Runs tool t on the target: offline, or live on report/live's engine
@@ -75,7 +86,7 @@ enum {
 	TOOL_OPT_INPUT = 0x6000, TOOL_OPT_EVENT,
 	TOOL_OPT_OWN = 0x6100,     /* the tools' own options start here */
 };
-extern const struct opt tool_target_opts[];     /* -i -o -a -p -C --duration */
+extern const struct opt tool_target_opts[];     /* -i -o -a -p -C --duration --tid --comm --time */
 extern const struct opt tool_target_opts_no_c[];  /* the same, --cpu without -C */
 /* --interval and --count: report/live's live_interval_opts. */
 
@@ -118,15 +129,15 @@ const char *tool_pending_take(struct tool_pending *p, u32 tid);
 /* tid's string, still kept; NULL when none. */
 const char *tool_pending_peek(const struct tool_pending *p, u32 tid);
 
-/* Processes' parents and birth times, from the FORK records (processes
- * that began before the recording have none). */
+/* Processes' parents and tasks' birth times, from the FORK records
+ * (tasks that began before the recording have none). */
 struct tool_forks {
 	struct u64map ppid;        /* pid -> ppid + 1 */
-	struct u64map born;        /* pid -> fork time */
+	struct u64map born;        /* tid -> fork time (a process's: its pid) */
 };
 void tool_forks_init(struct tool_forks *f);
 void tool_forks_free(struct tool_forks *f);
-/* Takes note of a FORK record of a new process (threads are ignored). */
+/* Takes note of a FORK record: every task's birth, a process's parent. */
 void tool_forks_event(struct tool_forks *f, const struct pd_event *ev);
 /* The parent's pid as text, "?" when unknown; buf of 16 bytes. */
 const char *tool_forks_ppid(const struct tool_forks *f, u32 pid, char *buf);

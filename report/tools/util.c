@@ -291,11 +291,13 @@ void tool_forks_free(struct tool_forks *f)
 
 void tool_forks_event(struct tool_forks *f, const struct pd_event *ev)
 {
-	if (ev->type != PERF_RECORD_FORK || ev->u.task.pid != ev->u.task.tid)
+	if (ev->type != PERF_RECORD_FORK)
 		return;
 	bool created;
-	*u64map_slot(&f->ppid, ev->u.task.pid, &created) = (u64)ev->u.task.ppid + 1;
-	*u64map_slot(&f->born, ev->u.task.pid, &created) = ev->u.task.time;
+	*u64map_slot(&f->born, ev->u.task.tid, &created) = ev->u.task.time;
+	/* A thread's FORK names its creator, its own process, as ppid. */
+	if (ev->u.task.pid == ev->u.task.tid)
+		*u64map_slot(&f->ppid, ev->u.task.pid, &created) = (u64)ev->u.task.ppid + 1;
 }
 
 const char *tool_forks_ppid(const struct tool_forks *f, u32 pid, char *buf)

@@ -108,6 +108,8 @@ struct tool *writeback_new(const struct tool_opts *o)
 	struct tool *t = xcalloc(1, sizeof(*t));
 	*t = (struct tool){ .name = "writeback", .ctx = x, .start = start,
 			    .sink = { .ctx = x, .sample = sample },
-			    .print = print_rows, .reset = reset, .free = writeback_free };
+			    .print = print_rows, .reset = reset, .free = writeback_free,
+			    /* The work runs in kernel flusher threads, for no one task. */
+			    .refused = RP_FILTER_PID | RP_FILTER_TID | RP_FILTER_COMM };
 	return t;
 }

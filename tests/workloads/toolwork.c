@@ -8,6 +8,10 @@
  *   toolwork runsleep N MS    N times: runs MS ms on the CPU, sleeps MS ms (cpudist)
  *   toolwork malloc N         N mallocs after start-up, through the PLT (funccount)
  *   toolwork alloc MB         allocates and touches MB megabytes (oomkill)
+ *   toolwork paced RATE SECS  calls getppid RATE times a second for SECS
+ *                             seconds, RATE/100 calls every 10 ms on an
+ *                             absolute clock_nanosleep schedule: a constant
+ *                             rate (the tools' --interval figures)
  * Each mode prints one line saying what it did. */
 #include <errno.h>
 #include <fcntl.h>
@@ -89,6 +93,28 @@ static int do_malloc(long n)
 	return 0;
 }
 
+/* Batches of RATE/100 calls at each 10 ms step from the start: the
+ * schedule is absolute, so a late wake-up does not shift the rest. */
+static int do_paced(long rate, long secs)
+{
+	long per_step = rate / 100, steps = secs * 100, calls = 0;
+	struct timespec at;
+	clock_gettime(CLOCK_MONOTONIC, &at);
+	for (long i = 0; i < steps; i++) {
+		for (long j = 0; j < per_step; j++, calls++)
+			syscall(SYS_getppid);
+		at.tv_nsec += 10000000L;
+		if (at.tv_nsec >= 1000000000L) {
+			at.tv_nsec -= 1000000000L;
+			at.tv_sec++;
+		}
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL))
+			;
+	}
+	printf("toolwork: getppid %ld times in %ld s, %ld a second\n", calls, secs, per_step * 100);
+	return 0;
+}
+
 static int do_alloc(long mb)
 {
 	for (long i = 0; i < mb; i++) {
@@ -117,7 +143,9 @@ int main(int argc, char **argv)
 		return do_malloc(a);
 	if (!strcmp(mode, "alloc") && a > 0)
 		return do_alloc(a);
+	if (!strcmp(mode, "paced") && a >= 100 && b > 0)
+		return do_paced(a, b);
 	fprintf(stderr, "usage: toolwork getppid N | open N M | execfail | runsleep N MS | "
-		"malloc N | alloc MB\n");
+		"malloc N | alloc MB | paced RATE SECS\n");
 	return 2;
 }
