@@ -131,7 +131,7 @@ void live_opts_free(struct live_opts *o)
 struct live {
 	struct rec_live *rec;
 	int read_fd;               /* the replay's (it closes it); for FIONREAD */
-	struct stop_handlers stop_h;   /* SIGINT and SIGTERM, restored at the end */
+	struct stop_handlers stop_h;   /* SIGINT, SIGTERM, SIGHUP; restored at the end */
 	volatile sig_atomic_t *stop;   /* their count, or live_stop's 1 */
 	size_t notes_shown;
 	u64 lost_shown;            /* lost samples already told */
