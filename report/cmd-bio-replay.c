@@ -28,7 +28,8 @@ const struct opt bio_replay_opts[] = {
 	  "issue the recording's block I/O again onto DEV: each\n"
 	  "I/O as queued (sector, size, direction) at its recorded\n"
 	  "time, in order per recorded CPU, one submitter each\n"
-	  "(io_uring, O_DIRECT); prints the lateness and totals"),
+	  "(io_uring, O_DIRECT); prints the lateness and totals,\n"
+	  "also when Ctrl-C, SIGTERM or SIGHUP stops it"),
 	OPT(OPT_PLAN, 0, "plan", OPT_ARG, "FILE", "replay a plan file (--save-plan) instead of -i"),
 	OPT(OPT_SAVE_PLAN, 0, "save-plan", OPT_ARG, "FILE",
 	  "write the I/O to replay to a plan file (btrecord);\n"
