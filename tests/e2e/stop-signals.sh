@@ -3,7 +3,8 @@
 # SIGHUP (to ember alone, as kill(1) sends it; HUP as a closed ssh session
 # does) finish their output and then end by that signal (130/143/129), for a command and for -a --duration alike; a
 # command ended at --duration is not a failure (0, as perf stat --timeout);
-# one killed by a signal not ours gives 128 + it (common/stop.c).
+# one killed by a signal not ours gives 128 + it (common/stop.c); under
+# nohup SIGHUP stays ignored.
 # parallel-safe: checks exit statuses and readable files, not counts or timing that load changes (tests/run.sh)
 set -u
 . "$(dirname "$0")/../e2e-lib.sh"
@@ -86,3 +87,15 @@ check "stat --duration 0.5 -- sleep 10: exit 0 ($?)" test $? -eq 0
 check "record: a command dead of SIGSEGV gives 139 ($?)" test $? -eq 139
 "$EMBER" stat -e task-clock -- sh -c 'kill -SEGV $$' 2>/dev/null
 check "stat: a command dead of SIGSEGV gives 139 ($?)" test $? -eq 139
+
+# Under nohup (SIGHUP ignored) SIGHUP stays ignored: the command runs to
+# its end and ember exits 0 (whenever the signal lands, before or after
+# ember's handlers would be in place).
+( trap '' HUP; exec "$EMBER" record -q -o "$TMP/nohup.data" -- sleep 1.5 ) 2>/dev/null &
+pid=$!
+sleep 0.7
+kill -HUP $pid
+wait $pid
+RC=$?
+check "record under nohup, SIGHUP: ignored, runs to the command's end ($RC)" test $RC -eq 0
+check "record under nohup, SIGHUP: the file is complete" readable "$TMP/nohup.data"
