@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tests/e2e/stop-signals.sh - record and stat stopped by SIGINT, SIGTERM or
 # SIGHUP (to ember alone, as kill(1) sends it; HUP as a closed ssh session
-# does) finish their output and then end by that signal (130/143/129), for a command and for -a --duration alike; a
-# command ended at --duration is not a failure (0, as perf stat --timeout);
+# does) finish their output and then end by that signal (130/143/129),
+# for a command and for -a --duration alike; a command ended at
+# --duration is not a failure (0, as perf stat --timeout);
 # one killed by a signal not ours gives 128 + it (common/stop.c); under
 # nohup SIGHUP stays ignored.
 # parallel-safe: checks exit statuses and readable files, not counts or timing that load changes (tests/run.sh)
