@@ -209,14 +209,14 @@ FUZZ_CFLAGS  := -std=gnu11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra \
                 $(DEMANGLE_CFLAGS) -MMD -MP $(FUZZ_SAN)
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz-*.c))
 # Only the modules that hold the parsers, and the bio library with the
-# filter tests it shares with the replay, ember serve's connection parser
-# and the block replay's plan files: a half-written file elsewhere does not
-# stop the fuzzers.  Targets link them as an archive, so each takes the
+# filter tests it shares with the replay, ember serve's connection parser,
+# the block replay's plan files and push's spool loader: a half-written
+# file elsewhere does not stop the fuzzers.  Targets link them as an archive, so each takes the
 # files it calls (fuzz-blktrace none of bio's replay side, fuzz-plan none
 # of the replayer's).
 FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(wildcard $(addsuffix /*.c,common format symbols flamegraph report/bio)) \
                 $(filter-out net/cmd-%,$(wildcard net/*.c)) report/replay/filter.c \
-                report/blkreplay/plan.c report/blkreplay/planfile.c)
+                report/blkreplay/plan.c report/blkreplay/planfile.c push/spool.c)
 FUZZ_LIB     := $(FUZZ_DIR)/libfuzz.a
 
 $(FUZZ_OBJS): $(FUZZ_DIR)/%.o: %.c

@@ -54,17 +54,22 @@ void child_kill(struct held_child *c, int sig);
 int child_pidfd_open(pid_t pid, bool thread);
 
 /* ---- Stopping and the exit status (stop.c) ------------------------------
- * SIGINT and SIGTERM ask record and stat to stop: the command is stopped,
- * the output finished, and then we end by that signal, as perf does, so a
- * shell sees 130/143 and a script running us stops too.  One pair of
- * handlers for the process (a handler can reach only static state). */
+ * SIGINT, SIGTERM and SIGHUP ask record, stat and the live views to stop:
+ * the command is stopped, the output finished, and then we end by that
+ * signal, as perf does for the first two, so a shell sees 130/143/129 and
+ * a script running us stops too.  SIGHUP is a terminal or ssh session
+ * gone: it must not cut a recording short of its end (ignored, as under
+ * nohup, it stays ignored).  One set of handlers for the process (a
+ * handler can reach only static state). */
+#define STOP_NSIGS 3
 struct stop_handlers {
-	struct sigaction old[2];   /* SIGINT's and SIGTERM's before */
+	struct sigaction old[STOP_NSIGS];   /* SIGINT's, SIGTERM's, SIGHUP's before */
+	bool caught[STOP_NSIGS];            /* ours now (not an ignored SIGHUP) */
 	sigset_t mask;             /* the signal mask before */
 };
 
-/* Catches SIGINT and SIGTERM; the returned counter counts the requests (a
- * second one may be firmer).  With block they stay blocked, to be taken
+/* Catches SIGINT, SIGTERM and SIGHUP; the returned counter counts the
+ * requests (a second one may be firmer).  With block they stay blocked, to be taken
  * only where the caller waits with h->mask (ppoll), so that a request
  * cannot slip in between a check and a wait. */
 volatile sig_atomic_t *stop_install(struct stop_handlers *h, bool block);

@@ -1,6 +1,7 @@
-/* stop.c - how record and stat stop and end: SIGINT and SIGTERM caught as
- * stop requests, and the exit status from the command's end and the
- * request, as perf gives it (declared in child.h). */
+/* stop.c - how record, stat and the live views stop and end: SIGINT,
+ * SIGTERM and SIGHUP (a closed terminal or ssh session) caught as stop
+ * requests, and the exit status from the command's end and the request,
+ * as perf gives it (declared in child.h). */
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -16,18 +17,26 @@ static void on_stop_signal(int sig)
 	stop_requests++;
 }
 
+/* The signals that ask to stop, in the order of stop_handlers.old. */
+static const int stop_sigs[STOP_NSIGS] = { SIGINT, SIGTERM, SIGHUP };
+
 volatile sig_atomic_t *stop_install(struct stop_handlers *h, bool block)
 {
 	struct sigaction sa = { .sa_handler = on_stop_signal };
 	sigemptyset(&sa.sa_mask);
 	stop_requests = stop_sig = 0;
-	sigaction(SIGINT, &sa, &h->old[0]);
-	sigaction(SIGTERM, &sa, &h->old[1]);
 	sigset_t stops;
 	sigemptyset(&stops);
-	if (block) {
-		sigaddset(&stops, SIGINT);
-		sigaddset(&stops, SIGTERM);
+	for (int i = 0; i < STOP_NSIGS; i++) {
+		sigaction(stop_sigs[i], NULL, &h->old[i]);
+		/* nohup's SIGHUP stays ignored: the user asked to outlive
+		 * the terminal. */
+		h->caught[i] = !(stop_sigs[i] == SIGHUP && h->old[i].sa_handler == SIG_IGN);
+		if (!h->caught[i])
+			continue;
+		sigaction(stop_sigs[i], &sa, NULL);
+		if (block)
+			sigaddset(&stops, stop_sigs[i]);
 	}
 	sigprocmask(SIG_BLOCK, &stops, &h->mask);
 	return &stop_requests;
@@ -38,8 +47,9 @@ volatile sig_atomic_t *stop_install(struct stop_handlers *h, bool block)
 void stop_restore(const struct stop_handlers *h)
 {
 	sigprocmask(SIG_SETMASK, &h->mask, NULL);
-	sigaction(SIGINT, &h->old[0], NULL);
-	sigaction(SIGTERM, &h->old[1], NULL);
+	for (int i = 0; i < STOP_NSIGS; i++)
+		if (h->caught[i])
+			sigaction(stop_sigs[i], &h->old[i], NULL);
 }
 
 int stop_signal(void)

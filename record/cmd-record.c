@@ -517,7 +517,7 @@ static int connect_server(struct cli *cl)
 	return -1;
 }
 
-/* SIGINT/SIGTERM are blocked except while the drain waits in ppoll
+/* SIGINT/SIGTERM/SIGHUP are blocked except while the drain waits in ppoll
  * (stop_install), so a stop request cannot slip in between a check and a
  * wait.  Like perf, the command's own failure becomes ours, and a stop
  * request ends us by its signal once the file is complete and the

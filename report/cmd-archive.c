@@ -6,6 +6,7 @@
  * always has (it is Essential), as perf archive does: a tar library would
  * be one more build dependency for this one cold step. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,8 +143,11 @@ static void pack_kernel(struct pack *p, struct replay *rp)
 	free(entry);
 }
 
-/* tar(1) reads the NUL-separated list on its standard input. */
-static int run_tar(const struct pack *p, const char *out)
+/* tar(1) reads the NUL-separated list on its standard input and writes
+ * the archive to its standard output, out_fd, which we opened: tar never
+ * sees the name, so a ':' in it is no remote host (tar's rmt syntax) and
+ * a folder that is missing is our one line, not tar's. */
+static int run_tar(const struct pack *p, const char *out, int out_fd)
 {
 	int fds[2];
 	if (pipe(fds) < 0) {
@@ -159,9 +163,10 @@ static int run_tar(const struct pack *p, const char *out)
 	}
 	if (pid == 0) {
 		dup2(fds[0], 0);
+		dup2(out_fd, 1);
 		close(fds[0]);
 		close(fds[1]);
-		execlp("tar", "tar", "--create", "--file", out, "--directory", p->root,
+		execlp("tar", "tar", "--create", "--file=-", "--directory", p->root,
 		       "--null", "--files-from=-", (char *)NULL);
 		fprintf(stderr, "ember archive: tar: %s\n", strerror(errno));
 		_exit(127);
@@ -217,6 +222,16 @@ static int find_hits(const char *input, struct hits *h, struct replay **rpp)
 	return 0;
 }
 
+/* The tar, opened before the recording is read, so a bad -o fails at
+ * once; -1 with err_set(). */
+static int open_out(const char *out)
+{
+	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		err_set_errno("%s: cannot create the tar", out);
+	return fd;
+}
+
 static int archive(const char *input, const char *out)
 {
 	struct hits h = {0};
@@ -225,7 +240,8 @@ static int archive(const char *input, const char *out)
 	struct pack p = {0};
 	int rc = EXIT_RUNTIME;
 	char *root = sym_cache_root();
-	if (!root || find_hits(input, &h, &rp) < 0) {
+	int out_fd = root ? open_out(out) : -1;
+	if (out_fd < 0 || find_hits(input, &h, &rp) < 0) {
 		cmd_error(CMD, "%s", err_msg());
 		goto out;
 	}
@@ -239,17 +255,25 @@ static int archive(const char *input, const char *out)
 			  p.missing ? ": " : "", p.missing_names);
 		goto out;
 	}
-	if (run_tar(&p, out) < 0) {
+	if (run_tar(&p, out, out_fd) < 0) {
 		cmd_error(CMD, "%s", err_msg());
 		goto out;
 	}
 	if (p.missing)
 		cmd_warn(CMD, "%zu files left out: %s", p.missing, p.missing_names);
+	/* tar would take a ':' in the name for a remote host there too. */
 	printf("%zu files%s in %s; where you report: mkdir -p ~/.debug && "
-	       "tar xf %s -C ~/.debug\n", p.entries.n / 2 - p.kernel,
-	       p.kernel ? " and the kernel's kallsyms" : "", out, out);
+	       "tar xf %s%s -C ~/.debug\n", p.entries.n / 2 - p.kernel,
+	       p.kernel ? " and the kernel's kallsyms" : "", out, out,
+	       strchr(out, ':') ? " --force-local" : "");
 	rc = EXIT_OK;
 out:
+	if (out_fd >= 0 && (close(out_fd) < 0 || rc != EXIT_OK)) {
+		if (rc == EXIT_OK)
+			cmd_error(CMD, "%s: %s", out, strerror(errno));
+		unlink(out);   /* no half tar left behind */
+		rc = EXIT_RUNTIME;
+	}
 	for (size_t i = 0; i < p.entries.n; i++)
 		free(p.entries.v[i]);
 	VEC_FREE(&p.entries);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/child.h"
 #include "report/blkreplay/blkreplay.h"
 #include "report/report.h"
 
@@ -27,7 +28,8 @@ const struct opt bio_replay_opts[] = {
 	  "issue the recording's block I/O again onto DEV: each\n"
 	  "I/O as queued (sector, size, direction) at its recorded\n"
 	  "time, in order per recorded CPU, one submitter each\n"
-	  "(io_uring, O_DIRECT); prints the lateness and totals"),
+	  "(io_uring, O_DIRECT); prints the lateness and totals,\n"
+	  "also when Ctrl-C, SIGTERM or SIGHUP stops it"),
 	OPT(OPT_PLAN, 0, "plan", OPT_ARG, "FILE", "replay a plan file (--save-plan) instead of -i"),
 	OPT(OPT_SAVE_PLAN, 0, "save-plan", OPT_ARG, "FILE",
 	  "write the I/O to replay to a plan file (btrecord);\n"
@@ -228,14 +230,20 @@ static void print_result(const struct bio_replay *b, const struct blkr_result *r
 	}
 }
 
+/* The replay under the stop handlers (SIGINT, SIGTERM, SIGHUP): a stop
+ * ends the issuing, the I/Os in flight complete, and the totals say what
+ * was written before we end by that signal, as record does. */
 static int replay(struct bio_replay *b, const struct blkr_plan *p)
 {
 	b->o.dest = b->dest;
 	b->o.maps = b->maps.v;
 	b->o.nmaps = b->maps.n;
+	struct stop_handlers h;
+	b->o.stop = stop_install(&h, false);
 	bool usage;
 	struct blkr_replay *r = blkr_prepare(p, &b->o, &usage);
 	if (!r) {
+		stop_restore(&h);
 		cmd_error(CMD, "%s", err_msg());
 		return usage ? EXIT_USAGE : EXIT_RUNTIME;
 	}
@@ -246,13 +254,21 @@ static int replay(struct bio_replay *b, const struct blkr_plan *p)
 	fflush(stdout);
 	struct blkr_result res;
 	int rc = blkr_run(r, &res);
+	blkr_free(r);   /* the submitters joined: no thread is left to take a signal */
+	stop_restore(&h);
 	print_result(b, &res);
 	if (rc < 0)
 		cmd_error(CMD, "the replay stopped: %s", err_msg());
 	if (res.errors)
 		cmd_error(CMD, "%llu I/Os failed; the first: %s", (unsigned long long)res.errors,
 			  res.first_error);
-	blkr_free(r);
+	int sig = stop_signal();
+	if (res.stopped && sig) {
+		u64 done = res.reads + res.writes + res.errors + res.writes_skipped;
+		cmd_error(CMD, "stopped by SIG%s after %llu of the plan's %llu I/Os", sigabbrev_np(sig),
+			  (unsigned long long)done, (unsigned long long)res.planned);
+		cmd_die_of(sig);
+	}
 	return rc < 0 || res.errors ? EXIT_RUNTIME : EXIT_OK;
 }
 

@@ -310,7 +310,7 @@ int cmd_offcpu(int argc, char **argv)
 		if (rc == EXIT_OK)
 			rc = src;
 	}
-	if (live && !intervals)
+	if (live && !intervals && a.r)   /* no replay when the stream never began */
 		live_print_counts(stdout, live, rp_summary(a.r));
 	fflush(stdout);
 	offcpu_free(oc);

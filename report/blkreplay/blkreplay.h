@@ -11,6 +11,8 @@
 #ifndef EMBER_REPORT_BLKREPLAY_BLKREPLAY_H
 #define EMBER_REPORT_BLKREPLAY_BLKREPLAY_H
 
+#include <signal.h>
+
 #include "report/bio/bio.h"
 
 /* ---- the plan ------------------------------------------------------------ */
@@ -44,7 +46,11 @@ struct blkr_plan {
 /* Limits a plan file is held to (planfile.c). */
 #define BLKR_MAX_DEVS 4096
 #define BLKR_MAX_STREAMS 65536
-#define BLKR_MAX_SECTORS (1u << 24)   /* 8 GiB: no single I/O is larger */
+/* The most one read or write moves (Linux's MAX_RW_COUNT, INT_MAX rounded
+ * down to a page: 2 GiB - 4 KiB): a larger I/O would come back short, and
+ * its length would not fit io_uring's 32-bit length and result. */
+#define BLKR_MAX_BYTES 0x7ffff000u
+#define BLKR_MAX_SECTORS (BLKR_MAX_BYTES / 512)
 
 u64 blkr_plan_nios(const struct blkr_plan *p);
 /* The last I/O's offset: how long the recording's I/O lasted. */
@@ -89,6 +95,9 @@ struct blkr_opts {
 	bool no_stall;         /* -N: as fast as possible */
 	u32 submitters;        /* -c: streams folded onto this many (0: one each) */
 	u32 iterations;        /* -I (0: 1) */
+	/* Nonzero: issue no more I/O (those in flight complete) and end
+	 * the run; the stop handlers' counter (common/stop.c), or NULL. */
+	volatile sig_atomic_t *stop;
 };
 
 struct blkr_result {
@@ -99,6 +108,8 @@ struct blkr_result {
 	u64 elapsed;           /* ns, all iterations: start to last completion */
 	u64 late_p50, late_p99, late_max;   /* ns behind the recorded time */
 	u64 errors;            /* I/Os that failed or came back short */
+	u64 planned;           /* I/Os the plan asks for, all iterations */
+	bool stopped;          /* *stop ended it before the plan's end */
 	char first_error[384];
 };
 

@@ -215,16 +215,22 @@ static int read_streams(const struct parse *ps, struct blkr_plan *p)
 	return 0;
 }
 
-static int bad_io(const struct parse *ps, u64 i, size_t at, const char *what)
+/* An I/O is named as the replay names it (target.c): its place in its
+ * CPU's stream, counted from 1, and here its byte offset too. */
+static int bad_io(const struct parse *ps, const struct blkr_stream *st, u64 k, size_t at,
+		  const char *what)
 {
-	err_set("%s: I/O %llu at offset %zu: %s", ps->name, (unsigned long long)i, at, what);
+	err_set("%s: I/O %llu of CPU %u at offset %zu: %s", ps->name, (unsigned long long)k + 1,
+		st->cpu, at, what);
 	return -1;
 }
 
-/* One I/O at `at`; prev is the one before it in its stream, or NULL. */
-static int read_io(const struct parse *ps, u64 i, size_t at, struct blkr_io *io,
-		   const struct blkr_io *prev)
+/* The I/O k of stream st, at `at`. */
+static int read_io(const struct parse *ps, const struct blkr_stream *st, u64 k, size_t at)
 {
+	struct blkr_io *io = &st->ios[k];
+	const struct blkr_io *prev = k ? &st->ios[k - 1] : NULL;
+	char why[128];
 	const u8 *b = ps->b + at;
 	io->offset = get64(b);
 	io->sector = get64(b + 8);
@@ -233,19 +239,24 @@ static int read_io(const struct parse *ps, u64 i, size_t at, struct blkr_io *io,
 	io->write = b[22] == 'W';
 	io->flags = b[23];
 	if (io->dev >= ps->ndevs)
-		return bad_io(ps, i, at, "its device index is past the plan's devices");
+		return bad_io(ps, st, k, at, "its device index is past the plan's devices");
 	if (b[22] != 'R' && b[22] != 'W')
-		return bad_io(ps, i, at, "its direction is neither R nor W");
+		return bad_io(ps, st, k, at, "its direction is neither R nor W");
 	if (io->flags)
-		return bad_io(ps, i, at, "flags set that version 1 does not have");
-	if (!io->nr_sector || io->nr_sector > BLKR_MAX_SECTORS)
-		return bad_io(ps, i, at, "its size is 0 or over 8 GiB");
+		return bad_io(ps, st, k, at, "flags set that version 1 does not have");
+	if (!io->nr_sector)
+		return bad_io(ps, st, k, at, "its size is 0 sectors");
+	if (io->nr_sector > BLKR_MAX_SECTORS) {
+		snprintf(why, sizeof(why), "its size, %llu bytes, is over the %u one read or "
+			 "write moves", (unsigned long long)io->nr_sector * 512, BLKR_MAX_BYTES);
+		return bad_io(ps, st, k, at, why);
+	}
 	if (io->sector > (u64)INT64_MAX / 512 - io->nr_sector)
-		return bad_io(ps, i, at, "its sector is past any device's end");
+		return bad_io(ps, st, k, at, "its sector is past any device's end");
 	if (io->offset > MAX_OFFSET)
-		return bad_io(ps, i, at, "its time offset is over 13 days");
+		return bad_io(ps, st, k, at, "its time offset is over 13 days");
 	if (prev && io->offset < prev->offset)
-		return bad_io(ps, i, at, "its time offset is before the previous I/O's");
+		return bad_io(ps, st, k, at, "its time offset is before the previous I/O's");
 	return 0;
 }
 
@@ -253,12 +264,11 @@ static int read_ios(const struct parse *ps, struct blkr_plan *p)
 {
 	size_t at = (size_t)ps->hsize + (size_t)ps->ndevs * DEV_SIZE +
 		    (size_t)ps->nstreams * STREAM_SIZE;
-	u64 i = 0;
 	for (u32 s = 0; s < p->nstreams; s++) {
 		struct blkr_stream *st = &p->streams[s];
 		st->ios = xcalloc(st->n, sizeof(*st->ios));
-		for (u64 k = 0; k < st->n; k++, i++, at += IO_SIZE)
-			if (read_io(ps, i, at, &st->ios[k], k ? &st->ios[k - 1] : NULL) < 0)
+		for (u64 k = 0; k < st->n; k++, at += IO_SIZE)
+			if (read_io(ps, st, k, at) < 0)
 				return -1;
 	}
 	return 0;

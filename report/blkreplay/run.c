@@ -242,7 +242,7 @@ static void prep(struct submitter *s, const struct blkr_io *io, u32 batch, u64 d
 	const struct blkr_target *t = &s->r->t.v[s->r->t.of_dev[io->dev]];
 	u32 slot = s->free_slots[--s->nfree];
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&s->ring);   /* depth slots: never NULL */
-	unsigned len = io->nr_sector * 512;
+	u32 len = io->nr_sector * 512;   /* at most BLKR_MAX_BYTES: target.c checked */
 	if (io->write)
 		io_uring_prep_write(sqe, t->fd, s->wbuf, len, io->sector * 512);
 	else
@@ -265,20 +265,39 @@ static void submit(struct submitter *s, u32 batch)
 		blkr_late_add(&s->late, now > s->due[i] ? now - s->due[i] : 0);
 }
 
-static void sleep_until(u64 t)
+static bool stopping(const struct blkr_replay *r)
 {
-	struct timespec ts = { .tv_sec = (time_t)(t / 1000000000), .tv_nsec = (long)(t % 1000000000) };
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
+	return r->o.stop && *r->o.stop;
+}
+
+/* Sleeps in steps of at most STOP_CHECK_NS, so that a stop request (the
+ * signal lands on one thread) ends the others' waits too. */
+#define STOP_CHECK_NS 50000000ull
+
+static void sleep_until(const struct blkr_replay *r, u64 t)
+{
+	while (!stopping(r)) {
+		u64 now = now_ns();
+		if (now >= t)
+			return;
+		u64 until = t - now > STOP_CHECK_NS ? now + STOP_CHECK_NS : t;
+		struct timespec ts = { .tv_sec = (time_t)(until / 1000000000),
+				       .tv_nsec = (long)(until % 1000000000) };
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	}
 }
 
 /* One pass over the submitter's I/Os: those due go out together, one
- * submit for all; between them it sleeps, or waits for a free slot. */
+ * submit for all; between them it sleeps, or waits for a free slot.  A
+ * stop request ends the issuing; what is in flight completes and is
+ * counted. */
 static void replay_once(struct submitter *s)
 {
 	struct blkr_replay *r = s->r;
 	u64 i = 0;
 	while ((i < s->n || s->inflight) && !s->fatal[0]) {
+		if (i < s->n && stopping(r))
+			i = s->n;
 		reap(s, false);
 		u64 now = now_ns();
 		u32 batch = 0;
@@ -296,7 +315,7 @@ static void replay_once(struct submitter *s)
 		if (batch)
 			submit(s, batch);
 		else if (i < s->n && s->nfree)
-			sleep_until(due_at(r, s->ios[i]));
+			sleep_until(r, due_at(r, s->ios[i]));
 		else
 			reap(s, true);
 	}
@@ -406,7 +425,8 @@ int blkr_run(struct blkr_replay *r, struct blkr_result *res)
 		goto out;
 	}
 	u32 iterations = r->o.iterations ? r->o.iterations : 1;
-	for (u32 it = 0; it < iterations && rc == 0; it++) {
+	res->planned = blkr_plan_nios(r->plan) * iterations;
+	for (u32 it = 0; it < iterations && rc == 0 && !stopping(r); it++) {
 		pthread_mutex_lock(&r->mu);
 		r->t0 = now_ns() + 2000000;
 		r->running = r->nsub;
@@ -424,6 +444,7 @@ int blkr_run(struct blkr_replay *r, struct blkr_result *res)
 	}
 out:
 	sum_results(r, res);
+	res->stopped = stopping(r);
 	return rc;
 }
 

@@ -280,7 +280,9 @@ static int open_target(struct blkr_target *t, bool force)
 	return 0;
 }
 
-/* Every I/O issued lies within its target and on its block boundaries. */
+/* Every I/O issued lies within its target and on its block boundaries,
+ * and one read or write can move it (a plan from a recording is not
+ * held to planfile.c's checks). */
 static int check_fit(const struct blkr_targets *t, const struct blkr_plan *p, bool write)
 {
 	for (u32 s = 0; s < p->nstreams; s++)
@@ -290,7 +292,9 @@ static int check_fit(const struct blkr_targets *t, const struct blkr_plan *p, bo
 			if (io->write && !write)
 				continue;
 			u64 at = io->sector * 512, len = (u64)io->nr_sector * 512;
-			const char *bad = at + len > tg->bytes ? "ends past the end of" :
+			const char *bad = len > BLKR_MAX_BYTES ? "is larger than one read or write "
+				"moves (2 GiB - 4 KiB), onto" :
+					  at + len > tg->bytes ? "ends past the end of" :
 					  (at % tg->block || len % tg->block) ?
 					  "is not aligned to the logical blocks of" : NULL;
 			if (!bad)

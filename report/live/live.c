@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/child.h"
@@ -131,7 +132,7 @@ void live_opts_free(struct live_opts *o)
 struct live {
 	struct rec_live *rec;
 	int read_fd;               /* the replay's (it closes it); for FIONREAD */
-	struct stop_handlers stop_h;   /* SIGINT and SIGTERM, restored at the end */
+	struct stop_handlers stop_h;   /* SIGINT, SIGTERM, SIGHUP; restored at the end */
 	volatile sig_atomic_t *stop;   /* their count, or live_stop's 1 */
 	size_t notes_shown;
 	u64 lost_shown;            /* lost samples already told */
@@ -141,11 +142,44 @@ struct live {
  * drain's bursts wait there while the view catches up. */
 #define LIVE_PIPE_BYTES (1 << 20)
 
+/* -o's folder is there and one we may write in.  The recording thread
+ * opens the file only once the view reads its stream: a bad path would
+ * first show as that stream ending before its header.  Nothing is created
+ * here (the file may still be refused for another reason). */
+static int check_output(const char *path)
+{
+	if (!path || !strcmp(path, "-"))
+		return 0;
+	char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		strcpy(dir, ".");
+	else
+		slash[slash == dir] = '\0';   /* "/x" is in "/" */
+	struct stat st;
+	int rc = 0;
+	if (stat(dir, &st) < 0) {
+		err_set_errno("%s", path);
+		rc = -1;
+	} else if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		err_set_errno("%s", path);
+		rc = -1;
+	} else if (access(dir, W_OK | X_OK) < 0) {
+		err_set_errno("%s", path);
+		rc = -1;
+	}
+	free(dir);
+	return rc;
+}
+
 struct live *live_start(const struct live_opts *o, enum rec_live_kind kind,
 			struct rp_opts *rp, bool *usage)
 {
 	int p[2];
 	*usage = false;
+	if (check_output(o->output) < 0)
+		return NULL;
 	if (pipe2(p, O_CLOEXEC) < 0) {
 		err_set_errno("pipe");
 		return NULL;

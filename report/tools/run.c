@@ -150,13 +150,16 @@ close:
 }
 
 /* Live: the tool's events recorded on a thread of this process (report/
- * live), its stream replayed as it comes; Ctrl-C and SIGTERM end the
- * recording, the tool prints what it gathered and the exit is 0 (or the
+ * live), its stream replayed as it comes; Ctrl-C, SIGTERM and SIGHUP end
+ * the recording, the tool prints what it gathered and the exit is 0 (or the
  * command's status). */
 static int run_live(struct tool *t, struct tool_target *tg)
 {
 	struct rp_opts o;
 	rp_opts_init(&o);
+	/* Each line as it is printed: `execsnoop > file` keeps every line
+	 * the tool showed, however it ends. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	tg->live.tool = t->name;
 	tg->live.events = tg->events.v;
 	tg->live.nevents = tg->events.n;

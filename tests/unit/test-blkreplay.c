@@ -121,13 +121,27 @@ static void test_plan_file(void)
 	memcpy(bad, buf, n);
 	bad[84 + 20] = 1;
 	CHECK(blkr_plan_parse(&q, bad, n, "P") < 0 &&
-	      strstr(err_msg(), "P: I/O 0 at offset 84: its device index"), "%s", err_msg());
+	      strstr(err_msg(), "P: I/O 1 of CPU 1 at offset 84: its device index"), "%s",
+	      err_msg());
 	/* CPU 3's second I/O (the last) before its first. */
 	memcpy(bad, buf, n);
 	memset(bad + 84 + 48, 0, 8);
 	bad[84 + 24] = 5;
-	CHECK(blkr_plan_parse(&q, bad, n, "P") < 0 && strstr(err_msg(), "I/O 2 at offset 132") &&
+	CHECK(blkr_plan_parse(&q, bad, n, "P") < 0 &&
+	      strstr(err_msg(), "I/O 2 of CPU 3 at offset 132") &&
 	      strstr(err_msg(), "before the previous"), "%s", err_msg());
+	/* CPU 3's first write made 4 GiB + 4 KiB: one read or write moves
+	 * at most 2 GiB - 4 KiB, and the length would not fit 32 bits. */
+	memcpy(bad, buf, n);
+	bad[108 + 16] = 8, bad[108 + 17] = 0, bad[108 + 18] = 0x80, bad[108 + 19] = 0;
+	CHECK(blkr_plan_parse(&q, bad, n, "P") < 0 &&
+	      strstr(err_msg(), "P: I/O 1 of CPU 3 at offset 108: its size, 4294971392 bytes, "
+		     "is over the 2147479552"), "%s", err_msg());
+	/* 2 GiB - 4 KiB is the most, and it reads. */
+	bad[108 + 16] = 0xf8, bad[108 + 17] = 0xff, bad[108 + 18] = 0x3f;
+	CHECK(blkr_plan_parse(&q, bad, n, "P") == 0 && q.streams[1].ios[0].nr_sector == 4194296,
+	      "%s", err_msg());
+	blkr_plan_free(&q);
 	/* A stream claiming more I/Os than the header counts. */
 	memcpy(bad, buf, n);
 	bad[52 + 8] = 9;
