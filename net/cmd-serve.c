@@ -29,10 +29,11 @@ static const char synopsis[] =
 	"\n"
 	"Collects the recordings that 'ember record -o tcp://HOST:PORT' streams\n"
 	"(blktrace -l): each client's recording is written as it arrives to\n"
-	"DIR/HOST-DATE-TIME/ember.data, a perf stream that ember and perf read.\n"
-	"A client that disconnects or dies before the end leaves its file cut\n"
-	"back to its last complete round.  Several clients at once; each is\n"
-	"logged on standard error.  Until Ctrl-C, --duration or --stop-after.\n"
+	"DIR/HOST-DATE-TIME/ember.data (0600, in a 0700 folder), a perf stream\n"
+	"that ember and perf read.  A client that disconnects or dies before\n"
+	"the end leaves its file cut back to its last complete round.  Several\n"
+	"clients at once; each is logged on standard error.  Until Ctrl-C,\n"
+	"--duration or --stop-after.\n"
 	"\n";
 
 static const struct opt options[] = {

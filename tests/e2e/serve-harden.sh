@@ -4,8 +4,9 @@
 # client with a token out; --max-conns is capped by the descriptor limit,
 # and a server out of descriptors pauses accept instead of spinning; its
 # recordings are 0600 in 0700 folders; a host name starting with '-' is
-# refused; a refused client with --fallback records into it; a server out
-# of disk space says what it kept, and the client says the server's word.
+# refused; a refused client with --fallback records into it; a server's
+# ERR at the end is said when the fallback keeps the recording; a server
+# out of disk space says what it kept, and the client says its word.
 # parallel-safe: checks answers, files and modes; its one CPU bound has a
 # tenfold margin and load only lowers what a paused server spends (tests/run.sh)
 set -u
@@ -161,7 +162,45 @@ else
 	skip emfile-paused "prlimit (util-linux) not installed"
 fi
 
-# 6. A full disk on the server (a 4 KiB tmpfs): the client says what the
+# 6. A server that answers the end with ERR, a fallback given: the
+# recording is the fallback's, and the server's reason is said.
+python3 - "$TMP" >"$TMP/enderr.out" 2>&1 <<'PY' &
+import socket, struct, sys
+tmp = sys.argv[1]
+ls = socket.socket(); ls.bind(("127.0.0.1", 0)); ls.listen(1)
+open(tmp + "/enderr.port", "w").write(str(ls.getsockname()[1]))
+ls.settimeout(30)
+s, _ = ls.accept()
+s.settimeout(30)
+def need(n):
+    b = b""
+    while len(b) < n:
+        got = s.recv(n - len(b))
+        if not got: raise SystemExit("the client went away")
+        b += got
+    return b
+head = need(16); need(sum(struct.unpack(">HH", head[10:14])))
+s.sendall(b"OK\n")
+while True:
+    n, = struct.unpack(">I", need(4))
+    if n == 0: break
+    if n != 0xffffffff: need(n)
+s.sendall(b"ERR the end was refused\n")
+PY
+EP=$!
+for i in $(seq 100); do [ -s "$TMP/enderr.port" ] && break; sleep 0.05; done
+EURL=tcp://127.0.0.1:$(cat "$TMP/enderr.port")
+run_ember enderr record -F 999 -o "$EURL" --fallback "$TMP/fb3.data" -- "$WORKLOADS/ratio" 0.3
+wait "$EP"
+if [ "$RC" -eq 0 ] && grep -q "warning: $EURL: the server refused: the end was refused; the recording is kept whole in $TMP/fb3.data" "$TMP/enderr.err" &&
+   parse_end_line "$TMP/enderr.err" && [ "$EL_FILE" = "$TMP/fb3.data (the fallback)" ] &&
+   why=$(samples_agree "$TMP/fb3.data" "$EL_N"); then
+	pass end-err-said-with-fallback
+else
+	fail end-err-said-with-fallback "exit $RC, ${why:-}: $(head -c 300 "$TMP/enderr.err") $(cat "$TMP/enderr.out")"
+fi
+
+# 7. A full disk on the server (a 4 KiB tmpfs): the client says what the
 # server said of its file, never "kept and readable" on its own; with
 # --fallback, the server's word is in the warning.
 mkdir "$TMP/full"
