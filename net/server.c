@@ -378,6 +378,21 @@ static void accept_failed(struct net_server *s)
 	s->accept_paused_ns = now_ns() + (u64)ACCEPT_PAUSE_MS * 1000000;
 }
 
+static struct conn *conn_new(struct net_server *s, int fd, const struct net_addr *peer)
+{
+	struct conn *c = xcalloc(1, sizeof(*c));
+	c->srv = s;
+	c->fd = fd;
+	c->file = -1;
+	c->pending = true;
+	c->addr = *peer;
+	net_addr_str(peer, c->peer, sizeof(c->peer));
+	c->deadline_ns = now_ns() + (u64)s->o->hello_ms * 1000000;
+	struct net_conn_cb cb = { .ctx = c, .hello = on_hello, .data = on_data };
+	net_conn_init(&c->in, &cb);
+	return c;
+}
+
 /* One new connection into the pending table: it has hello_ms for its
  * hello, and takes a client slot only once hello and token are good. */
 static bool take_client(struct net_server *s)
@@ -394,16 +409,7 @@ static bool take_client(struct net_server *s)
 		      (unsigned long long)s->accept_fails);
 	s->accept_fails = 0;
 	s->st.clients++;
-	struct conn *c = xcalloc(1, sizeof(*c));
-	c->srv = s;
-	c->fd = fd;
-	c->file = -1;
-	c->pending = true;
-	c->addr = peer;
-	net_addr_str(&peer, c->peer, sizeof(c->peer));
-	c->deadline_ns = now_ns() + (u64)s->o->hello_ms * 1000000;
-	struct net_conn_cb cb = { .ctx = c, .hello = on_hello, .data = on_data };
-	net_conn_init(&c->in, &cb);
+	struct conn *c = conn_new(s, fd, &peer);
 	int slot = make_pending_room(s, &peer) < 0 ? -1 : free_slot(s);
 	if (slot < 0) {
 		char line[160];
