@@ -208,6 +208,7 @@ if ! mount -t tmpfs -o size=4k ember-e2e "$TMP/full" 2>/dev/null; then
 	skip disk-full "cannot mount a tmpfs"
 	exit 0
 fi
+trap 'umount "$TMP/full" 2>/dev/null; cleanup_record_tests' EXIT
 start_server full -o "$TMP/full" --duration 30
 run_ember nofb record -a -F 999 --duration 1 -o "tcp://127.0.0.1:$PORT"
 if [ "$RC" -eq 1 ] && grep -q "the server stopped the recording: writing .*: No space left on device; " "$TMP/nofb.err" &&
