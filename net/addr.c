@@ -187,7 +187,9 @@ static bool host_char_ok(char c)
 
 bool net_host_ok(const char *name, size_t len)
 {
-	if (len == 0 || len > NET_HOST_MAX || name[0] == '.')
+	/* Not '.' first ("..", hidden) nor '-' (an option to whatever is
+	 * run on the directory later). */
+	if (len == 0 || len > NET_HOST_MAX || name[0] == '.' || name[0] == '-')
 		return false;
 	for (size_t i = 0; i < len; i++)
 		if (!host_char_ok(name[i]))
@@ -205,8 +207,8 @@ void net_host_name(char *buf, size_t size)
 	for (; host[n] && n + 1 < size && n < NET_HOST_MAX; n++)
 		buf[n] = host_char_ok(host[n]) ? host[n] : '-';
 	buf[n] = 0;
-	if (buf[0] == '.')
-		buf[0] = '-';
+	if (buf[0] == '.' || buf[0] == '-')
+		buf[0] = '_';
 }
 
 static void put_u16(u8 *p, u32 v)

@@ -19,6 +19,7 @@
 #define RELAY_SIZE (256u << 10)
 #define KEEPALIVE_MS 5000
 #define PIPE_BYTES (1 << 20)
+#define LAST_WORD_MS 1000          /* for the server's line after a failure */
 
 struct net_client {
 	struct net_client_opts o;
@@ -29,6 +30,7 @@ struct net_client {
 	pthread_t thread;
 	bool running;
 	char *drop;                /* why the connection dropped */
+	char *last_word;           /* the server's ERR after an abort */
 	char *fallback_err;        /* why the fallback stopped */
 	u64 sent;
 	u8 *buf;                   /* 4 bytes of frame head, then the data */
@@ -127,8 +129,36 @@ static int hello(struct net_client *c)
 static void drop(struct net_client *c, const char *why)
 {
 	c->drop = xstrdup(why);
-	close(c->sock);
+	if (c->sock >= 0)
+		close(c->sock);
 	c->sock = -1;
+}
+
+/* The server's "ERR why; what it kept" when it sent one before it closed
+ * (it stays readable after a reset), without "ERR ", in a new string. */
+static char *server_last_word(struct net_client *c)
+{
+	char line[NET_LINE_MAX];
+	if (read_line(c->sock, line, sizeof(line), LAST_WORD_MS) < 0 || strncmp(line, "ERR ", 4))
+		return NULL;
+	return xstrdup(line + 4);
+}
+
+/* Sending failed (why): the server's own word on it, when it said one,
+ * tells the user more than the socket's error does. */
+static void lost(struct net_client *c, const char *why)
+{
+	char *saved = xstrdup(why);
+	char *word = server_last_word(c);
+	if (word) {
+		char *both = xasprintf("the server stopped the recording: %s", word);
+		drop(c, both);
+		free(both);
+	} else {
+		drop(c, saved);
+	}
+	free(word);
+	free(saved);
 }
 
 static int send_frame(struct net_client *c, size_t n)
@@ -161,7 +191,7 @@ static void *relay(void *arg)
 		struct pollfd p = { .fd = c->pipe_rd, .events = POLLIN };
 		int r = poll(&p, 1, KEEPALIVE_MS);
 		if (r == 0 && c->sock >= 0 && send_frame(c, 0) < 0)
-			drop(c, err_msg());
+			lost(c, err_msg());
 		if (r <= 0)
 			continue;
 		ssize_t n = read(c->pipe_rd, c->buf + 4, RELAY_SIZE);
@@ -171,9 +201,9 @@ static void *relay(void *arg)
 			break;
 		keep_in_fallback(c, (size_t)n);
 		if (c->sock >= 0 && send_frame(c, (size_t)n) < 0) {
-			drop(c, err_msg());
+			lost(c, err_msg());
 			if (c->fallback >= 0 && c->o.on_drop)
-				c->o.on_drop(c->o.ctx, c->drop);
+				c->o.on_drop(c->o.ctx, c->drop, false);
 		}
 		if (c->sock < 0 && c->fallback < 0)
 			break;
@@ -187,7 +217,8 @@ static int open_fallback(struct net_client *c)
 {
 	if (!c->o.fallback)
 		return 0;
-	c->fallback = open(c->o.fallback, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* 0600 as record's files: stack copies can hold secrets. */
+	c->fallback = open(c->o.fallback, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (c->fallback < 0) {
 		err_set_errno("--fallback %s", c->o.fallback);
 		return -1;
@@ -221,6 +252,15 @@ static void set_user_timeout(int fd, int ms)
 	setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &v, sizeof(v));
 }
 
+/* Connected and answered OK; -1 with err_set(). */
+static int connect_server(struct net_client *c, const struct net_addr *a)
+{
+	if ((c->sock = net_connect(a, c->o.timeout_ms)) < 0 || hello(c) < 0)
+		return -1;
+	set_user_timeout(c->sock, 3 * c->o.timeout_ms);
+	return 0;
+}
+
 struct net_client *net_client_start(const struct net_client_opts *o)
 {
 	struct net_client *c = xcalloc(1, sizeof(*c));
@@ -230,14 +270,21 @@ struct net_client *net_client_start(const struct net_client_opts *o)
 	c->o.addr = c->addr;
 	c->buf = xmalloc(4 + RELAY_SIZE);
 	struct net_addr a;
-	if (net_parse_addr(o->addr, NET_DEFAULT_PORT, &a) < 0 ||
-	    (c->sock = net_connect(&a, o->timeout_ms)) < 0 || hello(c) < 0 ||
-	    open_fallback(c) < 0 || start_relay(c) < 0) {
-		net_client_free(c);
-		return NULL;
+	if (net_parse_addr(o->addr, NET_DEFAULT_PORT, &a) < 0)
+		goto fail;
+	/* Refused or unreachable: with a fallback, the recording goes there
+	 * alone (net_client_dropped says why); without, it fails here. */
+	if (connect_server(c, &a) < 0) {
+		if (!o->fallback)
+			goto fail;
+		drop(c, err_msg());
 	}
-	set_user_timeout(c->sock, 3 * o->timeout_ms);
+	if (open_fallback(c) < 0 || start_relay(c) < 0)
+		goto fail;
 	return c;
+fail:
+	net_client_free(c);
+	return NULL;
 }
 
 int net_client_fd(const struct net_client *c)
@@ -264,6 +311,13 @@ static int end_stream(struct net_client *c, char **stored)
 	u8 end[4] = { 0 };
 	if (send_all(c->sock, end, sizeof(end)) < 0) {
 		err_set_errno("connection lost at the end");
+		char *why = xstrdup(err_msg()), *word = server_last_word(c);
+		if (word)
+			err_set("the server stopped the recording: %s", word);
+		else
+			err_set("%s", why);
+		free(word);
+		free(why);
 		return -1;
 	}
 	if (read_line(c->sock, line, sizeof(line), c->o.timeout_ms) < 0 ||
@@ -277,8 +331,11 @@ int net_client_finish(struct net_client *c, char **stored)
 {
 	*stored = NULL;
 	stop_relay(c);
-	if (c->sock >= 0 && end_stream(c, stored) < 0)
+	if (c->sock >= 0 && end_stream(c, stored) < 0) {
 		drop(c, err_msg());
+		if (c->fallback >= 0 && c->o.on_drop)
+			c->o.on_drop(c->o.ctx, c->drop, true);
+	}
 	if (*stored) {
 		if (c->fallback >= 0) {     /* the server has it all */
 			close(c->fallback);
@@ -298,6 +355,10 @@ void net_client_abort(struct net_client *c)
 {
 	stop_relay(c);
 	if (c->sock >= 0) {
+		/* The stream ends without its end frame: the server cuts its
+		 * file and says what it kept. */
+		shutdown(c->sock, SHUT_WR);
+		c->last_word = server_last_word(c);
 		close(c->sock);
 		c->sock = -1;
 	}
@@ -306,6 +367,16 @@ void net_client_abort(struct net_client *c)
 const char *net_client_dropped(const struct net_client *c)
 {
 	return c->drop;
+}
+
+const char *net_client_last_word(const struct net_client *c)
+{
+	return c->last_word;
+}
+
+bool net_client_has_fallback(const struct net_client *c)
+{
+	return c->fallback >= 0;
 }
 
 u64 net_client_sent(const struct net_client *c)
@@ -325,6 +396,7 @@ void net_client_free(struct net_client *c)
 	if (c->fallback >= 0)
 		close(c->fallback);
 	free(c->drop);
+	free(c->last_word);
 	free(c->fallback_err);
 	free(c->addr);
 	free(c->buf);

@@ -4,12 +4,16 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "common/child.h"
 #include "net/net.h"
 
 #define CMD "serve"
+/* Descriptors besides the server's own: the standard streams, the one a
+ * full pending table takes before it lets its oldest go, the C library's. */
+#define FD_SPARE 16
 
 enum { OPT_LISTEN = 256, OPT_TOKEN_FILE, OPT_MAX_CONNS, OPT_TIMEOUT, OPT_DURATION, OPT_STOP_AFTER };
 
@@ -25,10 +29,11 @@ static const char synopsis[] =
 	"\n"
 	"Collects the recordings that 'ember record -o tcp://HOST:PORT' streams\n"
 	"(blktrace -l): each client's recording is written as it arrives to\n"
-	"DIR/HOST-DATE-TIME/ember.data, a perf stream that ember and perf read.\n"
-	"A client that disconnects or dies before the end leaves its file cut\n"
-	"back to its last complete round.  Several clients at once; each is\n"
-	"logged on standard error.  Until Ctrl-C, --duration or --stop-after.\n"
+	"DIR/HOST-DATE-TIME/ember.data (0600, in a 0700 folder), a perf stream\n"
+	"that ember and perf read.  A client that disconnects or dies before\n"
+	"the end leaves its file cut back to its last complete round.  Several\n"
+	"clients at once; each is logged on standard error.  Until Ctrl-C,\n"
+	"--duration or --stop-after.\n"
 	"\n";
 
 static const struct opt options[] = {
@@ -43,11 +48,15 @@ static const struct opt options[] = {
 	  "client (record --token-file); a client without it\n"
 	  "is refused, logged, and nothing is written"),
 	OPT(OPT_MAX_CONNS, 0, "max-conns", OPT_ARG, "N",
-	  "clients at once (default 32); more are refused"),
+	  "clients at once (default 32; fewer when the\n"
+	  "descriptor limit, ulimit -n, is too low, said in\n"
+	  "one line); more are refused.  A connection takes\n"
+	  "a client's place only once its hello and token\n"
+	  "are good: until then, for at most 1 s, it is one\n"
+	  "of 64 pending (8 from one address)"),
 	OPT(OPT_TIMEOUT, 0, "timeout", OPT_ARG, "SECS",
 	  "drop a client silent this long (default 60; its\n"
-	  "file is kept to its last round); the hello must\n"
-	  "come within 10 s"),
+	  "file is kept to its last round)"),
 	OPT(OPT_DURATION, 0, "duration", OPT_ARG, "SECS", "stop after SECS seconds"),
 	OPT(OPT_STOP_AFTER, 0, "stop-after", OPT_ARG, "N",
 	  "stop once N clients have come and gone (stored,\n"
@@ -112,13 +121,47 @@ static void log_line(void *ctx, const char *line)
 	fprintf(stderr, "ember serve: %s\n", line);
 }
 
+/* --max-conns within the descriptor limit, which would otherwise make
+ * accept fail over and over: the soft limit raised as far as needed and
+ * the hard one allows; when that is not enough, fewer clients (and
+ * pending connections), said in one line.  -1 when not one fits. */
+static int fit_fd_limit(struct net_server_opts *o)
+{
+	struct rlimit rl;
+	rlim_t need = NET_SERVER_FDS((rlim_t)o->max_conns, NET_PENDING_MAX) + FD_SPARE;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return 0;
+	if (rl.rlim_cur < need && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = MIN(need, rl.rlim_max);
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur >= need)
+		return 0;
+	long avail = rl.rlim_cur > FD_SPARE + 1 ? (long)(rl.rlim_cur - FD_SPARE - 1) : 0;
+	int pending = (int)MIN((long)NET_PENDING_MAX, avail / 4);
+	int fit = (int)((avail - pending) / 2);
+	if (pending < 1 || fit < 1) {
+		cmd_error(CMD, "the descriptor limit (ulimit -n) is %llu: no room for a "
+			  "client; raise it", (unsigned long long)rl.rlim_cur);
+		return -1;
+	}
+	cmd_warn(CMD, "--max-conns %d capped to %d: the descriptor limit (ulimit -n) "
+		 "is %llu, and a client takes 2", o->max_conns, fit,
+		 (unsigned long long)rl.rlim_cur);
+	o->max_conns = fit;
+	o->pending_max = pending;
+	o->pending_per_addr = MIN(NET_PENDING_PER_ADDR, pending);
+	return 0;
+}
+
 /* -1 to go on, or the exit status. */
 static int parse_cli(struct cli *cl, int argc, char **argv)
 {
 	cl->o.dir = ".";
 	cl->o.max_conns = 32;
 	cl->o.idle_ms = 60000;
-	cl->o.hello_ms = 10000;
+	cl->o.hello_ms = NET_HELLO_MS;
 	int rc = opt_parse(&serve_cmd, argc, argv, cl);
 	if (rc >= 0)
 		return rc;
@@ -139,7 +182,7 @@ static int parse_cli(struct cli *cl, int argc, char **argv)
 		cl->o.token = cl->token;
 		cl->o.token_len = (size_t)n;
 	}
-	return -1;
+	return fit_fd_limit(&cl->o) < 0 ? EXIT_RUNTIME : -1;
 }
 
 int cmd_serve(int argc, char **argv)

@@ -30,6 +30,12 @@ extern const struct opt_cmd serve_cmd;   /* its option table */
 #define NET_FRAME_MAX (1u << 20)
 #define NET_FRAME_KEEPALIVE 0xffffffffu
 #define NET_LINE_MAX 256
+/* Connections that have not yet said a good hello: at most this many,
+ * and this many from one source, each for hello_ms; none holds a client
+ * slot, so silent connections cannot keep clients out. */
+#define NET_PENDING_MAX 64
+#define NET_PENDING_PER_ADDR 8
+#define NET_HELLO_MS 1000
 
 struct net_addr {
 	struct sockaddr_storage ss;
@@ -50,10 +56,11 @@ int net_connect(const struct net_addr *a, int timeout_ms);
  * whitespace dropped, not empty.  Its length, or -1 with err_set(); the
  * token itself is never in a message. */
 int net_read_token(const char *path, char *buf, size_t size);
-/* This machine's name as the hello carries it: [A-Za-z0-9._-] only. */
+/* This machine's name as the hello carries it: [A-Za-z0-9._-] only, a
+ * '.' or '-' first made '_'. */
 void net_host_name(char *buf, size_t size);
 /* Whether name is fit for a hello (and a directory name): 1 to
- * NET_HOST_MAX of [A-Za-z0-9._-], not starting with '.'. */
+ * NET_HOST_MAX of [A-Za-z0-9._-], not starting with '.' or '-'. */
 bool net_host_ok(const char *name, size_t len);
 /* The hello's bytes into buf (NET_HELLO_SIZE + host + token); its size. */
 size_t net_hello_encode(u8 *buf, size_t size, const char *host,
@@ -97,9 +104,11 @@ struct net_server_opts {
 	const char *dir;           /* recordings go to DIR/HOST-DATE-TIME/ember.data */
 	const char *token;         /* required from clients, or NULL */
 	size_t token_len;
-	int max_conns;             /* at once; more are refused */
+	int max_conns;             /* clients at once; more are refused */
+	int pending_max;           /* connections before their hello (0: */
+	int pending_per_addr;      /* NET_PENDING_MAX, NET_PENDING_PER_ADDR) */
 	int idle_ms;               /* a client silent this long is dropped */
-	int hello_ms;              /* time for the hello */
+	int hello_ms;              /* time for the hello, from the accept */
 	double duration;           /* seconds to serve, 0 for ever */
 	u64 stop_after;            /* clients to serve, 0 for no limit */
 	volatile sig_atomic_t *stop;      /* set by a signal handler */
@@ -112,6 +121,10 @@ struct net_server_opts {
 struct net_server_stats {
 	u64 clients, stored, cut, refused, failed;
 };
+
+/* Descriptors the server may hold at once: a socket each pending
+ * connection, a socket and a file each client, the listening socket. */
+#define NET_SERVER_FDS(max_conns, pending_max) (2 * (max_conns) + (pending_max) + 1)
 
 /* Listens (the address chosen, port 0 resolved, in o->listen) and serves
  * until stop, duration or stop_after; 0, or -1 with err_set() when it
@@ -132,13 +145,18 @@ struct net_client_opts {
 	size_t token_len;
 	const char *fallback;      /* or NULL */
 	int timeout_ms;            /* to connect and for each answer */
-	/* Called on the relay's thread when the connection drops and the
-	 * stream goes on into the fallback alone. */
-	void (*on_drop)(void *ctx, const char *why);
+	/* Called when the connection drops and the fallback keeps the
+	 * stream: on the relay's thread while it goes on into the fallback
+	 * alone, or in net_client_finish (at_end) when the server's answer
+	 * to the end was not OK.  A connection that fails at the start is
+	 * net_client_dropped() once net_client_start returns. */
+	void (*on_drop)(void *ctx, const char *why, bool at_end);
 	void *ctx;
 };
 
 struct net_client;
+/* NULL with err_set() when it cannot connect or the server refuses, and
+ * there is no fallback; with one, the client records into it alone. */
 struct net_client *net_client_start(const struct net_client_opts *o);
 /* The pipe the stream is written into (the caller does not close it). */
 int net_client_fd(const struct net_client *c);
@@ -148,10 +166,16 @@ int net_client_fd(const struct net_client *c);
  * err_set() when the recording reached neither whole. */
 int net_client_finish(struct net_client *c, char **stored);
 /* The recording failed: ends the connection without the end frame (the
- * server keeps its file to the last round). */
+ * server keeps its file to the last round) and reads what the server
+ * says it kept (net_client_last_word). */
 void net_client_abort(struct net_client *c);
-/* Why the connection dropped, or NULL. */
+/* Why the connection dropped, or NULL; when the server said why, its
+ * word (what it kept of the file) is in it. */
 const char *net_client_dropped(const struct net_client *c);
+/* After net_client_abort: the server's "why; what it kept", or NULL. */
+const char *net_client_last_word(const struct net_client *c);
+/* Whether the fallback file holds the whole stream so far. */
+bool net_client_has_fallback(const struct net_client *c);
 /* Bytes the server took, and the fallback's. */
 u64 net_client_sent(const struct net_client *c);
 void net_client_free(struct net_client *c);

@@ -1,9 +1,11 @@
 /* server.c - the collecting server of `ember serve`: one poll loop over
- * the listening socket and a bounded set of clients, each client's stream
+ * the listening socket, a small table of connections that have not yet
+ * said a good hello, and a bounded set of clients, each client's stream
  * written to DIR/HOST-DATE-TIME/ember.data as it arrives, and cut back to
  * its last complete round when the client goes before its end frame. */
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,10 +19,15 @@
 
 #define READ_SIZE (64u << 10)
 #define TICK_MS 200
+#define ACCEPT_BURST 16            /* connections taken per wake-up */
+#define ACCEPT_PAUSE_MS 250        /* no accept this long after it failed */
+#define QUIET_LINES 5              /* lines a second on hello-less connections */
 
 struct conn {
 	struct net_server *srv;
 	int fd;
+	bool pending;              /* no good hello yet: holds no client slot */
+	struct net_addr addr;
 	char peer[80];
 	char host[NET_HOST_MAX + 1];
 	char *rel;                 /* HOST-DATE-TIME/ember.data, under dir */
@@ -30,12 +37,27 @@ struct conn {
 	struct net_conn in;
 };
 
+/* Lines about connections that never said a good hello: anyone can open
+ * any number of them, so at most QUIET_LINES a second are logged one by
+ * one and the rest counted in one line. */
+struct quiet {
+	u64 since_ns;
+	int shown;
+	u64 hidden;
+};
+
 struct net_server {
 	struct net_server_opts *o;
 	int lfd;
-	struct conn **conns;       /* max_conns slots, NULL when free */
+	int nslots;                /* pending_max + max_conns */
+	struct conn **conns;       /* nslots, NULL when free */
+	int npending, nclients;
 	struct pollfd *pfds;
+	int *slots;                /* which conn each pollfd is */
 	u8 *buf;
+	u64 accept_paused_ns;      /* accept failed: none until then */
+	u64 accept_fails;          /* in a row */
+	struct quiet quiet;
 	struct net_server_stats st;
 };
 
@@ -94,7 +116,9 @@ static int make_dir(struct conn *c)
 		else
 			snprintf(name, sizeof(name), "%s-%s-%d", c->host, stamp, i);
 		char *path = xasprintf("%s/%s", dir, name);
-		int rc = mkdir(path, 0755);
+		/* Only the server's user reads recordings: they can hold
+		 * copies of user stacks (as record's files are 0600). */
+		int rc = mkdir(path, 0700);
 		free(path);
 		if (rc == 0) {
 			c->rel = xasprintf("%s/ember.data", name);
@@ -114,7 +138,7 @@ static int open_file(struct conn *c)
 	if (make_dir(c) < 0)
 		return -1;
 	char *path = xasprintf("%s/%s", c->srv->o->dir, c->rel);
-	c->file = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	c->file = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (c->file < 0)
 		err_set_errno("cannot store: %s", path);
 	free(path);
@@ -134,8 +158,16 @@ static int on_hello(void *ctx, const char *host, const char *token, size_t token
 		err_set("wrong token");
 		return -1;
 	}
+	/* Only now, the hello and token good, does it take a client slot. */
+	if (c->srv->nclients >= o->max_conns) {
+		err_set("busy: %d clients already (--max-conns)", o->max_conns);
+		return -1;
+	}
 	if (open_file(c) < 0)
 		return -1;
+	c->pending = false;
+	c->srv->npending--;
+	c->srv->nclients++;
 	reply(c, "OK");
 	c->deadline_ns = now_ns() + (u64)o->idle_ms * 1000000;
 	return 0;
@@ -158,6 +190,10 @@ static void conn_free(struct net_server *s, int slot)
 	if (c->file >= 0)
 		close(c->file);
 	close(c->fd);
+	if (c->pending)
+		s->npending--;
+	else
+		s->nclients--;
 	free(c->rel);
 	free(c);
 	s->conns[slot] = NULL;
@@ -172,37 +208,79 @@ static const char *who(const struct conn *c, char *buf, size_t size)
 	return buf;
 }
 
+/* A line on a connection without a good hello, within the quiet budget. */
+static void log_quiet(struct net_server *s, const char *line)
+{
+	struct quiet *q = &s->quiet;
+	if (q->shown >= QUIET_LINES) {
+		q->hidden++;
+		return;
+	}
+	q->shown++;
+	logf_(s, "%s", line);
+}
+
+/* Once a second: the count of the lines not logged, and a new budget. */
+static void quiet_tick(struct net_server *s, bool force)
+{
+	struct quiet *q = &s->quiet;
+	u64 now = now_ns();
+	if (!force && now - q->since_ns < 1000000000ull)
+		return;
+	if (q->hidden)
+		logf_(s, "%llu more connections closed before a good hello (not logged one by one)",
+		      (unsigned long long)q->hidden);
+	q->since_ns = now;
+	q->shown = 0;
+	q->hidden = 0;
+}
+
+/* A connection that never had a file: refused (token, busy) or failed. */
+static void conn_drop(struct net_server *s, int slot, const char *why)
+{
+	struct conn *c = s->conns[slot];
+	char name[160], line[512];
+	if (c->in.refused)
+		s->st.refused++;
+	else
+		s->st.failed++;
+	snprintf(line, sizeof(line), "%s: %s%s; nothing written", who(c, name, sizeof(name)),
+		 c->in.refused ? "refused: " : "", why);
+	if (c->pending)
+		log_quiet(s, line);
+	else
+		logf_(s, "%s", line);
+	reply(c, "ERR %s", why);
+	conn_free(s, slot);
+}
+
 /* A client gone before its end frame: its file is cut back to where it
- * stays readable, or removed with its directory when nothing is. */
+ * stays readable, or removed with its directory when nothing is; the
+ * client is told which, as the log is. */
 static void conn_cut(struct net_server *s, int slot, const char *why)
 {
 	struct conn *c = s->conns[slot];
-	char name[160];
-	who(c, name, sizeof(name));
 	if (c->file < 0) {
-		if (c->in.refused)
-			s->st.refused++;
-		else
-			s->st.failed++;
-		logf_(s, "%s: %s%s; nothing written", name, c->in.refused ? "refused: " : "", why);
-		reply(c, "ERR %s", why);
-		conn_free(s, slot);
+		conn_drop(s, slot, why);
 		return;
 	}
+	char name[160], what[160];
+	who(c, name, sizeof(name));
 	u64 keep = net_conn_safe_end(&c->in);
 	s->st.cut++;
 	if (keep && ftruncate(c->file, (off_t)keep) == 0) {
-		logf_(s, "%s: %s; %s kept to its last complete round (%llu of %llu bytes)",
-		      name, why, c->rel, (unsigned long long)keep, (unsigned long long)c->written);
+		snprintf(what, sizeof(what), "%s kept to its last complete round (%llu of %llu bytes)",
+			 c->rel, (unsigned long long)keep, (unsigned long long)c->written);
 	} else {
 		char *path = xasprintf("%s/%s", s->o->dir, c->rel);
 		unlink(path);
 		*strrchr(path, '/') = 0;
 		rmdir(path);
 		free(path);
-		logf_(s, "%s: %s; nothing readable arrived, %s removed", name, why, c->rel);
+		snprintf(what, sizeof(what), "nothing readable arrived, %s removed", c->rel);
 	}
-	reply(c, "ERR %s", why);
+	logf_(s, "%s: %s; %s", name, why, what);
+	reply(c, "ERR %s; %s", why, what);
 	conn_free(s, slot);
 }
 
@@ -242,33 +320,111 @@ static void conn_read(struct net_server *s, int slot)
 		conn_stored(s, slot);
 }
 
-static void take_client(struct net_server *s)
+/* The same source: one IPv4 address, or one IPv6 /64 (what one host
+ * is usually given). */
+static bool same_source(const struct net_addr *a, const struct net_addr *b)
 {
-	struct net_addr peer = { .len = sizeof(peer.ss) };
-	int fd = accept4(s->lfd, (struct sockaddr *)&peer.ss, &peer.len,
-			 SOCK_NONBLOCK | SOCK_CLOEXEC);
-	if (fd < 0)
+	if (a->ss.ss_family != b->ss.ss_family)
+		return false;
+	if (a->ss.ss_family == AF_INET6) {
+		const struct sockaddr_in6 *x = (const void *)&a->ss, *y = (const void *)&b->ss;
+		return !memcmp(&x->sin6_addr, &y->sin6_addr, 8);
+	}
+	const struct sockaddr_in *x = (const void *)&a->ss, *y = (const void *)&b->ss;
+	return x->sin_addr.s_addr == y->sin_addr.s_addr;
+}
+
+/* Room in the pending table for a connection from addr: -1 when its
+ * source has pending_per_addr there already; otherwise, the table full,
+ * the oldest pending connection goes (a client's hello comes within a
+ * round trip, so it is never the oldest for long). */
+static int make_pending_room(struct net_server *s, const struct net_addr *addr)
+{
+	int same = 0, oldest = -1;
+	for (int i = 0; i < s->nslots; i++) {
+		struct conn *c = s->conns[i];
+		if (!c || !c->pending)
+			continue;
+		same += same_source(&c->addr, addr);
+		if (oldest < 0 || c->deadline_ns < s->conns[oldest]->deadline_ns)
+			oldest = i;
+	}
+	if (same >= s->o->pending_per_addr)
+		return -1;
+	if (s->npending >= s->o->pending_max && oldest >= 0)
+		conn_drop(s, oldest, "no hello in time (room made for newer connections)");
+	return 0;
+}
+
+static int free_slot(const struct net_server *s)
+{
+	for (int i = 0; i < s->nslots; i++)
+		if (!s->conns[i])
+			return i;
+	return -1;
+}
+
+/* accept4 failed: descriptors or memory short (or a connection gone
+ * already).  The listening socket stays readable, so it is left out of
+ * the poll for a while instead of failing again at once; the first
+ * failure of a run is logged. */
+static void accept_failed(struct net_server *s)
+{
+	if (errno == EAGAIN || errno == EINTR || errno == ECONNABORTED)
 		return;
-	s->st.clients++;
+	if (!s->accept_fails++)
+		logf_(s, "accept: %s; taking no connection for %d ms at a time until it works",
+		      strerror(errno), ACCEPT_PAUSE_MS);
+	s->accept_paused_ns = now_ns() + (u64)ACCEPT_PAUSE_MS * 1000000;
+}
+
+static struct conn *conn_new(struct net_server *s, int fd, const struct net_addr *peer)
+{
 	struct conn *c = xcalloc(1, sizeof(*c));
 	c->srv = s;
 	c->fd = fd;
 	c->file = -1;
-	net_addr_str(&peer, c->peer, sizeof(c->peer));
+	c->pending = true;
+	c->addr = *peer;
+	net_addr_str(peer, c->peer, sizeof(c->peer));
 	c->deadline_ns = now_ns() + (u64)s->o->hello_ms * 1000000;
 	struct net_conn_cb cb = { .ctx = c, .hello = on_hello, .data = on_data };
 	net_conn_init(&c->in, &cb);
-	for (int i = 0; i < s->o->max_conns; i++) {
-		if (!s->conns[i]) {
-			s->conns[i] = c;
-			return;
-		}
+	return c;
+}
+
+/* One new connection into the pending table: it has hello_ms for its
+ * hello, and takes a client slot only once hello and token are good. */
+static bool take_client(struct net_server *s)
+{
+	struct net_addr peer = { .len = sizeof(peer.ss) };
+	int fd = accept4(s->lfd, (struct sockaddr *)&peer.ss, &peer.len,
+			 SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0) {
+		accept_failed(s);
+		return false;
 	}
-	s->st.failed++;
-	logf_(s, "%s: refused: %d clients already (--max-conns)", c->peer, s->o->max_conns);
-	reply(c, "ERR busy: %d clients already", s->o->max_conns);
-	close(fd);
-	free(c);
+	if (s->accept_fails)
+		logf_(s, "accept works again, after %llu failures",
+		      (unsigned long long)s->accept_fails);
+	s->accept_fails = 0;
+	s->st.clients++;
+	struct conn *c = conn_new(s, fd, &peer);
+	int slot = make_pending_room(s, &peer) < 0 ? -1 : free_slot(s);
+	if (slot < 0) {
+		char line[160];
+		s->st.failed++;
+		snprintf(line, sizeof(line), "%s: refused: %d connections from there await their hello already",
+			 c->peer, s->o->pending_per_addr);
+		log_quiet(s, line);
+		reply(c, "ERR busy: too many connections from your address");
+		close(fd);
+		free(c);
+		return true;
+	}
+	s->conns[slot] = c;
+	s->npending++;
+	return true;
 }
 
 struct net_server *net_server_open(struct net_server_opts *o)
@@ -284,9 +440,16 @@ struct net_server *net_server_open(struct net_server_opts *o)
 	struct net_server *s = xcalloc(1, sizeof(*s));
 	s->o = o;
 	s->lfd = lfd;
-	s->conns = xcalloc((size_t)o->max_conns, sizeof(*s->conns));
-	s->pfds = xcalloc((size_t)o->max_conns + 1, sizeof(*s->pfds));
+	if (!o->pending_max)
+		o->pending_max = NET_PENDING_MAX;
+	if (!o->pending_per_addr)
+		o->pending_per_addr = NET_PENDING_PER_ADDR;
+	s->nslots = o->pending_max + o->max_conns;
+	s->conns = xcalloc((size_t)s->nslots, sizeof(*s->conns));
+	s->pfds = xcalloc((size_t)s->nslots + 1, sizeof(*s->pfds));
+	s->slots = xcalloc((size_t)s->nslots + 1, sizeof(*s->slots));
 	s->buf = xmalloc(READ_SIZE);
+	s->quiet.since_ns = now_ns();
 	return s;
 }
 
@@ -307,22 +470,25 @@ static bool should_stop(const struct net_server *s, u64 end_ns)
 static void expire(struct net_server *s)
 {
 	u64 now = now_ns();
-	for (int i = 0; i < s->o->max_conns; i++) {
+	for (int i = 0; i < s->nslots; i++) {
 		struct conn *c = s->conns[i];
 		if (c && now >= c->deadline_ns)
 			conn_cut(s, i, c->file < 0 ? "no hello in time" : "silent for too long (--timeout)");
 	}
+	quiet_tick(s, false);
 }
 
-/* One wait: the listening socket and every client; -1 on a poll error. */
-static int wait_once(struct net_server *s, int *slots)
+/* One wait: the listening socket (unless accept is paused) and every
+ * connection; -1 on a poll error. */
+static int wait_once(struct net_server *s)
 {
 	int n = 0;
-	s->pfds[n++] = (struct pollfd){ .fd = s->lfd, .events = POLLIN };
-	for (int i = 0; i < s->o->max_conns; i++) {
+	bool listening = now_ns() >= s->accept_paused_ns;
+	s->pfds[n++] = (struct pollfd){ .fd = listening ? s->lfd : -1, .events = POLLIN };
+	for (int i = 0; i < s->nslots; i++) {
 		if (!s->conns[i])
 			continue;
-		slots[n] = i;
+		s->slots[n] = i;
 		s->pfds[n++] = (struct pollfd){ .fd = s->conns[i]->fd, .events = POLLIN };
 	}
 	struct timespec ts = { 0, TICK_MS * 1000000L };
@@ -333,28 +499,28 @@ static int wait_once(struct net_server *s, int *slots)
 	}
 	for (int k = 1; r > 0 && k < n; k++)
 		if (s->pfds[k].revents)
-			conn_read(s, slots[k]);
+			conn_read(s, s->slots[k]);
 	if (r > 0 && s->pfds[0].revents & POLLIN)
-		take_client(s);
+		for (int i = 0; i < ACCEPT_BURST && take_client(s); i++)
+			;
 	return 0;
 }
 
 int net_server_run(struct net_server *s, struct net_server_stats *st)
 {
 	u64 end_ns = s->o->duration > 0 ? now_ns() + (u64)(s->o->duration * 1e9) : 0;
-	int *slots = xcalloc((size_t)s->o->max_conns + 1, sizeof(int));
 	int rc = 0;
 	while (!should_stop(s, end_ns)) {
-		if (wait_once(s, slots) < 0) {
+		if (wait_once(s) < 0) {
 			rc = -1;
 			break;
 		}
 		expire(s);
 	}
-	for (int i = 0; i < s->o->max_conns; i++)
+	for (int i = 0; i < s->nslots; i++)
 		if (s->conns[i])
 			conn_cut(s, i, "the server is stopping");
-	free(slots);
+	quiet_tick(s, true);
 	*st = s->st;
 	return rc;
 }
@@ -363,12 +529,13 @@ void net_server_close(struct net_server *s)
 {
 	if (!s)
 		return;
-	for (int i = 0; i < s->o->max_conns; i++)
+	for (int i = 0; i < s->nslots; i++)
 		if (s->conns[i])
 			conn_free(s, i);
 	close(s->lfd);
 	free(s->conns);
 	free(s->pfds);
+	free(s->slots);
 	free(s->buf);
 	free(s);
 }

@@ -230,7 +230,9 @@ static const struct opt options[] = {
 	OPT(OPT_FALLBACK, 0, "fallback", OPT_ARG, "FILE",
 	  "with -o tcp://, keep the stream in FILE too, so\n"
 	  "that if the connection drops the recording goes\n"
-	  "on there, whole; removed once the server has it"),
+	  "on there, whole; removed once the server has it.\n"
+	  "A server that refuses or cannot be reached: the\n"
+	  "recording goes into FILE alone (said in a line)"),
 	OPT('m', 'm', "mmap-pages", OPT_ARG, "N",
 	  "ring pages per CPU, a power of two (or 512K, 4M)"),
 	OPT('z', 'z', "compression-level", OPT_OPT_ARG, "N",
@@ -455,22 +457,42 @@ static void print_summary(const struct cli *cl, const struct rec_session *s)
 	}
 }
 
+/* After a failure: where what was recorded until then is, or NULL.  Over tcp://
+ * only the fallback or the server's word says; the server may have
+ * removed its file (nothing readable arrived, or its disk is full). */
+static const char *kept_where(const struct cli *cl, char *buf, size_t size)
+{
+	if (!cl->net)
+		return "what was recorded until then is kept and readable";
+	if (net_client_has_fallback(cl->net))
+		snprintf(buf, size, "what was recorded until then is kept and readable in %s",
+			 cl->fallback);
+	else if (net_client_last_word(cl->net))
+		snprintf(buf, size, "the server: %s", net_client_last_word(cl->net));
+	else if (net_client_dropped(cl->net))
+		return NULL;    /* the reason holds the server's word, if any */
+	else
+		return "the server said nothing of what it kept";
+	return buf;
+}
+
 static int fail(struct rec_session *s, size_t *shown, struct cli *cl)
 {
-	char msg[1024];
+	char msg[1024], kept[512];
 	snprintf(msg, sizeof(msg), "%s", err_msg());
 	enum rec_fail kind = s->fail;
 	bool started = s->started;
 	rec_cleanup_failed(s);
-	if (cl->net) {           /* the server keeps its file to the last round */
+	if (cl->net) {           /* the server cuts its file to the last round */
 		net_client_abort(cl->net);
 		if (net_client_dropped(cl->net))
 			snprintf(msg, sizeof(msg), "%s: %s", cl->o.output,
 				 net_client_dropped(cl->net));
 	}
 	print_notes(s, shown);
-	if (started)
-		cmd_error(CMD, "%s (what was recorded until then is kept and readable)", msg);
+	const char *where = started ? kept_where(cl, kept, sizeof(kept)) : NULL;
+	if (where)
+		cmd_error(CMD, "%s (%s)", msg, where);
 	else
 		cmd_error(CMD, "%s", msg);
 	if (started)
@@ -478,11 +500,11 @@ static int fail(struct rec_session *s, size_t *shown, struct cli *cl)
 	return kind == REC_FAIL_USAGE ? EXIT_USAGE : EXIT_RUNTIME;
 }
 
-static void said_drop(void *ctx, const char *why)
+static void said_drop(void *ctx, const char *why, bool at_end)
 {
 	const struct cli *cl = ctx;
-	cmd_warn(CMD, "%s: %s; the recording goes on into %s", cl->o.output, why,
-		 cl->fallback);
+	cmd_warn(CMD, "%s: %s; the recording %s %s", cl->o.output, why,
+		 at_end ? "is kept whole in" : "goes on into", cl->fallback);
 }
 
 /* -o tcp://HOST:PORT: connected, the hello answered, before anything is
@@ -512,6 +534,9 @@ static int connect_server(struct cli *cl)
 		cmd_error(CMD, "%s: %s", cl->o.output, err_msg());
 		return EXIT_RUNTIME;
 	}
+	if (net_client_dropped(cl->net))      /* refused or unreachable */
+		cmd_warn(CMD, "%s: %s; recording into %s instead", cl->o.output,
+			 net_client_dropped(cl->net), cl->fallback);
 	cl->o.to_fd = true;
 	cl->o.out_fd = net_client_fd(cl->net);
 	return -1;

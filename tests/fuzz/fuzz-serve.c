@@ -19,7 +19,10 @@ struct sink {
 static int on_hello(void *ctx, const char *host, const char *token, size_t token_len)
 {
 	/* Both answers are reached: a token of "ok" is the right one. */
-	if (strlen(host) > NET_HOST_MAX || token_len > NET_TOKEN_MAX)
+	/* The host becomes a directory name: bounded, no '/', no leading
+	 * '.' or '-'. */
+	if (strlen(host) > NET_HOST_MAX || token_len > NET_TOKEN_MAX ||
+	    !net_host_ok(host, strlen(host)) || host[0] == '-' || host[0] == '.' || strchr(host, '/'))
 		abort();
 	if (token_len == 2 && !memcmp(token, "ok", 2))
 		return 0;

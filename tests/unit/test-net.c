@@ -145,6 +145,11 @@ static void test_addr(void)
 	CHECK(net_parse_addr("::1:8", 1, &a) < 0, "bare IPv6 taken");
 	CHECK(net_host_ok("a.b-c_d", 7) && !net_host_ok(".x", 2) && !net_host_ok("a/b", 3),
 	      "host names");
+	/* A leading '-' would be an option to whatever runs on the folder. */
+	CHECK(!net_host_ok("-rf", 3) && net_host_ok("r-f", 3), "a host name starting with '-'");
+	char me[NET_HOST_MAX + 1];
+	net_host_name(me, sizeof(me));
+	CHECK(net_host_ok(me, strlen(me)), "this host's name '%s' is refused", me);
 }
 
 int main(void)
