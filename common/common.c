@@ -573,6 +573,12 @@ char *read_text_file(const char *path, size_t *len)
 	return read_text_file_unless(path, len, NULL);
 }
 
+u64 empty_intervals(u64 end, u64 t, u64 step)
+{
+	u64 n = t >= end + step ? (t - end) / step : 0;
+	return n >= EMPTY_RUN_MIN ? n : 0;
+}
+
 void str_escape(char *out, size_t cap, const char *in, size_t n)
 {
 	size_t k = 0;

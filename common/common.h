@@ -179,6 +179,13 @@ int mkdir_p(const char *path, mode_t mode);
 
 /* --- Time --------------------------------------------------------------- */
 u64 now_ns(void);          /* CLOCK_MONOTONIC */
+/* Intervals (--interval): after the one ending at end, how many more of
+ * length step end at or before t, all empty, when they are so many that a
+ * view should not print them one by one (a gap in the recording, or a
+ * time far off that damage made: one byte can move a time by 52 days);
+ * 0 for a short run, which the views print as they always did. */
+#define EMPTY_RUN_MIN 10
+u64 empty_intervals(u64 end, u64 t, u64 step);
 
 /* --- Machine facts ------------------------------------------------------ */
 int cpus_possible(void);   /* highest possible CPU number + 1 */

@@ -156,6 +156,9 @@ struct pd_reader {
 	size_t out_next, out_end;  /* queue[out_next..out_end) are ready */
 	u64 seq, max_time, round_limit, last_out_time;
 	VEC(u64) scratch;      /* aligned copy of one record */
+	/* The header's first and last sample times (HEADER_SAMPLE_TIME);
+	 * span_last 0: unknown.  A time outside them is damage. */
+	u64 span_first, span_last;
 
 	struct pd_trace *trace;    /* opts.tracing: the tracing data parsed */
 	char *trace_error;         /* ... or why it could not be */

@@ -458,6 +458,13 @@ struct pd_reader_stats {
 	u32 damaged_features;
 	int first_damaged_feature;
 	u64 first_damaged_feature_offset;
+	/* Records left out for a time outside the recording's span (the
+	 * header's first and last sample times; a side-band record more than
+	 * an hour, and the span's length, past the last; in a stream, a time
+	 * an hour past every earlier one): damage, as one changed byte makes.
+	 * How many, and the first's byte offset. */
+	u64 bad_times;
+	u64 first_bad_time_offset;
 };
 const struct pd_reader_stats *pd_reader_stats(const struct pd_reader *r);
 bool pd_reader_is_pipe(const struct pd_reader *r);

@@ -219,6 +219,19 @@ static void parse_build_ids(struct pd_reader *r)
 	}
 }
 
+/* The first and last sample times, where they make a span. */
+static void parse_sample_time(struct pd_reader *r)
+{
+	const struct pdr_feature *f = &r->feat[PD_FEAT_SAMPLE_TIME];
+	if (!f->data || f->len < 16)
+		return;
+	u64 first = get_u64(f->data), last = get_u64(f->data + 8);
+	if (first && first <= last) {
+		r->span_first = first;
+		r->span_last = last;
+	}
+}
+
 /* Makes the decoded form of one feature available. */
 static void parse_feature(struct pd_reader *r, int feat)
 {
@@ -239,6 +252,9 @@ static void parse_feature(struct pd_reader *r, int feat)
 		break;
 	case PD_FEAT_GROUP_DESC:
 		parse_groups(r);
+		break;
+	case PD_FEAT_SAMPLE_TIME:
+		parse_sample_time(r);
 		break;
 	}
 }

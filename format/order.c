@@ -101,11 +101,12 @@ static void enqueue(struct pd_reader *r, u64 offset, u64 time)
  * it (the full decode waits until the record is delivered).  Untimed or
  * too-short records get the latest time seen: they stay near their
  * neighbours. */
-static u64 record_time(struct pd_reader *r, const u8 *rec)
+static u64 record_time(struct pd_reader *r, const u8 *rec, bool *timed)
 {
 	u16 size = get_u32(rec + 4) >> 16;
 	u32 type = get_u32(rec);
 	const struct pd_attr *a = pdr_attr_of(r, rec, size, type);
+	*timed = false;
 	if (!a || !(a->attr.sample_type & PERF_SAMPLE_TIME))
 		return r->max_time;
 	u64 t = a->attr.sample_type;
@@ -118,7 +119,31 @@ static u64 record_time(struct pd_reader *r, const u8 *rec)
 			return r->max_time;
 		pos = size - a->id_trailer_size + ((t & PERF_SAMPLE_TID) ? 8 : 0);
 	}
-	return pos + 8 <= size ? get_u64(rec + pos) : r->max_time;
+	*timed = pos + 8 <= size;
+	return *timed ? get_u64(rec + pos) : r->max_time;
+}
+
+/* Side-band records may come long after the last sample (a command's
+ * exit after its last block event): past the last sample by more than
+ * this and the recording's own span, a time is damage. */
+#define SIDEBAND_SLACK_NS (3600ull * 1000000000ull)
+
+/* Whether a record's time lies outside the recording's span: with the
+ * header's first and last sample times (a file), a sample outside them,
+ * or any record far past the last; without (a stream), a time far past
+ * every one before it (a stream's rounds come each second at the most,
+ * so no live recording jumps an hour).  Time 0 is a record made at the
+ * start. */
+static bool time_outside(const struct pd_reader *r, u32 type, u64 time)
+{
+	if (!time)
+		return false;
+	if (!r->span_last)
+		return r->max_time && time > r->max_time + SIDEBAND_SLACK_NS;
+	if (type == PERF_RECORD_SAMPLE)
+		return time < r->span_first || time > r->span_last;
+	u64 slack = MAX(SIDEBAND_SLACK_NS, r->span_last - r->span_first);
+	return time > r->span_last + slack;
 }
 
 /* Reads one record of the input into the queue (or handles it here).
@@ -142,7 +167,15 @@ static int queue_one(struct pd_reader *r)
 		if (used)
 			return used < 0 ? -1 : 1;
 	}
-	u64 time = record_time(r, rec);
+	bool timed;
+	u64 time = record_time(r, rec, &timed);
+	if (timed && time_outside(r, type, time)) {
+		/* Left out, not queued: one damaged time would otherwise hold
+		 * every record after it and stretch the recording by days. */
+		if (!r->stats.bad_times++)
+			r->stats.first_bad_time_offset = offset;
+		return 1;
+	}
 	if (time < r->last_out_time)
 		r->stats.reordered_late++;
 	enqueue(r, offset, time);

@@ -381,8 +381,10 @@ static int load(struct args *a, struct bio_data *d)
 		cmd_error(CMD, "%s", err_msg());
 		return EXIT_RUNTIME;
 	}
-	if (!d->replayed)
+	if (!d->replayed) {
+		rp_warn_empty_intervals(CMD, &d->summary);
 		return EXIT_OK;
+	}
 	rp_warn_view(CMD, &d->summary, a->rp.input, "some I/Os are left out");
 	return d->summary.input_error ? EXIT_RUNTIME : EXIT_OK;
 }

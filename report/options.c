@@ -255,6 +255,11 @@ static void warn_incomplete(const char *cmd, const struct rp_summary *sum, const
 			 "left out: %s", input, (unsigned long long)sum->input.nr_undecoded, sb.s);
 		sb_free(&sb);
 	}
+	if (sum->input.bad_times)
+		cmd_warn(cmd, "%s: offset %llu: %llu record%s with a time outside the recording's "
+			 "span left out: damaged (ember verify lists them)", input, (unsigned long long)sum->input.first_bad_time_offset,
+			 (unsigned long long)sum->input.bad_times,
+			 sum->input.bad_times == 1 ? "" : "s");
 }
 
 /* n files the recording used, in some state (e.g. "missing here"): which,
@@ -309,6 +314,7 @@ void rp_warn_view(const char *cmd, const struct rp_summary *sum, const char *inp
 		  const char *lost_effect)
 {
 	warn_incomplete(cmd, sum, input);
+	rp_warn_empty_intervals(cmd, sum);
 	warn_symbols(cmd, sum);
 	note_newer(cmd, sum, input);
 	if (sum->lost)
@@ -319,9 +325,22 @@ void rp_warn_view(const char *cmd, const struct rp_summary *sum, const char *inp
 		cmd_error(cmd, "%s: %s (the figures cover what came before)", input, sum->error);
 }
 
+/* Intervals skipped as empty, in one line. */
+void rp_warn_empty_intervals(const char *cmd, const struct rp_summary *sum)
+{
+	if (!sum->empty_intervals)
+		return;
+	cmd_warn(cmd, "%llu empty intervals not shown, in %llu run%s of %d or more (the longest "
+		 "%.6f - %.6f s: a gap in the recording, or a damaged time)",
+		 (unsigned long long)sum->empty_intervals, (unsigned long long)sum->empty_runs,
+		 sum->empty_runs == 1 ? "" : "s", EMPTY_RUN_MIN, sum->empty_from / 1e9,
+		 sum->empty_to / 1e9);
+}
+
 void rp_warn_summary(const char *cmd, const struct rp_summary *sum, const char *input)
 {
 	warn_incomplete(cmd, sum, input);
+	rp_warn_empty_intervals(cmd, sum);
 	warn_symbols(cmd, sum);
 	note_newer(cmd, sum, input);
 	if (sum->input_error)

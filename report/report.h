@@ -93,6 +93,9 @@ void rp_progress_if_tty(struct rp_opts *o);
 /* The warnings every analysis owes its user after a replay: a file not
  * closed cleanly, untrusted files, an input error. */
 void rp_warn_summary(const char *cmd, const struct rp_summary *sum, const char *input);
+/* "N empty intervals not shown ..." when a long run was skipped (part of
+ * rp_warn_summary and rp_warn_view; bio says it for blktrace captures). */
+void rp_warn_empty_intervals(const char *cmd, const struct rp_summary *sum);
 /* The same for a view whose figures lost events skew (offcpu, bio): a
  * file not closed cleanly, the events lost and what that did to the view
  * (lost_effect), an input error. */

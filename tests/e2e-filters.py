@@ -346,9 +346,13 @@ def main():
             unit = 'ns of ' if by_period else ''
             check(f'{name}-{f.name} ({got} {unit}{event} samples, the records say {want} of {whole})',
                   rc == 0 and got == want, f'exit {rc}: {err.strip()[:200]}')
+        # On-CPU time has 5%: the views also count a thread on-CPU from a
+        # sample where no switch-in of it is in the recording (seen: 2.6%
+        # more in flame --wall's --pid total beside a build); an ignored
+        # filter is off by far more.
         time_views = [(n, v, offs, 0.02) for n, v in off_views] + \
-                     [('offcpu-threads-on', on_threads, ons, 0.02),
-                      ('flame-wall', wall_total, offs + ons, 0.02)]
+                     [('offcpu-threads-on', on_threads, ons, 0.05),
+                      ('flame-wall', wall_total, offs + ons, 0.05)]
         for name, view, spans, slack in time_views:
             rc, got, err = view(f)
             if refused(rc, err, f):

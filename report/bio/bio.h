@@ -247,6 +247,9 @@ struct bio_data {
  * tracker may hold the I/Os read before a failure (bio_nios).  An input
  * error after some events is not a failure: see summary.input_error. */
 int bio_load(struct bio_data *d, const struct bio_load_opts *o);
+/* A blktrace capture's empty intervals skipped in long runs, into s's
+ * fields of the replay's (rp_summary.empty_intervals...). */
+void bio_empty_intervals(const struct bio_tracker *bt, struct rp_summary *s);
 /* -1 with err_set() when rp's input cannot honour one of its filters: a
  * blktrace capture keeps each event's thread id, not its process, so it
  * refuses --pid (rp_filter_refuse); 0 otherwise. */

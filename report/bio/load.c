@@ -31,7 +31,9 @@ static int load_blktrace(struct bio_data *d, const struct bio_load_opts *o)
 	}
 	d->bt = bio_tracker_new(NULL);
 	set_callbacks(d->bt, o);
-	return bio_feed_blktrace(d->bt, o->rp->input);
+	int rc = bio_feed_blktrace(d->bt, o->rp->input);
+	bio_empty_intervals(d->bt, &d->summary);
+	return rc;
 }
 
 static int check_recording(struct bio_data *d, const char *input)

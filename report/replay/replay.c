@@ -690,6 +690,26 @@ static int release_files(struct replay *rp, struct rp_sink *sink)
 	return 0;
 }
 
+/* After the tick at rp->next_tick: a long run of empty intervals up to
+ * t's is skipped and counted (rp_summary.empty_intervals), never handed
+ * to the sink one by one, so a gap or a damaged time far ahead gives one
+ * line, not millions of empty tables. */
+static void skip_empty_run(struct replay *rp, u64 t)
+{
+	u64 step = rp->opts.interval_ns;
+	u64 n = empty_intervals(rp->next_tick, t, step);
+	if (!n)
+		return;
+	struct rp_summary *s = &rp->summary;
+	if (n * step > s->empty_to - s->empty_from) {
+		s->empty_from = rp->next_tick;
+		s->empty_to = rp->next_tick + n * step;
+	}
+	s->empty_intervals += n;
+	s->empty_runs++;
+	rp->next_tick += n * step;
+}
+
 /* Ends every interval that time t lies past (rp_opts.interval_ns): an
  * event's (from_event), or the clock's at a live round.  Every interval
  * but the last spans exactly [end - step, end), so a view labels it from
@@ -711,6 +731,7 @@ static int tick_until(struct replay *rp, struct rp_sink *sink, u64 t, bool from_
 			return -1;
 		if (rp->opts.release_files && release_files(rp, sink) < 0)
 			return -1;
+		skip_empty_run(rp, t);
 	}
 	return 0;
 }
