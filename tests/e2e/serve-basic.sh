@@ -42,11 +42,15 @@ for c in c1 c2; do
 	if why=$(samples_agree "$f" "$EL_N"); then pass "$c-samples-$EL_N"; else fail "$c-samples" "$why"; fi
 	"$EMBER" report -i "$f" --stdio --sort sym >"$TMP/$c.er" 2>&1
 	perf report -i "$f" --stdio --sort sym >"$TMP/$c.pr" 2>/dev/null
+	# What the server stored reads the same in ember and perf (to half a
+	# point); the workload's design split is looser here (12 points): on
+	# this VM with a test suite beside it, ratio's own split moved to
+	# 41/34/17 in both, while this test is about the transport.
 	ok=1
 	for pair in leaf_a:50 leaf_b:30 leaf_c:20; do
 		s=${pair%%:*} want=${pair##*:}
-		within "$(share "$TMP/$c.er" "$s")" "$want" 8 || ok=0
-		within "$(share "$TMP/$c.pr" "$s")" "$want" 8 || ok=0
+		e=$(share "$TMP/$c.er" "$s") p=$(share "$TMP/$c.pr" "$s")
+		within "$e" "$p" 0.5 && within "$e" "$want" 12 || ok=0
 	done
 	if [ "$ok" = 1 ]; then pass "$c-shares"
 	else fail "$c-shares" "ember $(grep leaf_ "$TMP/$c.er" | tr -s ' ' | head -3 | tr '\n' '|') perf $(grep leaf_ "$TMP/$c.pr" | tr -s ' ' | head -3 | tr '\n' '|')"; fi
