@@ -115,10 +115,12 @@ class Filter:
 
 
 def expected_samples(recs, f, event, by_period=False):
-    """The records of event passing f (by_period: their periods' sum)."""
+    """The records of event passing f (by_period: their periods' sum);
+    event None: of every event (collapse and flame fold them all when
+    only one event has samples that pass, and then say nothing)."""
     return sum(r['period'] if by_period else 1 for r in recs
-               if r['event'] == event and f.task(r['pid'], r['tid'], r['comm']) and
-               f.on_cpu(r['cpu']) and f.at(r['time']))
+               if (event is None or r['event'] == event) and
+               f.task(r['pid'], r['tid'], r['comm']) and f.on_cpu(r['cpu']) and f.at(r['time']))
 
 
 def thread_facts(recs):
@@ -341,8 +343,8 @@ def main():
                 check(f'{name}-{f.name}', True, '')
                 print(f'note: {name} refuses --{f.name}: {err.strip()}')
                 continue
-            want = expected_samples(recs, f, event, by_period) if event else -1
-            whole = expected_samples(recs, everything, event, by_period) if event else -1
+            want = expected_samples(recs, f, event, by_period)
+            whole = expected_samples(recs, everything, event, by_period)
             unit = 'ns of ' if by_period else ''
             check(f'{name}-{f.name} ({got} {unit}{event} samples, the records say {want} of {whole})',
                   rc == 0 and got == want, f'exit {rc}: {err.strip()[:200]}')

@@ -15,13 +15,14 @@ report_agrees() {
 	fi
 }
 
-# script_agrees NAME FILE [FIELDS]: every sample's comm, pid, tid, cpu,
+# script_agrees NAME FILE [FIELDS [ARGS...]]: (ARGS go to both) every sample's comm, pid, tid, cpu,
 # time, event, ip and symbol as perf script prints them.  (A recording of
 # one command by perf has no cpu field: perf refuses to print it.)
 script_agrees() {
 	local name=$1 file=$2 fields=${3:-comm,pid,tid,cpu,time,event,ip,sym} why
-	"$EMBER" script -i "$file" -F "$fields" >"$TMP/$name.sember" 2>"$TMP/$name.serr"
-	perf script -i "$file" -F "$fields" >"$TMP/$name.sperf" 2>/dev/null
+	shift $(($# < 3 ? $# : 3))
+	"$EMBER" script -i "$file" -F "$fields" "$@" >"$TMP/$name.sember" 2>"$TMP/$name.serr"
+	perf script -i "$file" -F "$fields" "$@" >"$TMP/$name.sperf" 2>/dev/null
 	if why=$($CMP script "$TMP/$name.sember" "$TMP/$name.sperf"); then
 		pass "$name: script ($why)"
 	else

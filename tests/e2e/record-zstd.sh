@@ -42,7 +42,12 @@ else
 	if [ "${n:-0}" -gt 0 ]; then pass "zstd-record: $n COMPRESSED records"
 	else fail "zstd-record: COMPRESSED records" "perf counts none"; fi
 	report_agrees zstd-record "$TMP/z.data"
-	script_agrees zstd-record "$TMP/z.data" comm,pid,tid,time,event,ip,sym
+	# One frame per machine frame in both: a sample the drain left for
+	# the report (more of them under ASan) is unwound there with DWARF,
+	# where perf shows libc's __libc_start_main alias as an inline frame
+	# of __libc_start_main_impl (libc6-dbg's DWARF; nothing is inlined
+	# there, issue #34 item 6) and ember does not.
+	script_agrees zstd-record "$TMP/z.data" comm,pid,tid,time,event,ip,sym --no-inline
 	zs=$(stat -c %s "$TMP/z.data"); ps=$(stat -c %s "$TMP/plain.data")
 	if [ $((zs * 2)) -lt "$ps" ]; then pass "zstd-record: smaller ($zs bytes, $ps without -z)"
 	else fail "zstd-record: smaller" "$zs bytes compressed, $ps without -z"; fi
