@@ -69,32 +69,43 @@ fi
 check "--per-comm and --per-pid: one histogram for cpuhog" \
 	test "$(grep -c '^comm = cpuhog$' "$TMP/comm")" = 1 -a "$(grep -c "^pid = $hog cpuhog$" "$TMP/pid")" = 1
 
-# Idle-ish: the offcpu workload's main thread wakes 10 times (8 timers, a
-# pipe, its helper's exit; --waits wakeup: its preemptions by other
-# load are not what this measures).  Idle CPUs would lose those wakeups (DESIGN.md
-# quirks), so the CPUs are kept busy by SCHED_IDLE spinners, which any
-# normal task preempts at once: the machine stays idle to the scheduler.
+# Wakeup latency against the truth: the offcpu workload's main thread
+# wakes 10 times (8 timers, a pipe, its helper's exit; --waits wakeup: its
+# preemptions are not what this measures), and sched lat's histogram of
+# its waits must be the one the recording's own wakeup and switch records
+# give (tests/e2e-wakeup-waits.awk), whatever else runs: a threshold on
+# the waits themselves (80% within 256 us, as before) measured the
+# machine's load, not ember, and failed with a build beside it.  Idle CPUs
+# would lose wakeups (DESIGN.md quirks), so SCHED_IDLE spinners keep
+# them busy.
 if ! busy_cpus 8; then
 	skip "idle-ish" "chrt (util-linux) is missing"
 else
-	# A VM's scheduler hiccups now and then: up to 3 recordings, each an
-	# honest measurement; systematically long waits still fail.
+	# Up to 3 recordings: one with lost events is no measurement.
 	verdict="" why="no recording without lost events"
 	for attempt in 1 2 3; do
 		record_clean "$TMP/idle.data" "$WORKLOADS/offcpu" || continue
 		wpid=$(awk '{ print $3 }' "$TMP/wl.out")
 		"$EMBER" sched lat -i "$TMP/idle.data" --tid "$wpid" --waits wakeup >"$TMP/idle" 2>&1
-		read -r small total < <(awk '/ -> / { t += $5; if ($3 < 256) s += $5 } END { print s + 0, t + 0 }' "$TMP/idle")
-		if [ "$total" -ge 9 ] && [ "$((small * 10))" -ge "$((total * 8))" ] &&
+		awk '/ -> / && $5 > 0 { print $1, $5 }' "$TMP/idle" | sort >"$TMP/idle.ember"
+		"$EMBER" script -i "$TMP/idle.data" -F time,event,trace 2>/dev/null |
+			awk -v w="$wpid" -f "$TOP/tests/e2e-wakeup-waits.awk" | sort >"$TMP/idle.truth"
+		total=$(awk '{ t += $2 } END { print t + 0 }' "$TMP/idle.ember")
+		truth=$(awk '{ t += $2 } END { print t + 0 }' "$TMP/idle.truth")
+		# A wait on a bucket's edge may round either way in the records'
+		# microseconds: one wait in a neighbouring bucket is allowed.
+		moved=$(join -a1 -a2 -e0 -o 0,1.2,2.2 "$TMP/idle.ember" "$TMP/idle.truth" |
+			awk '{ d = $2 - $3; m += d < 0 ? -d : d } END { print m + 0 }')
+		if [ "$total" -ge 9 ] && [ "$total" = "$truth" ] && [ "$moved" -le 2 ] &&
 		   ! grep -q '^unwoken:' "$TMP/idle"; then
 			verdict=pass
 			break
 		fi
 		verdict=fail
-		why="$small of $total within 256 us; $(grep -E '^(wakeups|unwoken|max|ember)' "$TMP/idle")"
+		why="ember's buckets: $(tr '\n' ' ' <"$TMP/idle.ember"); the records': $(tr '\n' ' ' <"$TMP/idle.truth"); $(grep -E '^(wakeups|unwoken)' "$TMP/idle")"
 	done
 	case $verdict in
-	pass) pass "idle-ish: $small of $total wakeups ran within 256 us; no wakeup lost (try $attempt)" ;;
+	pass) pass "idle-ish: the $total wakeup waits in the buckets the records give ($(sort -n "$TMP/idle.ember" | tr '\n' ' ' | sed 's/ $//')); no wakeup lost (try $attempt)" ;;
 	fail) fail "idle-ish" "$why" ;;
 	*) skip "idle-ish" "$why" ;;
 	esac

@@ -1,0 +1,19 @@
+# tests/e2e-wakeup-waits.awk -v w=TID: from ember script -F time,event,trace
+# lines, thread w's waits from a wakeup to its next switch-in (a wakeup
+# while it is off-CPU, or before it was seen running: it slept since
+# before the recording; one it gets while running is no wait), counted in
+# sched lat's log2 buckets of microseconds: "BUCKET COUNT" lines.
+function bucket(us,   lo) { lo = 1; if (us < 2) return 0; while (lo * 2 <= us) lo *= 2; return lo }
+BEGIN { out = 1 }
+{
+	t = $1 + 0
+	if ($2 == "sched:sched_wakeup:" && $0 ~ ("pid=" w " ")) {
+		if (out && !pending) pending = t
+	} else if ($2 == "sched:sched_switch:") {
+		if ($0 ~ ("next_pid=" w " ")) {
+			if (pending) { us = int((t - pending) * 1e6 + 0.5); n[bucket(us)]++; pending = 0 }
+			out = 0
+		} else if ($0 ~ ("prev_pid=" w " ")) { out = 1; pending = 0 }
+	}
+}
+END { for (b in n) print b, n[b] }
