@@ -15,6 +15,7 @@
 #include "cmd/cmd.h"
 #include "live/live.h"
 #include "views/hist/hist.h"
+#include "views/top/top.h"
 
 #define CMD "top"
 #define TOP_ROWS_MAX 512

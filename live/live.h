@@ -5,13 +5,11 @@
 #ifndef EMBER_LIVE_H
 #define EMBER_LIVE_H
 
-#include <regex.h>
 
 #include "export/export.h"
 #include "push/push.h"
 #include "record/record.h"
 #include "replay/replay.h"
-#include "views/hist/hist.h"
 
 /* getopt codes of the live options (below the views' own). */
 enum {
@@ -129,39 +127,6 @@ int live_view_end(struct live_view *v, int status);
 /* "# live: 12 samples lost since the last table (30 in all), 4 KB waiting to
  * be read" (the lost since the previous call); nothing said is hidden. */
 void live_print_counts(FILE *out, struct live *l, const struct rp_summary *sum);
-
-/* top.c - ember top's table: rows by report's sort keys (srcline aside),
- * self and (children) inclusive weights in sample periods, the callers of
- * each; at each refresh weights decay by 7/8 (or are zeroed) and rows
- * that decayed away are dropped. */
-struct top_table;
-struct top_table *top_new(const struct hist_opts *keys, bool children);
-void top_free(struct top_table *t);
-/* New keys empty the table; -1 with err_set() for srcline. */
-int top_set_keys(struct top_table *t, const struct hist_opts *keys);
-void top_clear(struct top_table *t);
-void top_add(struct top_table *t, const struct rp_sample *s);
-void top_decay(struct top_table *t, bool zero);
-u64 top_refresh_samples(const struct top_table *t);   /* since the last decay */
-
-/* Which rows a view shows. */
-struct top_filter {
-	bool hide_kernel, hide_user;
-	const regex_t *re;         /* rows whose text matches, or NULL */
-};
-struct top_line {
-	const char *text;          /* the keys' columns, tab-separated; valid
-				      until the table changes */
-	double self, total;
-	bool kernel;
-	size_t row;                /* for top_callers */
-};
-/* The hottest rows shown (by total with children, else self), at most
- * cap; *all is the sum of every row's self weight (100%). */
-size_t top_view(const struct top_table *t, const struct top_filter *f, struct top_line *out,
-		size_t cap, double *all);
-/* A row's callers, heaviest first: their texts and weights, at most cap. */
-size_t top_callers(struct top_table *t, size_t row, const char **text, double *w, size_t cap);
 
 /* push.c - the continuous profiler (ember push --every, record --push):
  * one pprof per interval of the live replay, encoded at each tick and

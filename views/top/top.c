@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "live/live.h"
+#include "views/top/top.h"
 
 #define TOP_CALLERS_MAX 32         /* callers kept per row */
 #define TOP_DECAY (7.0 / 8.0)      /* what a refresh leaves of a weight */
