@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd/cmd.h"
 #include "pmc/stat/stat.h"
 
 #define CMD "list"

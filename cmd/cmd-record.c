@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "cmd/cmd.h"
 #include "net/net.h"
 #include "record/record-internal.h"
 #include "record/record.h"

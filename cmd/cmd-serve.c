@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include "cmd/cmd.h"
 #include "common/child.h"
 #include "net/net.h"
 

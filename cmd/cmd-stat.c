@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cmd/cmd.h"
 #include "common/child.h"
 #include "pmc/stat/stat.h"
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/cmd.h"
 #include "tools/tools.h"
 
 /* Everything one tool's command line decides. */

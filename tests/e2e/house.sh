@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # tests/e2e/house.sh - the rooms of the source tree (docs/ARCHITECTURE.md):
 # no folder includes a header of a folder that includes it, no file
-# includes another folder's *-internal.h, and the check itself fails when
-# either is planted in a copy of the tree (a cycle views/hist -> cmd ->
-# views/hist; tools/ reaching into block-internal.h).
+# includes another folder's *-internal.h, only ember.c and cmd/ include
+# cmd/, every cmd-*.c is in cmd/; and the check itself fails when each is
+# planted in a copy of the tree (a cycle views/hist -> cmd -> views/hist;
+# tools/ reaching into block-internal.h; flamegraph/ including cmd.h; a
+# command file in record/).
 # parallel-safe: reads the sources only (tests/run.sh)
 set -u
 . "$(dirname "$0")/../e2e-lib.sh"
@@ -45,3 +47,12 @@ planted() {
 planted house-cycle-found views/hist/hist.c cmd/cmd.h 'views/hist'
 planted house-internal-found tools/util.c block/block-internal.h \
 	'tools/util.c includes block/block-internal.h'
+planted house-cmd-layer-found flamegraph/tree.c cmd/cmd.h \
+	'flamegraph/tree.c includes cmd/cmd.h'
+copy
+cp "$TMP/tree/cmd/cmd-record.c" "$TMP/tree/record/cmd-record.c"
+if "$GRAPH" "$TMP/tree" >/dev/null 2>"$TMP/stray.err"; then
+	fail house-cmd-file-found "a record/cmd-record.c passed the check"
+else
+	check house-cmd-file-found grep -q 'outside cmd/: record/cmd-record.c' "$TMP/stray.err"
+fi

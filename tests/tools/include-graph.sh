@@ -2,7 +2,9 @@
 # include-graph.sh - the folder-level include graph of ember's sources, and
 # the checks of the house rules (docs/ARCHITECTURE.md, "The rooms"): no
 # folder includes a header of a folder that (through others) includes it,
-# and no file includes another folder's internal header (*-internal.h).
+# no file includes another folder's internal header (*-internal.h), the
+# command layer is included by ember.c alone, and every command file
+# (cmd-*.c) is in cmd/.
 #
 #   tests/tools/include-graph.sh [TOP]         print the graph, check it
 #
@@ -56,4 +58,17 @@ while read -r f inc; do
 	echo "include-graph: $f includes $inc, internal to $(dirname "$inc")/" >&2
 	rc=1
 done <<<"$list"
+while read -r f inc; do
+	case $inc in cmd/*) ;; *) continue ;; esac
+	case $f in cmd/* | ember.c) continue ;; esac
+	echo "include-graph: $f includes $inc: only ember.c and cmd/ include the command layer" >&2
+	rc=1
+done <<<"$list"
+
+stray=$(find . \( -path ./tests -o -path './build*' -o -path ./.git -o -path ./cmd \) -prune -o \
+	-name 'cmd-*.c' -print | sed 's#^\./##')
+if [ -n "$stray" ]; then
+	echo "include-graph: command files outside cmd/:" $stray >&2
+	rc=1
+fi
 exit $rc
