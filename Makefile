@@ -14,7 +14,7 @@ ifeq ($(filter -j%,$(MAKEFLAGS)),)
   MAKEFLAGS += -j$(shell nproc)
 endif
 CC      ?= cc
-MODULES := common format pmc pmc/stat record symbols unwind report report/replay report/hist report/collapse report/script report/sched report/bio report/blkreplay report/live report/tools flamegraph export net push
+MODULES := common format pmc pmc/stat record symbols unwind replay views/hist views/top views/collapse views/script views/sched block block/btreplay live tools flamegraph export push net cmd
 
 # pkg-config name -> Debian package that provides it.
 PKGS    := libelf:libelf-dev libdw:libdw-dev libunwind:libunwind-dev libunwind-generic:libunwind-dev \
@@ -100,8 +100,8 @@ $(BUILD)/gen/syscall-names.h: $(SYSCALL_HDR)
 	sed -n 's/^#define __NR_\([a-z0-9_]*\)[[:space:]][[:space:]]*\([0-9][0-9]*\).*/[\2] = "\1",/p' $< >$@.tmp
 	@test -s $@.tmp || { echo "no syscall numbers in $<"; exit 1; }
 	mv $@.tmp $@
-$(BUILD)/report/tools/syscalls.o: $(BUILD)/gen/syscall-names.h
-$(BUILD)/report/tools/syscalls.o: CFLAGS_ALL += -I$(BUILD)/gen
+$(BUILD)/tools/syscalls.o: $(BUILD)/gen/syscall-names.h
+$(BUILD)/tools/syscalls.o: CFLAGS_ALL += -I$(BUILD)/gen
 
 # pprof's profile.proto (export/profile.proto) compiled by protoc-c into
 # build/gen/export/; the generated C is built without -Werror (not ours).
@@ -214,9 +214,9 @@ FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz-*.c))
 # file elsewhere does not stop the fuzzers.  Targets link them as an archive, so each takes the
 # files it calls (fuzz-blktrace none of bio's replay side, fuzz-plan none
 # of the replayer's).
-FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(wildcard $(addsuffix /*.c,common format symbols flamegraph report/bio)) \
-                $(filter-out net/cmd-%,$(wildcard net/*.c)) report/replay/filter.c \
-                report/blkreplay/plan.c report/blkreplay/planfile.c push/spool.c)
+FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(wildcard $(addsuffix /*.c,common format symbols flamegraph block)) \
+                $(wildcard net/*.c) replay/filter.c \
+                block/btreplay/plan.c block/btreplay/planfile.c push/spool.c)
 FUZZ_LIB     := $(FUZZ_DIR)/libfuzz.a
 
 $(FUZZ_OBJS): $(FUZZ_DIR)/%.o: %.c

@@ -1,15 +1,10 @@
-/* ember.c - main(): the table of subcommands and nothing else.
- * Each command lives in its module (record/cmd-record.c, ...). */
+/* ember.c - main(): the table of subcommands, the help that lists them,
+ * and the choice of record --push.  Each command is a file of cmd/. */
 #include <stdio.h>
 #include <string.h>
 
+#include "cmd/cmd.h"
 #include "common/common.h"
-#include "net/net.h"
-#include "pmc/pmc.h"
-#include "pmc/stat/stat.h"
-#include "record/record.h"
-#include "report/report.h"
-#include "report/tools/tools.h"
 
 /* Each command's name and summary come from its option table. */
 struct command {
@@ -45,7 +40,7 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
-/* BCC's tools (report/cmd-tools.c), listed in a group of their own. */
+/* BCC's tools (cmd/cmd-tools.c), listed in a group of their own. */
 static bool is_tool(const char *name)
 {
 	for (size_t i = 0; tool_command(i); i++)
@@ -55,7 +50,7 @@ static bool is_tool(const char *name)
 }
 
 /* `record --push URL` is the continuous profiler, `push --every`: record/
- * never calls report/, so the choice is made here, before either runs. */
+ * never calls the views, so the choice is made here, before either runs. */
 static bool record_pushes(int argc, char **argv)
 {
 	for (int i = 2; i < argc && strcmp(argv[i], "--"); i++)

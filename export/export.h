@@ -7,7 +7,7 @@
 
 #include <stdio.h>
 
-#include "report/replay/replay.h"
+#include "replay/replay.h"
 
 /* What the weights of the profile are. */
 enum ex_kind {

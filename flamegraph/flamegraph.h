@@ -1,6 +1,6 @@
 /* flamegraph.h - folded stacks ("a;b;c 42") merged into a tree of frames,
  * and that tree written as one self-contained interactive SVG (or back out
- * as folded text).  Knows nothing of perf records: report/ feeds it. */
+ * as folded text).  Knows nothing of perf records: the views feed it. */
 #ifndef EMBER_FLAMEGRAPH_H
 #define EMBER_FLAMEGRAPH_H
 

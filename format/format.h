@@ -8,6 +8,7 @@
 
 #include <linux/perf_event.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "common/common.h"
 
@@ -650,5 +651,13 @@ int pd_cut_feed(struct pd_cut *c, const void *buf, size_t n);
 bool pd_cut_at_boundary(const struct pd_cut *c);
 /* Where to cut: the last round's end, else the last whole record's. */
 u64 pd_cut_safe_end(const struct pd_cut *c);
+
+/* ---- ember verify (verify.c) ------------------------------------------- */
+
+/* Writes the problems of a perf.data file or blktrace capture to out, a
+ * line each with its byte offset (the first 50, then how many more), and
+ * a last line with the record and problem counts; *problems says how
+ * many.  -1 with err_set() when path is neither. */
+int pd_verify(const char *path, FILE *out, u64 *problems);
 
 #endif

@@ -11,8 +11,6 @@
 #include "common/options.h"
 #include "format/format.h"
 
-int cmd_serve(int argc, char **argv);
-extern const struct opt_cmd serve_cmd;   /* its option table */
 
 /* --- The wire (docs/ARCHITECTURE.md, "net/") -------------------------------
  * Client to server: a hello (16 bytes: "EMBERNET", then big-endian u16

@@ -11,8 +11,6 @@
 #include "common/common.h"
 #include "common/options.h"
 
-int cmd_record(int argc, char **argv);
-extern const struct opt_cmd record_cmd;   /* its option table */
 
 /* What a live view records. */
 enum rec_live_kind {

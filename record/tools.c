@@ -1,6 +1,6 @@
 /* tools.c - the events each of ember's BCC-like tools (execsnoop, syscount,
  * ...) needs, added to a recording by `ember record --tool NAME`; the tools
- * in report/tools/ read exactly these. */
+ * in tools/ read exactly these. */
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-# tests/e2e-report-lib.sh - helpers for the report/script tests (sourced
+# tests/e2e-report-lib.sh - helpers for the views/script tests (sourced
 # after tests/e2e-lib.sh): ember's report and script compared with perf's on
 # the same file.
 CMP="python3 $TOP/tests/e2e-compare.py"

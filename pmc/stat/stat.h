@@ -13,12 +13,6 @@
 #include "common/child.h"
 #include "pmc/pmc.h"
 
-/* `ember stat`: counting like perf stat, --ipc and --tlb breakdowns. */
-int cmd_stat(int argc, char **argv);
-/* `ember list`: the events and metric sets this machine offers. */
-int cmd_list(int argc, char **argv);
-/* Their option tables (common/options.h). */
-extern const struct opt_cmd stat_cmd, list_cmd;
 
 /* ---- reads and scaling (count.c) -------------------------------------- */
 

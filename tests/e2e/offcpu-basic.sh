@@ -96,7 +96,7 @@ if "$EMBER" record -q --off-cpu --call-graph dwarf -o "$TMP/dwarf.data" -- "$W" 
 	"$EMBER" offcpu -i "$TMP/dwarf.data" --folded --comm offcpu >"$TMP/dwarf.folded" 2>/dev/null
 	check "--call-graph dwarf: _start...main;sleep_steps;sleep_ms under the kernel frames" \
 		grep -q '^offcpu;_start;.*;main;sleep_steps;sleep_ms;[^ ]*schedule' "$TMP/dwarf.folded"
-	# One naming rule (report/replay/frames.c): the off-CPU stacks are the
+	# One naming rule (replay/frames.c): the off-CPU stacks are the
 	# sched_switch samples' stacks, which collapse folds, so every frame
 	# offcpu names (inline frames of libc among them), collapse names alike.
 	"$EMBER" collapse -i "$TMP/dwarf.data" --comm offcpu 2>/dev/null | sed 's/ [0-9]*$//' |

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/e2e/progress.sh - a view reading a large recording (over 50 MB and
-# 65536 events, report/replay's thresholds) shows its progress on stderr
+# 65536 events, replay's thresholds) shows its progress on stderr
 # when stderr is a terminal (a pseudo-terminal made by util-linux script),
 # never when stderr is a file; stdout is the same either way.  For
 # collapse, flame, sched lat, archive and report.

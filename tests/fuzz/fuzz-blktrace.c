@@ -1,7 +1,7 @@
 /* fuzz-blktrace.c - libFuzzer target for the blktrace readers: classic
  * per-CPU blktrace files and the kernel blk tracer's ftrace-framed output
  * (format/blktrace.c), and what consumes their records in the bio library
- * (report/bio/, linked as make fuzz builds it): the I/O tracker, blkparse
+ * (block/, linked as make fuzz builds it): the I/O tracker, blkparse
  * lines (with and without a filter), every `ember bio` view and the
  * checks of `ember verify`.
  *
@@ -13,7 +13,7 @@
 #include <errno.h>
 #include <sys/stat.h>
 
-#include "report/bio/bio.h"
+#include "block/block.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
 
@@ -130,6 +130,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	bio_snoop_free(&sn);
 
 	u64 problems;
-	bio_verify(path, null_out(), &problems);
+	pd_verify(path, null_out(), &problems);
 	return 0;
 }

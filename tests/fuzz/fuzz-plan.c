@@ -1,12 +1,12 @@
 /* fuzz-plan.c - libFuzzer target for the block replay's plan files
- * (report/blkreplay/planfile.c): the header, the device and stream tables
+ * (block/btreplay/planfile.c): the header, the device and stream tables
  * and every I/O checked against the bytes there are.  A plan that reads is
  * written again and must read back the same, I/O for I/O.
  *
  * Input: a plan file. */
 #include "tests/fuzz/fuzz.h"
 
-#include "report/blkreplay/blkreplay.h"
+#include "block/btreplay/btreplay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
 

@@ -60,6 +60,9 @@ make_recordings() {
 		fi
 		rm -f "$R/disk.img"
 	fi
+	rec tool-syscount --tool syscount -- "$W/toolwork" getppid 20000
+	rec tool-execsnoop --tool execsnoop -- sh -c 'for i in 1 2 3; do /bin/true; done'
+	rec tool-cpudist --tool cpudist -- "$W/toolwork" runsleep 20 5
 	if command -v perf >/dev/null; then
 		[ -s "$R/perf-g.data" ] ||
 			perf record -q -o "$R/perf-g.data" -F 999 -g -- "$W/ratio" 1 >/dev/null 2>&1
@@ -159,12 +162,38 @@ main() {
 		# shellcheck disable=SC2086
 		run bio "bio$v" bio $v
 	done
+	for v in --btt --top "--top --interval 0.2" "--btt --interval 0.2" "--hist --pid 1-99999"; do
+		# shellcheck disable=SC2086
+		run bio "bio$v" bio $v
+	done
 	run bio script script
 	run bio script-blk script --blkparse
 	run bio verify verify
 	run bio collapse collapse --annotate
 	run bio report report
 	run ratio-g verify verify
+	for d in ratio-g perf-g offcpu-wakers; do
+		run "$d" sched-lat sched lat
+		run "$d" export-speedscope export --format speedscope
+		run "$d" export-speedscope-pp export --format speedscope --per-process
+		run "$d" export-pprof export --format pprof
+		run "$d" export-pprof-labels export --format pprof --labels
+	done
+	run offcpu-wakers export-offcpu export --format pprof --off-cpu
+	run sched-a sched-lat sched lat
+	run sched-a sched-lat-comm sched lat --per-comm
+	run ratio-g report-children-caller report --children -g caller
+	run ratio-g report-interval report --interval 0.2
+	run tool-syscount syscount syscount
+	run tool-syscount syscount-L syscount -L
+	run tool-syscount syscount-P syscount -P
+	run tool-execsnoop execsnoop execsnoop
+	run tool-execsnoop execsnoop-t execsnoop -t
+	run tool-cpudist cpudist cpudist
+	run tool-cpudist cpudist-P cpudist -P
+	for c in execsnoop syscount cpudist export top push btrace serve stat list; do
+		run - help-$c "$c" --help
+	done
 
 	echo "$same of $total outputs identical"
 	for d in "${DIFFERS[@]}"; do

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "report/bio/bio-internal.h"
+#include "block/block-internal.h"
 #include "tests/unit/test.h"
 
 #define DEV ((7u << 20) | 0)

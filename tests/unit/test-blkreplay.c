@@ -1,4 +1,4 @@
-/* test-blkreplay.c - unit tests of the block replay (report/blkreplay/):
+/* test-blkreplay.c - unit tests of the block replay (block/btreplay/):
  * plans built from synthetic tracker events (streams per CPU, a split
  * joined again, what is left out), the plan file written and read back
  * and refused when damaged (each error naming the offset), the lateness
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "report/blkreplay/blkreplay.h"
+#include "block/btreplay/btreplay.h"
 #include "tests/unit/test.h"
 
 #define DEV ((7u << 20) | 3)

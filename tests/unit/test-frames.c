@@ -1,10 +1,10 @@
-/* test-frames.c - how report/replay/frames.c names frames, on frames built
+/* test-frames.c - how replay/frames.c names frames, on frames built
  * by hand: perf script's chain text (inline frames as perf prints them),
  * the report's columns, and the folded names and kinds stackcollapse-
  * perf.pl gives the same frames' perf script text. */
 #include <stdlib.h>
 
-#include "report/replay/replay.h"
+#include "replay/replay.h"
 #include "tests/unit/test.h"
 
 static struct sym_ctx *ctx;

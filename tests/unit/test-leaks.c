@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cmd/cmd.h"
 #include "common/common.h"
 #include "pmc/pmc.h"
 #include "pmc/stat/stat.h"

@@ -3,8 +3,8 @@
  * open at the end or begun before, dead threads, filters. */
 #include <string.h>
 
-#include "report/sched/sched.h"
 #include "tests/unit/test.h"
+#include "views/sched/sched.h"
 
 static const struct rp_frame stack_a[] = {
 	{ .ip = 0xffffffff81000010, .kernel = true }, { .ip = 0x401000 }, { .ip = 0x402000 },

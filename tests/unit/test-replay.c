@@ -8,7 +8,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "report/replay/replay.h"
+#include "replay/replay.h"
 #include "tests/unit/processes.h"
 #include "tests/unit/test.h"
 

@@ -1,0 +1,232 @@
+/* cmd-sched.c - `ember sched lat`: run-queue latency from a recording
+ * with sched_switch and sched_wakeup (e.g. 'ember record --off-cpu -a'),
+ * as log2 histograms like runqlat's. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "live/live.h"
+#include "views/sched/sched.h"
+
+#define CMD "sched"
+
+enum { OPT_PER_COMM = 0x5000, OPT_PER_PID, OPT_WAITS };
+
+/* sched lat's own options and the shared filters (-p is --pid). */
+struct args {
+	struct rp_opts *rp;
+	struct schedlat_opts *o;
+	struct live_opts *live;
+};
+
+static int parse_waits(struct schedlat_opts *o, const char *arg)
+{
+	if (!strcmp(arg, "all"))
+		o->no_wakeups = o->no_preemptions = false;
+	else if (!strcmp(arg, "wakeup"))
+		o->no_preemptions = !(o->no_wakeups = false);
+	else if (!strcmp(arg, "preempt"))
+		o->no_wakeups = !(o->no_preemptions = false);
+	else {
+		err_set("bad --waits '%s' (all, wakeup or preempt)", arg);
+		return -1;
+	}
+	return 1;
+}
+
+/* 1 handled, 0 not ours, -1 err_set. */
+static int parse_one(void *ctx, int opt, const char *arg)
+{
+	struct args *a = ctx;
+	switch (opt) {
+	case OPT_PER_COMM: a->o->per_comm = true; return 1;
+	case OPT_PER_PID: a->o->per_pid = true; return 1;
+	case OPT_WAITS: return parse_waits(a->o, arg);
+	default: {
+		int r = live_parse_opt(a->live, opt, arg);
+		return r ? r : rp_parse_filter_opt(a->rp, opt, arg);
+	}
+	}
+}
+
+static const struct opt options[] = {
+	OPT_INCLUDE(rp_input_opts),
+	OPT(OPT_PER_COMM, 0, "per-comm", OPT_NO_ARG, NULL, "a histogram per command name"),
+	OPT(OPT_PER_PID, 0, "per-pid", OPT_NO_ARG, NULL, "a histogram per process"),
+	OPT(OPT_WAITS, 0, "waits", OPT_ARG, "KIND",
+	  "all (default), wakeup (from a wakeup only) or preempt\n"
+	  "(from a switch-out still runnable only)"),
+	OPT_INCLUDE(rp_short_pid_opts),
+	OPT_INCLUDE(rp_view_opts),
+	OPT_INCLUDE(live_target_opts),
+	OPT_INCLUDE(live_interval_opts),
+	OPT_END,
+};
+
+const struct opt_cmd sched_cmd = {
+	.name = CMD,
+	.summary = "run-queue latency histograms, like runqlat",
+	.synopsis =
+	"usage: ember sched lat [-i FILE] [--per-comm | --per-pid] [--waits KIND] [filters]\n"
+	"       ember sched lat -a|-C CPUS|-t TIDS [--interval SECS [--count N]] [filters]\n"
+	"\n"
+	"Run-queue latency, as runqlat counts it: from each sched_wakeup or\n"
+	"sched_wakeup_new, and from each switch-out of a thread still runnable (a\n"
+	"preemption), to the thread's next switch-in, as a log2 histogram of\n"
+	"microseconds (the header says how many waits of each kind; --waits picks\n"
+	"one), with the longest wait and what ran on that CPU meanwhile.  Record\n"
+	"with 'ember record --off-cpu=wakeups -a' to see every wakeup and switch.\n"
+	"The filters pick the waits: --pid, --tid and --comm by the waiting thread\n"
+	"(-p is --pid here, as in runqlat), --cpu by the CPU it then ran on, --time\n"
+	"by when it ran (the waits that end inside the window).\n"
+	"Given a target it records while it runs (runqlat 1 10 is\n"
+	"'sched lat -a --interval 1 --count 10'): a histogram per interval, or one\n"
+	"at the end (Ctrl-C, --duration, the command's end).\n"
+	"\n",
+	.opts = options,
+	.one = parse_one,
+};
+
+/* -1 to go on, or the exit status to stop with. */
+static int parse_args(struct rp_opts *rp, struct schedlat_opts *o, struct live_view *lv,
+		      int argc, char **argv)
+{
+	struct args a = { rp, o, &lv->opts };
+	int rc = live_view_parse(lv, opt_parse(&sched_cmd, argc, argv, &a), argc, argv);
+	if (rc >= 0)
+		return rc;
+	if (o->per_comm && o->per_pid) {
+		cmd_error(CMD, "--per-comm and --per-pid: pick one");
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+static int check_recording(const struct sched_tp *tp, const char *input)
+{
+	if (!tp->have[SCHED_WAKEUP] && !tp->have[SCHED_WAKEUP_NEW]) {
+		cmd_error(CMD, "%s has no sched:sched_wakeup events: record with "
+			  "'ember record --off-cpu=wakeups -a' (plain --off-cpu leaves "
+			  "wakeups out)", input);
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
+/* The histogram per interval (--interval), and the end at --count. */
+struct lat_run {
+	struct schedlat *sl;
+	struct rp_sink inner;
+	struct replay *r;
+	struct live *live;
+	u64 count, intervals;
+	bool done;
+};
+
+static int lr_sample(void *ctx, const struct rp_sample *s)
+{
+	struct lat_run *l = ctx;
+	return l->done ? 0 : l->inner.sample(l->inner.ctx, s);
+}
+
+static int lr_event(void *ctx, const struct pd_event *ev, const struct rp_thread *t)
+{
+	struct lat_run *l = ctx;
+	return l->done ? 0 : l->inner.event(l->inner.ctx, ev, t);
+}
+
+static int lr_tick(void *ctx, u64 end, bool last)
+{
+	struct lat_run *l = ctx;
+	if (l->done)
+		return 0;
+	if (l->inner.finish(l->inner.ctx) < 0 || schedlat_print(l->sl, stdout) < 0)
+		return -1;
+	schedlat_reset(l->sl);
+	l->done = live_interval_end(stdout, l->live, l->r, last, &l->intervals, l->count);
+	return 0;
+}
+
+/* One histogram at the end, or one per interval. */
+static int run_sink(struct replay *r, struct schedlat *sl, struct live *live, u64 count)
+{
+	struct lat_run l = { .sl = sl, .inner = schedlat_sink(sl), .r = r, .live = live,
+			     .count = count };
+	struct rp_sink sink = { .ctx = &l, .sample = lr_sample, .event = lr_event, .tick = lr_tick };
+	bool intervals = rp_interval(r);
+	if (rp_run(r, intervals ? &sink : &l.inner) < 0)
+		return -1;
+	if (intervals)
+		return 0;
+	if (schedlat_print(sl, stdout) < 0)
+		return -1;
+	if (live)
+		live_print_counts(stdout, live, rp_summary(r));
+	return 0;
+}
+
+static int run(struct rp_opts *rp, struct schedlat_opts *o, struct live *live, u64 count)
+{
+	struct rp_opts all = *rp;
+	memset(&all.filter, 0, sizeof(all.filter));   /* filters apply to the woken */
+	all.tracing = true;
+	o->filter = &rp->filter;
+	struct replay *r = rp_open(&all);
+	if (!r) {
+		cmd_error(CMD, "%s", err_msg());
+		return EXIT_RUNTIME;
+	}
+	struct sched_tp tp;
+	struct schedlat *sl = NULL;
+	int rc = EXIT_RUNTIME;
+	if (sched_tp_init(&tp, rp_reader(r)) < 0)
+		cmd_error(CMD, "%s: tracing data: %s", rp->input, err_msg());
+	else if ((rc = check_recording(&tp, rp->input)) == EXIT_OK) {
+		sl = schedlat_new(o, &tp);
+		if (run_sink(r, sl, live, count) < 0) {
+			cmd_error(CMD, "%s", err_msg());
+			rc = EXIT_RUNTIME;
+		}
+		const struct rp_summary *sum = rp_summary(r);
+		rp_warn_view(CMD, sum, rp->input, "some wakeups or switches are missing");
+		if (sum->input_error)
+			rc = EXIT_RUNTIME;
+	}
+	schedlat_free(sl);
+	rp_close(r);
+	return rc;
+}
+
+int cmd_sched(int argc, char **argv)
+{
+	if (argc < 2) {
+		opt_help(&sched_cmd, stderr);
+		return EXIT_USAGE;
+	}
+	/* -h, --help and the hidden dumps may come before "lat": they take
+	 * no value and stop at once, so no context is needed. */
+	static const char *const before_lat[] = { "-h", "--help", "--list-options", "--man" };
+	for (size_t i = 0; i < ARRAY_SIZE(before_lat); i++)
+		if (!strcmp(argv[1], before_lat[i]))
+			return opt_parse(&sched_cmd, 2, argv, NULL);
+	if (strcmp(argv[1], "lat")) {
+		cmd_error(CMD, "unknown subcommand '%s': the one there is is 'lat'", argv[1]);
+		return EXIT_USAGE;
+	}
+	struct rp_opts rp;
+	rp_opts_init(&rp);
+	struct schedlat_opts o = { 0 };
+	struct live_view lv = { .cmd = CMD, .help = "sched lat", .rp = &rp };
+	int rc = parse_args(&rp, &o, &lv, argc - 1, argv + 1);
+	rp.live_keep_threads = true;   /* the histograms keep the threads they measured */
+	if (rc < 0)
+		rc = live_view_start(&lv, REC_LIVE_SCHED);
+	if (rc < 0)
+		rc = run(&rp, &o, lv.live, lv.opts.count);
+	fflush(stdout);
+	rc = live_view_end(&lv, rc);
+	rp_opts_free(&rp);
+	return rc;
+}

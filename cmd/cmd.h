@@ -1,0 +1,95 @@
+/* cmd.h - the command layer: every `ember COMMAND` (cmd-*.c, one file a
+ * command, as git's builtin/), their option tables, and what they share
+ * on the command line (options.c): collapse's options, the warnings after
+ * a replay, and the helpers two commands share.  Only ember.c and cmd/
+ * include this header. */
+#ifndef EMBER_CMD_H
+#define EMBER_CMD_H
+
+#include "common/options.h"
+#include "replay/replay.h"
+#include "views/collapse/collapse.h"
+#include "views/sched/sched.h"
+
+int cmd_report(int argc, char **argv);
+int cmd_script(int argc, char **argv);
+int cmd_collapse(int argc, char **argv);
+int cmd_flame(int argc, char **argv);
+int cmd_offcpu(int argc, char **argv);
+int cmd_sched(int argc, char **argv);
+int cmd_bio(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_btrace(int argc, char **argv);
+int cmd_archive(int argc, char **argv);
+int cmd_top(int argc, char **argv);
+int cmd_export(int argc, char **argv);   /* cmd-export.c, over export/ */
+int cmd_push(int argc, char **argv);     /* cmd-push.c, over export/ and push/ */
+int cmd_record(int argc, char **argv);
+/* `ember stat`: counting like perf stat, --ipc and --tlb breakdowns. */
+int cmd_stat(int argc, char **argv);
+/* `ember list`: the events and metric sets this machine offers. */
+int cmd_list(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
+
+/* Their option tables (common/options.h): --help, man pages, completion. */
+extern const struct opt_cmd report_cmd, script_cmd, collapse_cmd, flame_cmd, offcpu_cmd,
+	sched_cmd, bio_cmd, btrace_cmd, verify_cmd, archive_cmd, top_cmd, export_cmd, push_cmd,
+	record_cmd, stat_cmd, list_cmd, serve_cmd;
+
+/* The tools' commands (cmd-tools.c): the i-th one's option table
+ * (NULL past the last), in the order 'ember --help' lists them, and the
+ * command that runs any of them (argv[0] names the tool). */
+const struct opt_cmd *tool_command(size_t i);
+int cmd_tool(int argc, char **argv);
+
+/* collapse's options, shared by flame's data-file input: its own and the
+ * shared view options, whose bare --pid/--tid name process frames here
+ * (--pid=LIST still filters). */
+enum {
+	COLLAPSE_OPT_PID = 0x3000, COLLAPSE_OPT_TID, COLLAPSE_OPT_ANNOTATE,
+	COLLAPSE_OPT_WEIGHT, COLLAPSE_OPT_SRCLINE,
+};
+extern const struct opt collapse_options[];
+/* 1 when opt was one of collapse_options, 0 when not, -1 with err_set()
+ * on a bad value. */
+int collapse_parse_opt(struct collapse_opts *c, struct rp_opts *rp, int opt, const char *arg);
+
+/* ---- ember bio --replay and --save-plan (cmd-bio-replay.c) ------------- */
+
+/* The replay's options, in bio's table; its parse takes their ids (1
+ * taken, 0 not ours, -1 err_set) into *b, made at the first one. */
+struct bio_replay;
+struct bio_view_opts;
+extern const struct opt bio_replay_opts[];
+int bio_replay_parse(struct bio_replay **b, int opt, const char *arg);
+/* -1 to go on, or EXIT_USAGE having said why (b NULL: no replay). */
+int bio_replay_check(const struct bio_replay *b, bool input_set, bool other_view);
+/* The plan (of rp's input, filtered by v and rp's filters, or --plan's),
+ * saved and/or replayed; returns the exit status, having said why. */
+int bio_replay_cmd(struct bio_replay *b, const struct rp_opts *rp, const struct bio_view_opts *v);
+void bio_replay_free(struct bio_replay *b);
+
+/* ---- After a replay (options.c, cmd-collapse.c, cmd-offcpu.c) ---------- */
+
+/* The warnings every analysis owes its user after a replay: a file not
+ * closed cleanly, untrusted files, an input error. */
+void rp_warn_summary(const char *cmd, const struct rp_summary *sum, const char *input);
+/* "N empty intervals not shown ..." when a long run was skipped (part of
+ * rp_warn_summary and rp_warn_view; bio says it for blktrace captures). */
+void rp_warn_empty_intervals(const char *cmd, const struct rp_summary *sum);
+/* The same for a view whose figures lost events skew (offcpu, bio): a
+ * file not closed cleanly, the events lost and what that did to the view
+ * (lost_effect), an input error. */
+void rp_warn_view(const char *cmd, const struct rp_summary *sum, const char *input,
+		  const char *lost_effect);
+
+/* For the commands that fold (collapse, flame): prints collapse_replay's
+ * notes and its error (rc -1) as "ember CMD: ..."; returns the exit
+ * status. */
+int collapse_say(const char *cmd, const char *input, int rc, const struct collapse_notes *n);
+/* cmd-offcpu.c, for the commands that run offcpu_run (offcpu, flame
+ * --wall): prints its notes and error (rc -1) or the replay's warnings as
+ * "ember CMD: ..."; returns the exit status. */
+int offcpu_say_run(const char *cmd, const char *input, int rc, const struct offcpu_notes *n);
+
+#endif

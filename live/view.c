@@ -1,0 +1,55 @@
+/* view.c - the sequence every view that runs live or on a file goes
+ * through around its own work (report, sched lat, offcpu, bio, top): the
+ * operands, whether a target was given, the recording's start or a
+ * file's settings, and one end for every path, so none misses a step. */
+#include <string.h>
+
+#include "live/live.h"
+#include "replay/replay.h"
+
+int live_view_parse(struct live_view *v, int rc, int argc, char **argv)
+{
+	if (rc >= 0)
+		return rc;
+	/* A command only after "--": a stray word is not run. */
+	if (optind < argc && strcmp(argv[optind - 1], "--"))
+		return cmd_extra_argument(v->cmd, v->help, argv[optind]);
+	if (live_wanted(&v->opts, argc, argv, optind) < 0) {
+		cmd_error(v->cmd, "%s", err_msg());
+		return EXIT_USAGE;
+	}
+	if (v->all_by_default && !live_view_target(v))
+		v->opts.all = true;
+	return -1;
+}
+
+bool live_view_target(const struct live_view *v)
+{
+	const struct live_opts *o = &v->opts;
+	return o->all || o->cpus || o->pids || o->tids || o->command;
+}
+
+int live_view_start(struct live_view *v, enum rec_live_kind kind)
+{
+	if (!live_view_target(v)) {
+		rp_progress_if_tty(v->rp);
+		if (v->opts.interval > 0)
+			v->rp->interval_ns = (u64)(v->opts.interval * 1e9 + 0.5);
+		return -1;
+	}
+	bool usage;
+	v->live = live_start(&v->opts, kind, v->rp, &usage);
+	if (v->live)
+		return -1;
+	cmd_error(v->cmd, "%s", err_msg());
+	return usage ? EXIT_USAGE : EXIT_RUNTIME;
+}
+
+int live_view_end(struct live_view *v, int status)
+{
+	if (v->live)
+		status = live_end(v->live, v->cmd, status);
+	v->live = NULL;
+	live_opts_free(&v->opts);
+	return status;
+}

@@ -1,0 +1,215 @@
+/* tools.h - BCC's tools (execsnoop, opensnoop, syscount, ...) without BPF:
+ * each tool is a sink over the replay of the tracepoints `ember record
+ * --tool NAME` records, run offline on a file or live on a target. */
+#ifndef EMBER_TOOLS_H
+#define EMBER_TOOLS_H
+
+#include <stdio.h>
+
+#include "common/options.h"
+#include "live/live.h"
+#include "pmc/pmc.h"
+#include "replay/replay.h"
+
+/* What a tool sees of its input once it is open. */
+struct tool_env {
+	struct pd_reader *reader;
+	struct pd_trace *trace;    /* the recorded tracing data; NULL when none */
+	FILE *out;
+	/* --pid, --tid, --comm, --cpu, --time: the replay applies it to the
+	 * samples; a tool that counts other records (cpudist's switches)
+	 * tests them with rp_filter_pass. */
+	const struct rp_filter *filter;
+};
+
+/* One tool: its sink (ctx shared with start), and the step that finds
+ * its tracepoints once the input is open (0, or -1 with err_set(), e.g.
+ * when the recording lacks them). */
+struct tool {
+	const char *name;
+	void *ctx;
+	int (*start)(void *ctx, const struct tool_env *env);
+	struct rp_sink sink;
+	/* The summary tools': what was gathered, printed at the end or at
+	 * each --interval (then reset); NULL for the one-line-per-event ones. */
+	void (*print)(void *ctx, FILE *out);
+	void (*reset)(void *ctx);
+	void (*free)(void *ctx);
+	bool callchains;           /* resolve call chains (stackcount) */
+	/* The filters (RP_FILTER_*) whose test its figures cannot take, and
+	 * so refused (rp_filter_refuse): the task ones for work no task
+	 * owns (interrupts, writeback). */
+	unsigned refused;
+	/* Counting mode (count.c), for a summary tool that needs only how
+	 * often each event happened (NULL when it, with its options, needs
+	 * each event): live and without -o, its events are opened as
+	 * counters, none lost.  count_events appends them to the list (-1
+	 * with err_set() when this kernel lacks them: then it samples);
+	 * counted adds one interval's count of each, over CPUs and tasks. */
+	int (*count_events)(void *ctx, struct pmc_list *events);
+	void (*counted)(void *ctx, const struct pmc_list *events, const u64 *counts);
+};
+
+/* Where the events come from: a file (-i), or live from a target (-a,
+ * the default, -p, -C, a command) for --duration, -o keeping the
+ * recording; --interval/--count for the tools that print summaries. */
+struct tool_target {
+	const char *input;
+	struct live_opts live;     /* live's, parsed by live_parse_opt */
+	VEC(const char *) events;  /* -e for funccount and stackcount */
+	/* --tid, --comm, --time, and with -i -p and -C (live they are
+	 * targets: what is recorded) */
+	struct rp_filter filter;
+};
+
+/* Runs tool t on the target: offline, or live on live's engine
+ * (a recording thread whose stream the replay reads through a pipe).  Prints errors as "ember NAME: ...";
+ * returns the exit status. */
+int tool_run(struct tool *t, struct tool_target *tg);
+/* A summary tool's interval as every tool prints it: "[SECS s]", what it
+ * gathered and a blank line; then it starts afresh. */
+void tool_print_interval(const struct tool *t, double secs);
+/* Runs t in counting mode (count.c) on tg's live target; the exit
+ * status, or -1 when the kernel lacks the counters' events (the caller
+ * samples instead). */
+int tool_run_counting(struct tool *t, const struct tool_target *tg);
+
+/* Parses the options every tool shares (ids TOOL_OPT_*, table
+ * tool_target_opts).  1 taken, 0 not ours, -1 with err_set(). */
+int tool_parse_target(struct tool_target *tg, int id, const char *arg);
+/* After the options: the operands (a command after --) and the checks.
+ * -1 to go on, or the exit status. */
+int tool_finish_target(const char *cmd, struct tool_target *tg, int argc, char **argv);
+void tool_target_free(struct tool_target *tg);
+
+enum {
+	TOOL_OPT_INPUT = 0x6000, TOOL_OPT_EVENT,
+	TOOL_OPT_OWN = 0x6100,     /* the tools' own options start here */
+};
+extern const struct opt tool_target_opts[];     /* -i -o -a -p -C --duration --tid --comm --time */
+extern const struct opt tool_target_opts_no_c[];  /* the same, --cpu without -C */
+/* --interval and --count: live's live_interval_opts. */
+
+/* ---- Helpers for the tools' sinks (util.c) ------------------------------ */
+
+/* The id of tracepoint "sys:name" in the recording; false when absent. */
+bool tool_tp_id(const struct tool_env *env, const char *name, u64 *id);
+/* Whether sample s is of tracepoint id. */
+static inline bool tool_is_tp(const struct rp_sample *s, u64 id)
+{
+	return s->attr && s->attr->attr.type == PERF_TYPE_TRACEPOINT && s->attr->attr.config == id;
+}
+/* A numeric field of a tracepoint sample, 0 when absent. */
+u64 tool_field(const struct tool_env *env, const struct rp_sample *s, const char *name);
+/* A string field (fixed array or __data_loc) into buf; "" when absent. */
+const char *tool_field_str(const struct tool_env *env, const struct rp_sample *s,
+			   const char *name, char *buf, size_t cap);
+/* The string at user address addr into buf: from the sample's copy of
+ * the user stack (record --tool takes one for the events that point at
+ * strings), else from the file mapped there (literals); NULL when it is
+ * in neither, or cut. */
+const char *tool_user_str(const struct rp_sample *s, u64 addr, char *buf, size_t cap);
+/* The user pointer at addr (from the copy); false when not in it. */
+bool tool_user_u64(const struct rp_sample *s, u64 addr, u64 *v);
+/* "missing tracepoints: record with 'ember record --tool NAME'" */
+int tool_missing(const char *tool, const char *what);
+
+/* A string per thread, kept from a syscall's entry to its exit. */
+#define TOOL_STR_MAX 512
+struct tool_pending {
+	struct u64map index;       /* tid -> index + 1 */
+	VEC(char *) v;             /* TOOL_STR_MAX bytes each */
+};
+void tool_pending_init(struct tool_pending *p);
+void tool_pending_free(struct tool_pending *p);
+/* tid's buffer (TOOL_STR_MAX bytes), made on first use. */
+char *tool_pending_slot(struct tool_pending *p, u32 tid);
+/* tid's string and forgets it; NULL when none is kept. */
+const char *tool_pending_take(struct tool_pending *p, u32 tid);
+/* tid's string, still kept; NULL when none. */
+const char *tool_pending_peek(const struct tool_pending *p, u32 tid);
+
+/* Processes' parents and tasks' birth times, from the FORK records
+ * (tasks that began before the recording have none). */
+struct tool_forks {
+	struct u64map ppid;        /* pid -> ppid + 1 */
+	struct u64map born;        /* tid -> fork time (a process's: its pid) */
+};
+void tool_forks_init(struct tool_forks *f);
+void tool_forks_free(struct tool_forks *f);
+/* Takes note of a FORK record: every task's birth, a process's parent. */
+void tool_forks_event(struct tool_forks *f, const struct pd_event *ev);
+/* The parent's pid as text, "?" when unknown; buf of 16 bytes. */
+const char *tool_forks_ppid(const struct tool_forks *f, u32 pid, char *buf);
+
+/* A log2 histogram, printed as BCC prints them. */
+struct tool_hist {
+	u64 slot[64];
+	u64 total, n;
+};
+void tool_hist_add(struct tool_hist *h, u64 v);
+void tool_hist_print(const struct tool_hist *h, const char *unit, FILE *out);
+
+/* Rows of counts and times by a u64 key (a syscall, a process, an IRQ),
+ * each with its label and, when asked, a histogram. */
+struct tool_row {
+	u64 key;
+	char label[64];
+	u64 count, total_ns, timed;   /* timed: the count total_ns covers */
+	u64 max_ns, value;            /* the longest; a tool's own sum (pages) */
+	struct tool_hist *hist;       /* NULL until tool_counts_hist */
+};
+struct tool_counts {
+	VEC(struct tool_row) rows;
+	struct u64map index;          /* key -> index + 1 */
+};
+void tool_counts_init(struct tool_counts *c);
+void tool_counts_free(struct tool_counts *c);
+void tool_counts_reset(struct tool_counts *c);
+/* key's row; label (may be NULL) names a new one. */
+struct tool_row *tool_counts_row(struct tool_counts *c, u64 key, const char *label);
+/* key's row's histogram, made on first use. */
+struct tool_hist *tool_counts_hist(struct tool_counts *c, struct tool_row *r);
+/* The rows sorted by total time (by_time) or count, largest first; the
+ * caller frees the array. */
+struct tool_row **tool_counts_sorted(const struct tool_counts *c, bool by_time);
+
+/* What the tools' own options ask for; each tool reads its part. */
+struct tool_opts {
+	bool failed;               /* execsnoop: failed execs too; opensnoop,
+				      exitsnoop: only the failed ones */
+	bool timestamps;           /* execsnoop, opensnoop */
+	const char *name;          /* opensnoop: processes whose name has it */
+	bool latency, per_process; /* syscount (per_process: cpudist, funccount) */
+	u32 top;                   /* syscount: rows, 0 for its default */
+	bool threads;              /* exitsnoop: every thread's exit */
+	bool offcpu, millis;       /* cpudist */
+	bool dist, counts;         /* softirqs, hardirqs */
+	bool folded;               /* stackcount */
+	const char *flame;         /* stackcount: FILE.svg */
+};
+
+/* Each tool's constructor. */
+struct tool *execsnoop_new(const struct tool_opts *o);
+struct tool *opensnoop_new(const struct tool_opts *o);
+struct tool *syscount_new(const struct tool_opts *o);
+struct tool *exitsnoop_new(const struct tool_opts *o);
+struct tool *cpudist_new(const struct tool_opts *o);
+struct tool *softirqs_new(const struct tool_opts *o);
+struct tool *hardirqs_new(const struct tool_opts *o);
+struct tool *funccount_new(const struct tool_opts *o);
+struct tool *oomkill_new(const struct tool_opts *o);
+struct tool *drsnoop_new(const struct tool_opts *o);
+struct tool *writeback_new(const struct tool_opts *o);
+struct tool *stackcount_new(const struct tool_opts *o);
+void tool_free(struct tool *t);
+
+/* The syscall's name on this machine's arch (generated from the kernel
+ * headers at build time), or NULL. */
+const char *tool_syscall_name(u64 nr);
+/* The number of the syscall of that name in the same table, or -1; the
+ * table's size (its highest number + 1). */
+long tool_syscall_nr(const char *name);
+size_t tool_syscall_slots(void);
+
+#endif
