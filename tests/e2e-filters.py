@@ -13,9 +13,10 @@ script's unfiltered lines, filtered by this script):
 - off-CPU time (offcpu's table, --folded and --threads, flame --wall,
   export --off-cpu): each thread's intervals from a switch-out to its next
   switch-in (or the recording's last record), of the thread that switched
-  out, on the CPU it switched out on, clipped to --time; the switch-ins
+  out, on the CPU it switched out on, clipped to --time; the switches
   are the tracepoint's and the side-band switch records' (perf script
-  prints those), as the views take them;
+  prints those), as the views take them: either kind's record of a
+  switch can be lost where the other's is not;
 - on-CPU time (--threads ON, and with the off-CPU time flame --wall's
   total): from a switch-in to the next switch on that CPU;
 - sched lat: a wait ends where its thread is switched in; it belongs to
@@ -46,8 +47,8 @@ def run(args):
 
 def sideband(recs):
     """The recording's end (its last record of any kind: the off-CPU views
-    count intervals still open to it) and its side-band switch-ins, as
-    (time, tid, cpu).  ember script prints samples only; perf script also
+    count intervals still open to it) and its side-band switch records, as
+    (time, tid, cpu, 'in' or 'out').  ember script prints samples only; perf script also
     prints the switch records (record --off-cpu keeps both kinds, and the
     views take a switch-in from either: a tracepoint's can be lost where
     the side-band's is not)."""
@@ -61,17 +62,19 @@ def sideband(recs):
             continue
         t = float(m.group(4))
         end = max(end, t)
-        if re.search(r'PERF_RECORD_SWITCH(_CPU_WIDE)? IN', line):
-            ins.append((t, int(m.group(2)), int(m.group(3))))
+        kind = re.search(r'PERF_RECORD_SWITCH(?:_CPU_WIDE)? (IN|OUT)', line)
+        if kind:
+            ins.append((t, int(m.group(2)), int(m.group(3)), kind.group(1).lower()))
     return end, ins
 
 
 def switch_stream(recs, ins):
-    """The tracepoint's switches and the side-band's switch-ins in time
-    order: ('tp', time, cpu, match) and ('in', time, cpu, tid)."""
+    """The tracepoint's switches and the side-band's switch records in
+    time order: ('tp', time, cpu, match), ('in', time, cpu, tid) and
+    ('out', time, cpu, tid)."""
     events = [('tp', r['time'], r['cpu'], SWITCH.search(r['trace'] + ' ')) for r in recs
               if r['event'] == 'sched:sched_switch']
-    events = [e for e in events if e[3]] + [('in', t, cpu, tid) for t, tid, cpu in ins]
+    events = [e for e in events if e[3]] + [(k, t, cpu, tid) for t, tid, cpu, k in ins]
     return sorted(events, key=lambda e: e[1])
 
 
@@ -132,11 +135,11 @@ def thread_facts(recs):
     return facts
 
 
-def off_cpu_intervals(stream, last):
+def off_cpu_intervals(stream, last, names):
     """(tid, out_time, in_time, cpu, comm) of every switch-out that a
     switch-in of the same thread closes, or the recording's end; comm is
     the thread's name as it blocked (no exec happens while it is off)."""
-    out, spans = {}, []
+    out, spans, dead = {}, [], set()
 
     def close(tid, t):
         if tid in out:
@@ -147,12 +150,22 @@ def off_cpu_intervals(stream, last):
         if kind == 'in':
             close(what, t)
             continue
+        if kind == 'out':
+            # (tid -1: a thread past its exit, whose id the kernel let go)
+            # the side-band's switch-out, a few us after the tracepoint's
+            # (kept); alone where the tracepoint's record was lost; a
+            # thread's last one, after its exit, begins nothing
+            if what > 0 and what not in out and what not in dead:
+                out[what] = (t, cpu, names.get(what))
+            continue
         comm, prev, state, nxt = what.group(1), int(what.group(2)), what.group(3), int(what.group(4))
         close(nxt, t)
         # switched out again with no switch-in seen in either kind of
         # record: it ran just before this, as the views take it
         close(prev, t)
-        if prev and not state.startswith(('X', 'Z')):
+        if prev and state.startswith(('X', 'Z')):
+            dead.add(prev)
+        elif prev:
             out[prev] = (t, cpu, comm)
     for tid in list(out):
         close(tid, last)
@@ -167,6 +180,8 @@ def on_cpu_intervals(stream, last):
     time on-CPU goes by its last name, as --threads rows do."""
     running, spans = {}, []
     for kind, t, cpu, what in stream:
+        if kind == 'out':
+            continue         # the next switch on the CPU closes it
         nxt = what if kind == 'in' else int(what.group(4))
         if cpu in running:
             tid, t0 = running.pop(cpu)
@@ -192,6 +207,9 @@ def switch_ins(stream, facts, f):
     may show it."""
     n, running = 0, set()
     for kind, t, cpu, what in stream:
+        if kind == 'out':
+            running.discard(what)
+            continue
         if kind == 'tp':
             running.discard(int(what.group(2)))
         tid = what if kind == 'in' else int(what.group(4))
@@ -334,7 +352,7 @@ def main():
                  ('offcpu-threads', off_threads), ('export-off-cpu', off_export)]
     end, ins = sideband(recs)
     stream = switch_stream(recs, ins)
-    offs = off_cpu_intervals(stream, end)
+    offs = off_cpu_intervals(stream, end, {tid: comm for tid, (_, comm) in facts.items()})
     ons = on_cpu_intervals(stream, end)
     for f in filters:
         for name, view in sample_views:
