@@ -248,7 +248,7 @@ struct bio_data {
  * error after some events is not a failure: see summary.input_error. */
 int bio_load(struct bio_data *d, const struct bio_load_opts *o);
 /* A blktrace capture's empty intervals skipped in long runs, into s's
- * fields of the replay's (rp_summary.empty_intervals...). */
+ * field of the replay's (rp_summary.empty). */
 void bio_empty_intervals(const struct bio_tracker *bt, struct rp_summary *s);
 /* -1 with err_set() when rp's input cannot honour one of its filters: a
  * blktrace capture keeps each event's thread id, not its process, so it

@@ -40,8 +40,8 @@ struct bio_tracker {
 	bool forget;             /* drop finished I/Os now and then */
 	size_t forget_at;        /* ... when this many are held */
 	u64 interval, next_tick; /* intervals: length, end of the current one */
-	/* skipped in long runs (bio_tick_until): rp_summary's fields */
-	u64 empty_intervals, empty_runs, empty_from, empty_to;
+	/* skipped in long runs (bio_tick_until): rp_summary.empty */
+	struct empty_runs empty;
 	bio_interval_fn on_interval;
 	void *interval_ctx;
 	bool stopped;            /* on_interval asked to stop */
@@ -621,10 +621,7 @@ int bio_tick(struct bio_tracker *bt, u64 end, bool last)
 
 void bio_empty_intervals(const struct bio_tracker *bt, struct rp_summary *s)
 {
-	s->empty_intervals = bt->empty_intervals;
-	s->empty_runs = bt->empty_runs;
-	s->empty_from = bt->empty_from;
-	s->empty_to = bt->empty_to;
+	s->empty = bt->empty;
 }
 
 int bio_tick_until(struct bio_tracker *bt, u64 t)
@@ -637,15 +634,9 @@ int bio_tick_until(struct bio_tracker *bt, u64 t)
 		if (bio_tick(bt, bt->next_tick, false) < 0)
 			return -1;
 		/* A long run of empty intervals is skipped and counted, as the
-		 * replay does (rp_summary.empty_intervals). */
-		u64 n = empty_intervals(bt->next_tick, t, bt->interval);
-		if (n * bt->interval > bt->empty_to - bt->empty_from) {
-			bt->empty_from = bt->next_tick;
-			bt->empty_to = bt->next_tick + n * bt->interval;
-		}
-		bt->empty_intervals += n;
-		bt->empty_runs += n > 0;
-		bt->next_tick += n * bt->interval;
+		 * replay does (rp_summary.empty). */
+		bt->next_tick += empty_runs_skip(&bt->empty, bt->next_tick, t, bt->interval) *
+				 bt->interval;
 	}
 	return 0;
 }

@@ -162,13 +162,13 @@ void rp_warn_view(const char *cmd, const struct rp_summary *sum, const char *inp
 /* Intervals skipped as empty, in one line. */
 void rp_warn_empty_intervals(const char *cmd, const struct rp_summary *sum)
 {
-	if (!sum->empty_intervals)
+	const struct empty_runs *e = &sum->empty;
+	if (!e->intervals)
 		return;
 	cmd_warn(cmd, "%llu empty intervals not shown, in %llu run%s of %d or more (the longest "
 		 "%.6f - %.6f s: a gap in the recording, or a damaged time)",
-		 (unsigned long long)sum->empty_intervals, (unsigned long long)sum->empty_runs,
-		 sum->empty_runs == 1 ? "" : "s", EMPTY_RUN_MIN, sum->empty_from / 1e9,
-		 sum->empty_to / 1e9);
+		 (unsigned long long)e->intervals, (unsigned long long)e->runs,
+		 e->runs == 1 ? "" : "s", EMPTY_RUN_MIN, e->from / 1e9, e->to / 1e9);
 }
 
 void rp_warn_summary(const char *cmd, const struct rp_summary *sum, const char *input)

@@ -573,10 +573,18 @@ char *read_text_file(const char *path, size_t *len)
 	return read_text_file_unless(path, len, NULL);
 }
 
-u64 empty_intervals(u64 end, u64 t, u64 step)
+u64 empty_runs_skip(struct empty_runs *r, u64 end, u64 t, u64 step)
 {
 	u64 n = t >= end + step ? (t - end) / step : 0;
-	return n >= EMPTY_RUN_MIN ? n : 0;
+	if (n < EMPTY_RUN_MIN)
+		return 0;
+	if (n * step > r->to - r->from) {
+		r->from = end;
+		r->to = end + n * step;
+	}
+	r->intervals += n;
+	r->runs++;
+	return n;
 }
 
 void str_escape(char *out, size_t cap, const char *in, size_t n)

@@ -179,13 +179,20 @@ int mkdir_p(const char *path, mode_t mode);
 
 /* --- Time --------------------------------------------------------------- */
 u64 now_ns(void);          /* CLOCK_MONOTONIC */
-/* Intervals (--interval): after the one ending at end, how many more of
- * length step end at or before t, all empty, when they are so many that a
- * view should not print them one by one (a gap in the recording, or a
- * time far off that damage made: one byte can move a time by 52 days);
- * 0 for a short run, which the views print as they always did. */
+/* Intervals (--interval): runs of empty intervals too long to print one
+ * by one (a gap in the recording, or a time far off that damage made: one
+ * byte can move a time by 52 days), counted: how many intervals in all,
+ * in how many runs, and the longest run's start and end (ns). */
 #define EMPTY_RUN_MIN 10
-u64 empty_intervals(u64 end, u64 t, u64 step);
+struct empty_runs {
+	u64 intervals, runs;
+	u64 from, to;
+};
+/* After the interval ending at end: how many more of length step end at
+ * or before t, all empty, when they are EMPTY_RUN_MIN or more (counted in
+ * r, for the caller to skip); 0 for a short run, which the views print as
+ * they always did. */
+u64 empty_runs_skip(struct empty_runs *r, u64 end, u64 t, u64 step);
 
 /* --- Machine facts ------------------------------------------------------ */
 int cpus_possible(void);   /* highest possible CPU number + 1 */

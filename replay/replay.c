@@ -691,23 +691,13 @@ static int release_files(struct replay *rp, struct rp_sink *sink)
 }
 
 /* After the tick at rp->next_tick: a long run of empty intervals up to
- * t's is skipped and counted (rp_summary.empty_intervals), never handed
- * to the sink one by one, so a gap or a damaged time far ahead gives one
- * line, not millions of empty tables. */
+ * t's is skipped and counted (rp_summary.empty), never handed to the sink
+ * one by one, so a gap or a damaged time far ahead gives one line, not
+ * millions of empty tables. */
 static void skip_empty_run(struct replay *rp, u64 t)
 {
 	u64 step = rp->opts.interval_ns;
-	u64 n = empty_intervals(rp->next_tick, t, step);
-	if (!n)
-		return;
-	struct rp_summary *s = &rp->summary;
-	if (n * step > s->empty_to - s->empty_from) {
-		s->empty_from = rp->next_tick;
-		s->empty_to = rp->next_tick + n * step;
-	}
-	s->empty_intervals += n;
-	s->empty_runs++;
-	rp->next_tick += n * step;
+	rp->next_tick += empty_runs_skip(&rp->summary.empty, rp->next_tick, t, step) * step;
 }
 
 /* Ends every interval that time t lies past (rp_opts.interval_ns): an

@@ -162,8 +162,7 @@ struct rp_summary {
 	/* Intervals: runs of EMPTY_RUN_MIN or more empty intervals skipped
 	 * (not handed to the sink), how many in all, and the longest run's
 	 * first start and last end (ns, recording time). */
-	u64 empty_intervals, empty_runs;
-	u64 empty_from, empty_to;
+	struct empty_runs empty;
 	u64 threads_now;            /* live: threads kept at the last round */
 	bool live;                  /* rp_opts.live: a live view's recording */
 	struct unw_stats unwind;    /* DWARF unwinding and leaf repair */
