@@ -2,13 +2,16 @@
  * include: reads block events from a recording or a blktrace capture,
  * follows each I/O from queue to completion through merges, splits, remaps
  * and requeues, and writes btt-, biolatency-, biosnoop- and blkparse-like
- * views and the checks of `ember verify`.  Errors are returned (err_set);
- * the commands (cmd/cmd-bio.c, cmd-verify.c, cmd-script.c) print them.
+ * views.  Errors are returned (err_set); the commands (cmd/cmd-bio.c,
+ * cmd-btrace.c, cmd-script.c) print them.  The filters apply to I/Os,
+ * not to the replay (completions run in other tasks' time): by the task,
+ * CPU and time of the queue event (views.c's bio_io_shown).
  *
  * Files: events.c (block tracepoints decoded), track.c (the tracker),
  * blktrace.c (blktrace captures in, blkparse lines out), load.c (a
  * recording or capture through the tracker), stacks.c (who queued the
- * I/O), views.c, btt.c, dist.c, heatmap.c (the views), verify.c. */
+ * I/O), views.c, btt.c, dist.c, heatmap.c, top.c, monitor.c (the views).
+ * `ember verify` is format/verify.c. */
 #ifndef EMBER_BLOCK_H
 #define EMBER_BLOCK_H
 

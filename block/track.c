@@ -1,7 +1,19 @@
 /* track.c - the block I/O sink: follows each queued I/O by device and
  * sector into its request and on to completion, through merges (the
  * merged I/O finishes with its request), splits, remaps and requeues
- * (a request issued again counts its phases again, as btt does). */
+ * (a request issued again counts its phases again, as btt does).
+ *
+ * I/Os never seen completing are counted apart, not averaged in.  A split
+ * bio is one I/O: its remainder (BF_SPLIT) keeps the head's task, CPU,
+ * queue time and stack and adds its bytes, not its count; the head keeps
+ * the bio as queued (q_sector, q_nr_sector), which --size, --seek and
+ * btt's pattern line count.  With --interval, each tick hands the view a
+ * tracker of the I/Os whose story ended since the last (completed, lost or
+ * remapped; merged ones go with their request) and keeps those in flight,
+ * so an I/O counts in the interval its request completed, intervals add
+ * up to the whole, and memory holds one interval.  --snoop prints each
+ * request as it completes (a done hook), finished I/Os dropped now and
+ * then so a stream's memory stays bounded. */
 #include <stdlib.h>
 #include <string.h>
 

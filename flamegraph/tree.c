@@ -1,6 +1,10 @@
 /* tree.c - the merged tree of stacks: names interned once, children found
  * through one hash map keyed by (parent, name), counts summed inclusively
- * on the way down so the writers never recount. */
+ * on the way down so the writers never recount.
+ *
+ * Callers that meet the same names again (collapse) intern each name once
+ * and add stacks by name id; the tree remembers the last stack's path
+ * (the memo), so the part the next stack shares needs no child lookups. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -3,7 +3,15 @@
  * buffer of decompressed records, the writer's side deflates batches of
  * records into such payloads.  Both are one zstd stream per file, as perf
  * writes and reads them (a record may begin in one compressed record and
- * end in the next). */
+ * end in the next).
+ *
+ * A compressed record may inflate to the COMPRESSED feature's mmap size
+ * (the recording's ring, which perf compresses a ring's worth at a time;
+ * 1 MiB to 1 GiB, 64 MiB without the feature: window.c), no more: a bomb
+ * stops there with an error.  The writer gathers records into batches of
+ * at most a ring's worth, deflated and flushed at each FINISHED_ROUND
+ * (which stays plain) or when full, so no compressed record inflates past
+ * the mmap size written in the feature. */
 #include <sanitizer/asan_interface.h>
 #include <stdio.h>
 #include <stdlib.h>

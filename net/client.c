@@ -2,7 +2,24 @@
  * says hello, then a thread relays what the writer puts into a pipe to
  * the server in frames (and into the fallback file, when there is one).
  * A slow network fills the pipe and blocks the writer, so the recorder's
- * rings overflow and the kernel's LOST records count what was dropped. */
+ * rings overflow and the kernel's LOST records count what was dropped.
+ *
+ * It connects within 10 s; TCP_USER_TIMEOUT (30 s) makes a peer that
+ * vanished a dropped connection.  When the connection drops, the client
+ * reads the server's last line (it stays readable after a reset), so the
+ * reason given is the server's ("the server stopped the recording:
+ * writing ...: No space left on device; NAME removed"), not the socket's.
+ * With a fallback (0600), the command's callback prints one line and the
+ * stream goes on into the file alone, which thus holds the whole
+ * recording; without, the relay closes the pipe, the writer fails and
+ * record ends with that line, never claiming on its own that the server
+ * kept anything.  A server that refuses the hello or cannot be reached:
+ * with a fallback, one line and the recording goes into it alone; without,
+ * record fails before it starts.  At the end the relay drains the pipe,
+ * sends the end frame and takes the server's "OK NAME" for record's
+ * summary line; the fallback, having served nothing, is removed.  A failed
+ * recording ends the connection without the end frame (shutdown), so the
+ * server cuts its file to the last round. */
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>

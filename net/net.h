@@ -1,6 +1,23 @@
 /* net.h - recordings over TCP: addresses, the handshake and framing that
  * `ember record -o tcp://` speaks, the per-connection parser and the
- * collecting server of `ember serve`, and the client's sender. */
+ * collecting server of `ember serve`, and the client's sender.
+ *
+ * The wire, version 1 (the constants below).  Client to server: a hello
+ * of 16 bytes, "EMBERNET" then big-endian u16 version, host-name length
+ * (1 to 64), token length (0 to 256) and flags (0), followed by the host
+ * name ([A-Za-z0-9._-], not starting with '.' or '-': it becomes a
+ * directory name, and a leading '-' would be an option to a tool run on
+ * it) and the token; then frames, each a big-endian u32 length and that
+ * many bytes of the perf stream (the pipe variant, as `record -o -`
+ * writes it): 1 byte to 1 MiB of data, 0 for the end of the stream,
+ * 0xffffffff a keepalive (sent after 5 s without data).  Server to
+ * client: a line after the hello, "OK" or "ERR why" (then it closes), and
+ * a line after the end frame, "OK HOST-DATE-TIME/ember.data" once the
+ * file is complete, or "ERR why; what became of the file" ("NAME kept to
+ * its last complete round (K of N bytes)" or "nothing readable arrived,
+ * NAME removed"), also sent when the server stops a client mid-stream.
+ * Every length is checked against its bound before anything is read into
+ * a fixed buffer; nothing is allocated from a length field. */
 #ifndef EMBER_NET_H
 #define EMBER_NET_H
 

@@ -2,7 +2,31 @@
  * the listening socket, a small table of connections that have not yet
  * said a good hello, and a bounded set of clients, each client's stream
  * written to DIR/HOST-DATE-TIME/ember.data as it arrives, and cut back to
- * its last complete round when the client goes before its end frame. */
+ * its last complete round when the client goes before its end frame.
+ *
+ * A new connection is pending: it holds no client slot, has 1 s for its
+ * hello, and takes a slot (--max-conns, 32) only once its hello and token
+ * are good (one more is answered "ERR busy").  The pending table has 64
+ * places, 8 for one source (an IPv4 address, an IPv6 /64): a 9th from
+ * there is refused at once, and a full table lets its oldest go (a real
+ * client's hello comes within a round trip).  Before this, 33 silent
+ * sockets reopened every 10 s held every slot for good.  Lines about
+ * connections that never had a good hello are 5 a second at most, the
+ * rest counted.  When accept fails (EMFILE, ENFILE, ENOMEM), the listening
+ * socket leaves the poll for 250 ms at a time, logged once.
+ * Each stream is written as it arrives, as is: ember and perf read a
+ * pipe-variant file with -i, it needs no second pass, and the file stays
+ * readable at every round while the recording goes on (a rewrite into a
+ * PERFILE2 file at the end would need the whole stream again and leave
+ * nothing readable until then).  Recordings are 0600 in 0700 folders, as
+ * record's own files: they can hold user-stack copies.  A client that
+ * goes before its end frame (closed, reset, a bad frame or record, silent
+ * for --timeout) has its file cut to its last complete round, or removed
+ * with its folder when not even the stream's header arrived; a refused
+ * client gets no folder at all.  Folder names are HOST-DATE-TIME, then -2,
+ * -3... for two recordings of a host begun in the same second.  Each
+ * event is one line through the caller's log callback, with the peer's
+ * address and host name, never the token. */
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>

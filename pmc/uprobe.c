@@ -1,6 +1,13 @@
 /* uprobe.c - user-space probes as events: "u:PATH:SYMBOL" (entry) and
  * "ur:PATH:SYMBOL" (return) opened through the uprobe PMU, so nothing is
- * left behind in tracefs: the probe lives as long as its descriptor. */
+ * left behind in tracefs: the probe lives as long as its descriptor.
+ *
+ * The attr: the uprobe PMU's type and retprobe bit from sysfs, config1
+ * pointing at the resolved path (pmc_event.probe_path), config2 the
+ * function's file offset (symbols' sym_func_offset: .symtab then .dynsym,
+ * through the PT_LOAD segments).  A short library name ("libc", "c") is
+ * the library ember itself maps, else the first in the library folders.
+ * A uprobe records every hit (pmc_event.every_hit), as a tracepoint. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,15 @@
 /* sender.c - the upload thread: profiles handed over by a live view wait
  * in a short queue and go out in order; a failed one goes to the spool,
  * which drains, oldest first, once the backend answers again.  The view
- * only ever copies into the queue, so it never waits on the network. */
+ * only ever copies into the queue, so it never waits on the network.
+ *
+ * push_sender_put copies a profile into a queue of 4 and returns (a full
+ * queue moves its oldest to the spool).  While the backend fails, each new
+ * profile gets one attempt and the spool is tried again after 2, 4 ... 60
+ * s; once an upload goes through, the spool drains, oldest first (a
+ * spooled profile refused with a 4xx that is its own fault is dropped).
+ * push_sender_finish gives the queue and the spool until a deadline,
+ * spools the rest and joins. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

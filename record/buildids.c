@@ -1,6 +1,14 @@
 /* buildids.c - the files a recording mapped and their build-ids, gathered
  * from MMAP2 records as they pass and from synthesis, for the build-id
- * header feature that lets readers find the exact binaries later. */
+ * header feature that lets readers find the exact binaries later.
+ *
+ * The ids are read from the files at the end, as perf does: ember does
+ * not set attr.build_id, since this kernel leaks the MMAP2 build-id flag
+ * onto other sessions' records and perf aborts on the files it writes
+ * beside us (record/events.c).  Each file is held open from its first
+ * mapping (hold_file), so a container's file, or one of a process gone
+ * by the end, still gets its id; the loaded modules' ids come from
+ * their notes (sym_module_build_id). */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>

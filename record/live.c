@@ -1,6 +1,17 @@
 /* live.c - a recording for a live view: the session of session.c run on a
  * thread of its own, its stream written into a pipe that the view's replay
- * reads in the same process (and kept in a file too with an output). */
+ * reads in the same process (and kept in a file too with an output).
+ *
+ * Targets and events are opened in the caller's thread (errors come at
+ * once); start, run and finish run on the thread, the stream variant
+ * written into the pipe, or into the -o file with every byte teed to the
+ * pipe (pd_writer_tee: the file is the stream the view read, so `report
+ * -i FILE` prints the same).  With rec_opts.live the drain wakes every 100
+ * ms and writes a FINISHED_ROUND after every pass, data or not: the
+ * replay's clock.  A tool's recording sets its self-filter (common_pid !=
+ * ember, rec_tool_exclude_self in record/tools.c) on the thread before it
+ * starts, since the kernel takes one filter per event and the recorder's
+ * own tid is known only then. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

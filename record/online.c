@@ -17,7 +17,17 @@
  * those an exec or a reused pid replaced, are let go of once the drain is
  * well past the exit (see "letting go" below), and with them the files
  * no maps name any more: a recording of hours beside processes that come
- * and go keeps what the live ones map. */
+ * and go keeps what the live ones map.
+ *
+ * Why the letting go: beside copies of /bin/true started 230 times a
+ * second, `record -a -g -F 99` held 19021 fds and 141 MB RSS at 120 s
+ * before it, 277 fds and 35 MB after (flat from about 20 s on but for the
+ * build-id list's names); `record -a -g --push URL --push-every 10s`
+ * beside them, at 5/20/40/60 s: 77, 100, 125, 146 MB and 2802 to 20000
+ * fds before, 56, 81, 82, 85 MB and 400 to 600 fds after.  Code in
+ * anonymous memory (JIT) is unwound by frame pointer only.  Ring sizes and
+ * the stack copy's size are chosen in cmd-record.c and record-internal.h
+ * (REC_ONLINE_STACK: why 32 KB, and when 16 KB). */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,13 @@
 /* frames.c - how a resolved frame is named in text, one rule for every
  * view: perf script's chain lines, the report's columns and source-line
  * stand-ins, and the names frames take in folded stacks (stackcollapse-
- * perf.pl's rules, a behaviour we match, not code we share). */
+ * perf.pl's rules, a behaviour we match, not code we share).
+ *
+ * collapse, flame, offcpu (table, folded, SVG), flame --wall and bio's
+ * stacks all name frames here, the process frame too (rp_fold_process:
+ * comm, -PID or -PID/TID, spaces made '_').  Each folded name carries its
+ * kind (kernel, JIT, user, inlined) for the flame graph's colours, worked
+ * out from the frame's fields, with no text to parse back. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>

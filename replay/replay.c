@@ -1,6 +1,25 @@
-/* replay.c - the offline replay: reads events in time order, keeps threads
- * and per-process maps up to date (COMM, FORK, EXIT, MMAP, MMAP2), resolves
- * each sample's frames to dsos and symbols, and drives one sink. */
+/* replay.c - the replay, of a file or of a live stream: reads events in
+ * time order, keeps threads and per-process maps up to date (COMM, FORK,
+ * EXIT, MMAP, MMAP2), resolves each sample's frames to dsos and symbols,
+ * and drives one sink.
+ *
+ * A PERF_SAMPLE_READ sample ({a,b}:S) is handed on once per counter value,
+ * as that value's event, weighed by the counter's growth since its last
+ * sample, as perf delivers them.  With rp_opts.interval_ns the sink's tick
+ * ends each interval of recording time; each but the last spans exactly
+ * [end - interval, end), so a view labels an interval by its end; a run
+ * of 10 or more empty ones is skipped and counted (rp_summary.empty).
+ * Live (rp_opts.live), each round of the stream is a clock: recording
+ * time = CLOCK_MONOTONIC + the offset rounds measure (guessed 200 ms
+ * behind until an event comes), and an interval ends on it only 250 ms
+ * after its end (LIVE_LAG_NS), since a late drain would put earlier
+ * events past the tick.  At rounds the replay frees exited threads and
+ * the maps no thread uses (sweep_exited; threads whose EXIT was lost are
+ * looked for with tgkill, look_for_gone), then malloc_trim at most once a
+ * second; with rp_opts.release_files it lets symbols/ release the files no
+ * map names, after each tick or at most once a second.  report -a beside
+ * ~100 files of 4096 symbols and ~3000 short processes over 30 s: 23 MB at
+ * 5 s and 72 MB at 30 s before, 18 and 20 MB with it. */
 #include "replay/replay.h"
 
 #include <malloc.h>

@@ -1,6 +1,11 @@
-/* stackset.c - unique stacks of resolved frames (see stackset.h): a frame
- * is the same when its address, side (kernel or user) and symbol are (the
- * symbol tells apart the inlined frames that share one address). */
+/* stackset.c - unique stacks of resolved frames per process (struct
+ * stackset, declared in replay.h): a frame is the same when its address,
+ * side (kernel or user) and symbol are (the symbol tells apart the
+ * inlined frames that share one address).  Each stack gets an id (hash
+ * and chain) that views key their totals by: offcpu.c, block/stacks.c,
+ * stackcount.  offcpu keeps its stacks as places (stackset_keep_places),
+ * so they outlive the files' release, and in a live session drops the
+ * stacks nothing counts any more (stackset_compact). */
 #include <stdlib.h>
 #include <string.h>
 

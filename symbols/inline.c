@@ -3,7 +3,23 @@
  * The DWARF is the file's own or its separate debug file's, opened
  * without the sections these never read (libdw inflates every compressed
  * one it is given); results are cached per address, as a profile asks
- * for the same few thousand. */
+ * for the same few thousand.
+ *
+ * Only inlined instances (DW_TAG_inlined_subroutine) make frames, shown
+ * as perf does ("NAME (inlined)", one symbol per name and base function)
+ * before the machine frame; the subprogram holding the address is the
+ * machine frame's own function and keeps its symbol's name (perf's dwarf
+ * mode shows libc's clock_gettime as "__GI___clock_gettime (inlined)" over
+ * "clock_gettime@@GLIBC_2.17", one function in two rows; ember shows it
+ * once).  Scopes are read once with libdw (through dwz partial units): a
+ * CU's functions on its first address, the inlined instances inside a
+ * function on its first, ranges sorted; a lookup is two binary searches
+ * and a walk out through the parents.  libdw's dwarf_getscopes walked the
+ * CU's DIE tree for every address: 0.62 s of CPU for a python3 report
+ * that takes 0.13 s with --no-inline, and it gave up on some deep inline
+ * chains.  A source line is the line table's for the innermost frame and,
+ * for each outer frame, the call site of the function inlined into it
+ * (DW_AT_call_file/line), as perf prints them. */
 #include "symbols/symbols-internal.h"
 
 #include <dwarf.h>

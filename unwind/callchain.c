@@ -1,7 +1,12 @@
 /* callchain.c - frames from the kernel-supplied callchain: the kernel part
  * (unwound in the kernel) and the user part (walked by frame pointers, or
  * unwound by ember while recording, with its cut marker, or kept by the
- * hardware in the LBR call stack). */
+ * hardware in the LBR call stack).
+ *
+ * For an event whose branch stack is the LBR call stack (`--call-graph
+ * lbr`), the chain is perf's: the kernel part, the newest branch's target,
+ * then every branch's source (unw_lbr_frames).  UNW_CUT_IP in the user
+ * context is where an online unwinding's stack copy ended: a marker frame. */
 #include "unwind/unwind.h"
 
 /* The sampled ip alone, in the mode the record's misc gives. */

@@ -1,6 +1,17 @@
 /* dwarf.c - DWARF unwinding of user stack copies, the part both backends
  * share: the per-file cache of ELF files and unwind tables, reads from the
- * stack copy and the mapped files, and joining kernel and user frames. */
+ * stack copy and the mapped files, and joining kernel and user frames.
+ *
+ * A long-running caller lets go of a file (unw_dwarf_forget: its ELF,
+ * mmap, fd and CFI; its index in the fast path's rule keys is taken again
+ * once a batch of 64 dead ones has been sifted out of the
+ * rules, and the walk-end cache, keyed by address alone, starts afresh
+ * then) and of an address space (unw_dwarf_forget_space: libdw's Dwfl and
+ * its modules' fds; libunwind's cache is flushed for the next walk).
+ * Callers' addresses are return addresses minus one, as perf gives them;
+ * unw_dwarf_user_chain gives the same walk as a raw user callchain (the
+ * ip, then return addresses as found, UNW_CUT_IP where the copy ended),
+ * the form the recorder writes and callchain.c reads back. */
 #include "unwind/unwind-internal.h"
 
 #include <fcntl.h>

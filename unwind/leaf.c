@@ -1,7 +1,19 @@
 /* leaf.c - leaf-frame repair of frame-pointer chains: a leaf function
  * without a frame leaves its caller out of the kernel's walk (and each
  * frameless function between it and the first with a frame, one more);
- * their CFI (through libdw) and a small stack snapshot give them back. */
+ * their CFI (through libdw) and a small stack snapshot give them back.
+ *
+ * The snapshot is what `record --call-graph fp` takes (no registers, so
+ * perf still reads the file as a frame-pointer recording), or, on
+ * sched_switch for `record --off-cpu`, 128 bytes, where the leaf is the
+ * libc wrapper a thread blocked in (read, poll, futex) and the caller it
+ * hides the function that blocked.  Every view repairs by default
+ * (rp_opts_init) except script, which prints chains as recorded, as perf
+ * script does.  The same switch (leaf_fix, --no-leaf-fix) shows chains
+ * that `record -g` unwound while recording as an offline DWARF unwinding
+ * shows them (each caller one byte before its return address, with its
+ * inline frames), so a sample the drain left raw joins the same stack as
+ * its unwound neighbours. */
 #include "unwind/unwind-internal.h"
 
 #include <stdlib.h>

@@ -5,9 +5,10 @@
  * (err_set); cmd/cmd-bio-replay.c prints them.
  *
  * Files: plan.c (the plan in memory: built from the bio tracker, folded
- * onto submitters), planfile.c (the file format, docs/ARCHITECTURE.md),
- * target.c (the devices replayed onto and their checks), run.c (the
- * submitters), lateness.c (how late each I/O was issued). */
+ * onto submitters), planfile.c (the file format, its layout in its
+ * opening comment), target.c (the devices replayed onto and their
+ * checks), run.c (the submitters), lateness.c (how late each I/O was
+ * issued). */
 #ifndef EMBER_BTREPLAY_H
 #define EMBER_BTREPLAY_H
 

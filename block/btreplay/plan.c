@@ -1,6 +1,15 @@
 /* plan.c - the plan in memory: the I/Os a recording queued, taken from the
  * bio tracker as they were queued (a split's pieces joined again), in one
- * stream per recorded CPU, each in the order its CPU queued them. */
+ * stream per recorded CPU, each in the order its CPU queued them.
+ *
+ * Each I/O is taken as the submitter queued it (own_sector, before
+ * merges), at its queue time (request allocation when no queue was seen);
+ * offsets count from the first I/O.  The views' filters and -d pick the
+ * I/Os (bio_io_shown: by the task, CPU and time of the queue), so --cpu
+ * picks streams; with stacked devices (dm on sda) both levels are in the
+ * recording and -d picks one.  I/Os neither read nor write (discards,
+ * flushes) are left out and counted.  A plan file keeps no task or time,
+ * so cmd-bio-replay.c refuses the filters and -d with one. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,7 +1,32 @@
 /* planfile.c - the plan file: a versioned little-endian layout with a
  * magic, written whole and read with every count, size and offset checked
- * against the bytes there are (the layout is in docs/ARCHITECTURE.md,
- * "Block I/O replay"). */
+ * against the bytes there are before anything is allocated by it (a
+ * regular file, read whole).  An error names the byte offset, and an I/O
+ * by its place in its CPU's stream counted from 1, as target.c's errors
+ * do (tests/fuzz/fuzz-plan.c feeds it).  Version 1:
+ *
+ *   offset        size    field
+ *   0             8       magic "EMBRPLAN"
+ *   8             4       version: 1 (a reader refuses others)
+ *   12            4       header size H: 48 in version 1, a multiple of 8
+ *                         up to 4096 (fields a later version adds are
+ *                         skipped)
+ *   16            4       devices D, 1..4096
+ *   20            4       streams S, 1..65536
+ *   24            8       I/Os N, 1 or more: the sum of the streams' counts
+ *   32            8       recording time of the first I/O, ns (information)
+ *   40            8       I/Os left out (neither read nor write)
+ *   H             4 x D   each device: kernel dev_t, MAJOR << 20 | MINOR
+ *   H+4D          16 x S  each stream: u32 CPU (increasing), u32 0, u64
+ *                         its I/O count
+ *   H+4D+16S      24 x N  each I/O, stream after stream: u64 offset (ns
+ *                         after the first I/O; not before the previous one
+ *                         of its stream; at most 2^50), u64 sector (512
+ *                         bytes), u32 sectors (1..4194296: 2 GiB - 4 KiB,
+ *                         Linux's MAX_RW_COUNT), u16 device index (< D),
+ *                         u8 'R' or 'W', u8 flags (0)
+ *
+ * The file ends there: bytes past the last I/O are an error. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

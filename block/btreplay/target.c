@@ -3,7 +3,12 @@
  * the first I/O: a block device, every I/O within its end and aligned to
  * its blocks, and for writes a device nothing uses (not mounted, no
  * filesystem or partition table by libblkid, not the recorded device)
- * unless forced. */
+ * unless forced.
+ *
+ * Each refusal is one line naming what is there; --force skips them, and
+ * written targets are opened O_EXCL unless forced.  The libblkid probe
+ * reads a few pages of the target through the page cache (a recording of
+ * the target shows them, in the main thread). */
 #include <blkid/blkid.h>
 #include <dirent.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/e2e/bio-replay-limits.sh - ember bio --replay on plans written by
-# hand (the layout of docs/ARCHITECTURE.md, "Block I/O replay"): an I/O of
+# hand (the layout in block/btreplay/planfile.c): an I/O of
 # 4 GiB + 4 KiB, more than one read or write moves, is refused naming the
 # entry, nothing written (it once wrote 4096 bytes and counted 4294971392);
 # and a replay of reads 50 ms apart over 10 s, stopped by SIGINT, SIGTERM

@@ -1,7 +1,14 @@
 /* sched-lat.c - run-queue latency (like runqlat): from each
  * sched_wakeup(_new), and from each switch-out of a thread still runnable
  * (a preemption), to the thread's next switch-in, in log2 histograms, with
- * the longest wait and what ran on that CPU meanwhile. */
+ * the longest wait and what ran on that CPU meanwhile.
+ *
+ * Each wait belongs to the waiting thread, on the CPU it then ran on, at
+ * the time it ran: that is what --pid/--tid/--comm, --cpu and --time pick
+ * (replay/filter.c), since the replay's own filter would drop one thread's
+ * switch-out that is another's switch-in.  Waiting wakeups are kept across
+ * --interval's resets (schedlat_reset), so a wait that spans an interval's
+ * end counts in the interval it ended in. */
 #include <stdlib.h>
 #include <string.h>
 

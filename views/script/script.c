@@ -1,6 +1,10 @@
 /* script.c - the perf script lines sink: one line per sample in perf
  * script's default layout (so tools that read perf script text read
- * ember's), with tracepoint fields decoded from the recorded format data. */
+ * ember's), with tracepoint fields decoded from the recorded format data.
+ *
+ * Each line is built in one string buffer without printf on the hot path
+ * (the -F fields, frames named by replay/frames.c, brstack entries and
+ * source lines under each frame with -F +srcline), and written whole. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
