@@ -2,7 +2,14 @@
  * samples and switch records), turns switch-out -> switch-in into an
  * interval charged to the switch-out stack, and repairs what a lossy
  * recording leaves out (a missing switch-in closes at the thread's next
- * sign of running, and is counted). */
+ * sign of running, and is counted).
+ *
+ * In a live session, when files are released, the stacks no aggregate
+ * counts and no thread is off in are dropped once they are half of all
+ * (drop_stacks; the stacks themselves are kept as places): offcpu -a over
+ * 30 s grew from 42 to 162 MB before, 26 to 36 MB with it (its table, a
+ * row per thread, grows), and with a filter that shows nothing, 44 and
+ * 113 MB at 5 and 20 s before, 26 and 22 MB with it. */
 #include <stdlib.h>
 #include <string.h>
 
