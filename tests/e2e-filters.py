@@ -65,13 +65,15 @@ def sideband(recs):
         kind = re.search(r'PERF_RECORD_SWITCH(?:_CPU_WIDE)? (IN|OUT)', line)
         if kind:
             ins.append((t, int(m.group(2)), int(m.group(3)), kind.group(1).lower()))
+        elif 'PERF_RECORD_EXIT' in line:
+            ins.append((t, int(m.group(2)), int(m.group(3)), 'exit'))
     return end, ins
 
 
 def switch_stream(recs, ins):
-    """The tracepoint's switches and the side-band's switch records in
-    time order: ('tp', time, cpu, match), ('in', time, cpu, tid) and
-    ('out', time, cpu, tid)."""
+    """The tracepoint's switches and the side-band's switch and exit
+    records in time order: ('tp', time, cpu, match), ('in', time, cpu,
+    tid), ('out', time, cpu, tid) and ('exit', time, cpu, tid)."""
     events = [('tp', r['time'], r['cpu'], SWITCH.search(r['trace'] + ' ')) for r in recs
               if r['event'] == 'sched:sched_switch']
     events = [e for e in events if e[3]] + [(k, t, cpu, tid) for t, tid, cpu, k in ins]
@@ -150,6 +152,12 @@ def off_cpu_intervals(stream, last, names):
         if kind == 'in':
             close(what, t)
             continue
+        if kind == 'exit':
+            # the thread's exit record: its switch-out after it (the
+            # side-band's, where the tracepoint's, state X or Z, was lost)
+            # begins nothing, as the views take it
+            dead.add(what)
+            continue
         if kind == 'out':
             # (tid -1: a thread past its exit, whose id the kernel let go)
             # the side-band's switch-out, a few us after the tracepoint's
@@ -180,7 +188,7 @@ def on_cpu_intervals(stream, last):
     time on-CPU goes by its last name, as --threads rows do."""
     running, spans = {}, []
     for kind, t, cpu, what in stream:
-        if kind == 'out':
+        if kind in ('out', 'exit'):
             continue         # the next switch on the CPU closes it
         nxt = what if kind == 'in' else int(what.group(4))
         if cpu in running:
@@ -207,6 +215,8 @@ def switch_ins(stream, facts, f):
     may show it."""
     n, running = 0, set()
     for kind, t, cpu, what in stream:
+        if kind == 'exit':
+            continue
         if kind == 'out':
             running.discard(what)
             continue
