@@ -293,7 +293,10 @@ static void find_features(struct pd_reader *r, const u8 *bitmap, u64 table)
 
 /* ---- opening ------------------------------------------------------------ */
 
-static int open_file(struct pd_reader *r, const char *path)
+/* Maps the whole file: its header, attrs and features are read through
+ * the mapping, where only the pages touched fault in; the records come
+ * by pread. */
+static int map_file(struct pd_reader *r, const char *path)
 {
 	struct stat st;
 	if (fstat(r->fd, &st) < 0) {
@@ -306,22 +309,22 @@ static int open_file(struct pd_reader *r, const char *path)
 		return -1;
 	}
 	r->map_len = (size_t)st.st_size;
-	/* Header, attrs and features only: the records come by pread. */
 	void *m = mmap(NULL, r->map_len, PROT_READ, MAP_PRIVATE, r->fd, 0);
 	if (m == MAP_FAILED) {
 		err_set_errno("%s: cannot map", path);
 		return -1;
 	}
 	r->map = m;
+	return 0;
+}
+
+/* The attrs section the header points to: each attr with its event ids,
+ * all inside the file, and at least one. */
+static int read_attrs(struct pd_reader *r, const char *path)
+{
 	const u8 *h = r->map;
-	if (get_u64(h + 8) < FILE_HEADER_SIZE) {
-		err_set("%s: offset 8: header size %llu is too small", path,
-			(unsigned long long)get_u64(h + 8));
-		return -1;
-	}
 	u64 attr_size = get_u64(h + 16), attrs_off = get_u64(h + 24),
-	    attrs_len = get_u64(h + 32), data_off = get_u64(h + 40),
-	    data_len = get_u64(h + 48);
+	    attrs_len = get_u64(h + 32);
 	if (attr_size < PERF_ATTR_SIZE_VER0 + 16 || attr_size > 4096) {
 		err_set("%s: offset 16: attr size %llu is not plausible", path,
 			(unsigned long long)attr_size);
@@ -348,6 +351,15 @@ static int open_file(struct pd_reader *r, const char *path)
 		err_set("%s: offset 24: the file describes no events", path);
 		return -1;
 	}
+	return 0;
+}
+
+/* The data section the header points to, where reading begins, and the
+ * feature sections after it when the writer closed the file. */
+static int find_data(struct pd_reader *r, const char *path)
+{
+	const u8 *h = r->map;
+	u64 data_off = get_u64(h + 40), data_len = get_u64(h + 48);
 	if (data_off < FILE_HEADER_SIZE || data_off > r->map_len) {
 		err_set("%s: offset 40: data section starts outside the file", path);
 		return -1;
@@ -373,6 +385,22 @@ static int open_file(struct pd_reader *r, const char *path)
 	r->data_end = data_off + data_len;
 	r->stats.data_size = data_len;
 	return 0;
+}
+
+/* A perf.data file (not a stream): its header, attrs and data section,
+ * checked in that order, each error naming the offset it is about. */
+static int open_file(struct pd_reader *r, const char *path)
+{
+	if (map_file(r, path) < 0)
+		return -1;
+	if (get_u64(r->map + 8) < FILE_HEADER_SIZE) {
+		err_set("%s: offset 8: header size %llu is too small", path,
+			(unsigned long long)get_u64(r->map + 8));
+		return -1;
+	}
+	if (read_attrs(r, path) < 0)
+		return -1;
+	return find_data(r, path);
 }
 
 static int open_stream(struct pd_reader *r, const char *path)

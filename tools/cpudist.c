@@ -12,7 +12,7 @@
 struct cpudist {
 	struct tool_opts o;
 	const struct tool_env *env;
-	struct u64map since;       /* tid -> time of its last switch (in, or out with -O) */
+	struct tool_pair runs;     /* tid -> its last switch (in, or out with -O) */
 	struct u64map tgid;        /* tid -> its process, seen at a switch */
 	struct tool_counts rows;   /* by pid (-P) or one row, key 0 */
 };
@@ -48,17 +48,21 @@ static int event(void *ctx, const struct pd_event *ev, const struct rp_thread *t
 	if (out)
 		*u64map_slot(&x->tgid, tid, &created) = ev->s.pid;
 	/* On-CPU: in -> out; off-CPU: out -> in. */
-	bool ends = out != x->o.offcpu;
-	u64 *since = u64map_slot(&x->since, tid, &created);
-	if (ends && !created && *since && ev->s.time >= *since) {
-		u64 *tg = u64map_get(&x->tgid, tid);
-		u32 pid = tg ? (u32)*tg : ev->s.pid;
-		const char *comm = t ? t->comm : "?";
-		/* A run (or a wait) is the task's, on this CPU, ending now. */
-		if (rp_filter_pass(x->env->filter, pid, tid, comm, (int)ev->s.cpu, ev->s.time))
-			add(x, pid, comm, ev->s.time - *since);
+	if (out == x->o.offcpu) {
+		tool_pair_begin(&x->runs, tid, ev->s.time, 0);
+		return 0;
 	}
-	*since = ends ? 0 : ev->s.time;
+	u64 ns;
+	bool paired = tool_pair_end(&x->runs, tid, ev->s.time, &ns, NULL);
+	tool_pair_drop(&x->runs, tid);   /* an end older than its begin ends it too */
+	if (!paired)
+		return 0;
+	u64 *tg = u64map_get(&x->tgid, tid);
+	u32 pid = tg ? (u32)*tg : ev->s.pid;
+	const char *comm = t ? t->comm : "?";
+	/* A run (or a wait) is the task's, on this CPU, ending now. */
+	if (rp_filter_pass(x->env->filter, pid, tid, comm, (int)ev->s.cpu, ev->s.time))
+		add(x, pid, comm, ns);
 	return 0;
 }
 
@@ -86,7 +90,7 @@ static void reset(void *ctx)
 static void cpudist_free(void *ctx)
 {
 	struct cpudist *x = ctx;
-	u64map_free(&x->since);
+	tool_pair_free(&x->runs);
 	u64map_free(&x->tgid);
 	tool_counts_free(&x->rows);
 	free(x);
@@ -96,7 +100,7 @@ struct tool *cpudist_new(const struct tool_opts *o)
 {
 	struct cpudist *x = xcalloc(1, sizeof(*x));
 	x->o = *o;
-	u64map_init(&x->since);
+	tool_pair_init(&x->runs);
 	u64map_init(&x->tgid);
 	tool_counts_init(&x->rows);
 	struct tool *t = xcalloc(1, sizeof(*t));

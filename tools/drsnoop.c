@@ -17,7 +17,7 @@ struct drsnoop {
 	const struct tool_env *env;
 	u64 id[DR_N];
 	bool have[DR_N];
-	struct u64map since;       /* tid -> begin time */
+	struct tool_pair reclaims; /* tid -> its reclaim under way */
 	u64 first_time;
 	bool header;
 	bool timestamps;
@@ -62,15 +62,13 @@ static int sample(void *ctx, const struct rp_sample *s)
 	if (!x->first_time)
 		x->first_time = s->s->time;
 	int k = kind_of(x, s);
-	bool created;
+	u64 ns;
 	if (k == DR_BEGIN || k == DR_MEMCG_BEGIN) {
-		*u64map_slot(&x->since, s->s->tid, &created) = s->s->time;
+		tool_pair_begin(&x->reclaims, s->s->tid, s->s->time, 0);
 	} else if (k == DR_END || k == DR_MEMCG_END) {
-		u64 *t = u64map_get(&x->since, s->s->tid);
-		if (t && *t && s->s->time >= *t)
-			print_end(x, s, s->s->time - *t, k == DR_MEMCG_END);
-		if (t)
-			*t = 0;
+		if (tool_pair_end(&x->reclaims, s->s->tid, s->s->time, &ns, NULL))
+			print_end(x, s, ns, k == DR_MEMCG_END);
+		tool_pair_drop(&x->reclaims, s->s->tid);  /* an end older than its begin ends it too */
 	}
 	return 0;
 }
@@ -78,7 +76,7 @@ static int sample(void *ctx, const struct rp_sample *s)
 static void drsnoop_free(void *ctx)
 {
 	struct drsnoop *x = ctx;
-	u64map_free(&x->since);
+	tool_pair_free(&x->reclaims);
 	free(x);
 }
 
@@ -86,7 +84,7 @@ struct tool *drsnoop_new(const struct tool_opts *o)
 {
 	(void)o;
 	struct drsnoop *x = xcalloc(1, sizeof(*x));
-	u64map_init(&x->since);
+	tool_pair_init(&x->reclaims);
 	struct tool *t = xcalloc(1, sizeof(*t));
 	*t = (struct tool){ .name = "drsnoop", .ctx = x, .start = start,
 			    .sink = { .ctx = x, .sample = sample }, .free = drsnoop_free };

@@ -12,8 +12,7 @@ struct irqs {
 	bool hard;                 /* hardirqs, not softirqs */
 	const struct tool_env *env;
 	u64 entry_id, exit_id;
-	struct u64map since;       /* cpu -> entry time */
-	struct u64map what;        /* cpu -> vector or irq + 1 */
+	struct tool_pair running;  /* cpu -> the entry under way: its vector or irq */
 	struct tool_counts rows;
 	u64 unpaired;
 };
@@ -45,13 +44,9 @@ static u64 key_of(struct irqs *x, const struct rp_sample *s)
 
 static void on_entry(struct irqs *x, const struct rp_sample *s)
 {
-	bool created;
-	u64 *t = u64map_slot(&x->since, s->s->cpu, &created);
-	if (!created && *t)
-		x->unpaired++;
-	*t = s->s->time;
 	u64 key = key_of(x, s);
-	*u64map_slot(&x->what, s->s->cpu, &created) = key + 1;
+	if (tool_pair_begin(&x->running, s->s->cpu, s->s->time, key))
+		x->unpaired++;
 	if (x->hard) {           /* the handler's name is only at entry */
 		char name[64];
 		tool_counts_row(&x->rows, key, tool_field_str(x->env, s, "name", name, sizeof(name)));
@@ -60,9 +55,8 @@ static void on_entry(struct irqs *x, const struct rp_sample *s)
 
 static void on_exit_(struct irqs *x, const struct rp_sample *s)
 {
-	u64 key = key_of(x, s);
-	u64 *t = u64map_get(&x->since, s->s->cpu), *w = u64map_get(&x->what, s->s->cpu);
-	if (!t || !*t || !w || *w != key + 1 || s->s->time < *t) {
+	u64 key = key_of(x, s), ns;
+	if (!tool_pair_end_of(&x->running, s->s->cpu, s->s->time, key, &ns)) {
 		x->unpaired++;
 		return;
 	}
@@ -72,12 +66,10 @@ static void on_exit_(struct irqs *x, const struct rp_sample *s)
 	else
 		snprintf(label, sizeof(label), "irq %llu", (unsigned long long)key);
 	struct tool_row *r = tool_counts_row(&x->rows, key, label);
-	u64 ns = s->s->time - *t;
 	r->count++;
 	r->total_ns += ns;
 	if (x->o.dist)
 		tool_hist_add(tool_counts_hist(&x->rows, r), ns / 1000);
-	*t = 0;
 }
 
 static int sample(void *ctx, const struct rp_sample *s)
@@ -122,8 +114,7 @@ static void reset(void *ctx)
 static void irqs_free(void *ctx)
 {
 	struct irqs *x = ctx;
-	u64map_free(&x->since);
-	u64map_free(&x->what);
+	tool_pair_free(&x->running);
 	tool_counts_free(&x->rows);
 	free(x);
 }
@@ -133,8 +124,7 @@ static struct tool *irqs_new(const struct tool_opts *o, bool hard)
 	struct irqs *x = xcalloc(1, sizeof(*x));
 	x->o = *o;
 	x->hard = hard;
-	u64map_init(&x->since);
-	u64map_init(&x->what);
+	tool_pair_init(&x->running);
 	tool_counts_init(&x->rows);
 	struct tool *t = xcalloc(1, sizeof(*t));
 	*t = (struct tool){ .name = hard ? "hardirqs" : "softirqs", .ctx = x, .start = start,

@@ -17,8 +17,7 @@ struct syscount {
 	const struct tool_env *env;
 	u64 enter_id, exit_id;
 	struct tool_counts rows;
-	struct u64map since;       /* tid -> time of the entry under way */
-	struct u64map nr;          /* tid -> syscall number + 1 of it */
+	struct tool_pair calls;    /* tid -> the entry under way: its number */
 	u64 no_exit, no_entry;     /* unpaired, in this interval */
 	u64 *keys;                 /* counting mode: each counter's row key */
 };
@@ -63,26 +62,20 @@ static void on_enter(struct syscount *x, const struct rp_sample *s)
 	row_of(x, s, nr)->count++;
 	if (!x->o.latency)
 		return;
-	bool created;
-	u64 *t = u64map_slot(&x->since, s->s->tid, &created);
-	if (!created && *t)
+	if (tool_pair_begin(&x->calls, s->s->tid, s->s->time, nr))
 		x->no_exit++;      /* the last one's exit never came */
-	*t = s->s->time;
-	*u64map_slot(&x->nr, s->s->tid, &created) = nr + 1;
 }
 
 static void on_exit_(struct syscount *x, const struct rp_sample *s)
 {
-	u64 nr = tool_field(x->env, s, "id");
-	u64 *t = u64map_get(&x->since, s->s->tid), *n = u64map_get(&x->nr, s->s->tid);
-	if (!t || !*t || !n || *n != nr + 1 || s->s->time < *t) {
+	u64 nr = tool_field(x->env, s, "id"), ns;
+	if (!tool_pair_end_of(&x->calls, s->s->tid, s->s->time, nr, &ns)) {
 		x->no_entry++;
 		return;
 	}
 	struct tool_row *r = row_of(x, s, nr);
-	r->total_ns += s->s->time - *t;
+	r->total_ns += ns;
 	r->timed++;
-	*t = 0;
 }
 
 static int sample(void *ctx, const struct rp_sample *s)
@@ -205,8 +198,7 @@ static void syscount_free(void *ctx)
 {
 	struct syscount *x = ctx;
 	tool_counts_free(&x->rows);
-	u64map_free(&x->since);
-	u64map_free(&x->nr);
+	tool_pair_free(&x->calls);
 	free(x->keys);
 	free(x);
 }
@@ -216,8 +208,7 @@ struct tool *syscount_new(const struct tool_opts *o)
 	struct syscount *x = xcalloc(1, sizeof(*x));
 	x->o = *o;
 	tool_counts_init(&x->rows);
-	u64map_init(&x->since);
-	u64map_init(&x->nr);
+	tool_pair_init(&x->calls);
 	struct tool *t = xcalloc(1, sizeof(*t));
 	*t = (struct tool){ .name = "syscount", .ctx = x, .start = start,
 			    .sink = { .ctx = x, .sample = sample, },

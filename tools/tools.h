@@ -174,6 +174,35 @@ struct tool_hist *tool_counts_hist(struct tool_counts *c, struct tool_row *r);
  * caller frees the array. */
 struct tool_row **tool_counts_sorted(const struct tool_counts *c, bool by_time);
 
+/* Begins paired with their ends by a u64 key (a thread, a CPU), for the
+ * tools' durations (pair.c).  A begin keeps its time and a value (what
+ * its end must match, as a syscall's number, or reads, as a page
+ * budget); time 0 is no begin (a record without a time pairs nothing).
+ * Begins stay under way across intervals: reset forgets them all. */
+struct tool_begin {
+	u64 time, value;
+};
+struct tool_pair {
+	struct u64map index;          /* key -> index + 1 into begins */
+	VEC(struct tool_begin) begins;
+};
+void tool_pair_init(struct tool_pair *p);
+void tool_pair_reset(struct tool_pair *p);
+void tool_pair_free(struct tool_pair *p);
+/* key's begin at time, with value; true when it replaces one still under
+ * way (whose end never came). */
+bool tool_pair_begin(struct tool_pair *p, u64 key, u64 time, u64 value);
+/* An end of key at time: true when a begin was under way at or before
+ * time, with the duration in *ns and the begin's value in *value (when
+ * not NULL); that begin is over.  False leaves any begin under way: an
+ * end without its begin, or older than it. */
+bool tool_pair_end(struct tool_pair *p, u64 key, u64 time, u64 *ns, u64 *value);
+/* The same, ending only a begin of that value: an end of another (a
+ * different syscall, vector) leaves the begin under way. */
+bool tool_pair_end_of(struct tool_pair *p, u64 key, u64 time, u64 value, u64 *ns);
+/* Forgets key's begin, if any. */
+void tool_pair_drop(struct tool_pair *p, u64 key);
+
 /* What the tools' own options ask for; each tool reads its part. */
 struct tool_opts {
 	bool failed;               /* execsnoop: failed execs too; opensnoop,

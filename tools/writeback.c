@@ -11,8 +11,7 @@
 struct writeback {
 	const struct tool_env *env;
 	u64 start_id, written_id;
-	struct u64map since;       /* tid -> start time */
-	struct u64map budget;      /* tid -> nr_pages at the start */
+	struct tool_pair works;    /* tid -> the work under way: nr_pages at its start */
 	struct tool_counts rows;   /* by reason */
 	struct strbuf line;
 };
@@ -44,27 +43,23 @@ static void reason_name(struct writeback *x, const struct rp_sample *s, char *bu
 static int sample(void *ctx, const struct rp_sample *s)
 {
 	struct writeback *x = ctx;
-	bool created;
 	if (tool_is_tp(s, x->start_id)) {
-		*u64map_slot(&x->since, s->s->tid, &created) = s->s->time;
-		*u64map_slot(&x->budget, s->s->tid, &created) = tool_field(x->env, s, "nr_pages");
+		tool_pair_begin(&x->works, s->s->tid, s->s->time, tool_field(x->env, s, "nr_pages"));
 		return 0;
 	}
-	if (!tool_is_tp(s, x->written_id))
-		return 0;
-	u64 *t = u64map_get(&x->since, s->s->tid), *b = u64map_get(&x->budget, s->s->tid);
-	if (!t || !*t || !b || s->s->time < *t)
+	u64 ns, budget;
+	if (!tool_is_tp(s, x->written_id) ||
+	    !tool_pair_end(&x->works, s->s->tid, s->s->time, &ns, &budget))
 		return 0;
 	char reason[32];
 	reason_name(x, s, reason, sizeof(reason));
 	struct tool_row *r = tool_counts_row(&x->rows, tool_field(x->env, s, "reason"), reason);
-	u64 ns = s->s->time - *t, left = tool_field(x->env, s, "nr_pages");
+	u64 left = tool_field(x->env, s, "nr_pages");
 	r->count++;
 	r->total_ns += ns;
 	if (ns > r->max_ns)
 		r->max_ns = ns;
-	r->value += *b >= left ? *b - left : 0;
-	*t = 0;
+	r->value += budget >= left ? budget - left : 0;
 	return 0;
 }
 
@@ -91,8 +86,7 @@ static void reset(void *ctx)
 static void writeback_free(void *ctx)
 {
 	struct writeback *x = ctx;
-	u64map_free(&x->since);
-	u64map_free(&x->budget);
+	tool_pair_free(&x->works);
 	tool_counts_free(&x->rows);
 	sb_free(&x->line);
 	free(x);
@@ -102,8 +96,7 @@ struct tool *writeback_new(const struct tool_opts *o)
 {
 	(void)o;
 	struct writeback *x = xcalloc(1, sizeof(*x));
-	u64map_init(&x->since);
-	u64map_init(&x->budget);
+	tool_pair_init(&x->works);
 	tool_counts_init(&x->rows);
 	struct tool *t = xcalloc(1, sizeof(*t));
 	*t = (struct tool){ .name = "writeback", .ctx = x, .start = start,
