@@ -101,10 +101,11 @@ struct top_run {
 };
 
 /* What the header says of the live path now. */
-static struct top_ui_live live_now(const struct top_run *r)
+static void live_now(void *ctx, struct top_ui_live *out)
 {
-	return (struct top_ui_live){ .lost = rp_summary(r->rp)->lost,
-				     .backlog = live_backlog(r->live) };
+	const struct top_run *r = ctx;
+	out->lost = rp_summary(r->rp)->lost;
+	out->backlog = live_backlog(r->live);
 }
 
 static int ui_sample(void *ctx, const struct rp_sample *s)
@@ -119,8 +120,7 @@ static int ui_tick(void *ctx, u64 end, bool last)
 	struct top_run *r = ctx;
 	if (last || live_stopping(r->live))
 		return 0;
-	struct top_ui_live now = live_now(r);
-	if (top_ui_refresh(r->ui, &now) >= r->count && r->count)
+	if (top_ui_refresh(r->ui) >= r->count && r->count)
 		live_stop(r->live);
 	return 0;
 }
@@ -128,10 +128,9 @@ static int ui_tick(void *ctx, u64 end, bool last)
 static int ui_round(void *ctx)
 {
 	struct top_run *r = ctx;
-	struct top_ui_live now = live_now(r);
 	if (screen_take_redraw(r->scr))
-		top_ui_draw(r->ui, &now);       /* back from Ctrl-Z */
-	if (!live_stopping(r->live) && !top_ui_keys(r->ui, &now))
+		top_ui_draw(r->ui);             /* back from Ctrl-Z */
+	if (!live_stopping(r->live) && !top_ui_keys(r->ui))
 		live_stop(r->live);             /* q */
 	return 0;
 }
@@ -141,15 +140,14 @@ static int run_screen(struct top_args *a, struct replay *rp, struct live *live)
 	struct top_run r = { .rp = rp, .live = live, .count = a->lv.opts.count };
 	struct top_ui_opts o = { .sort = a->sort, .delay = a->delay, .zero = a->zero,
 				 .graph = a->graph, .hide_kernel = a->hide_kernel,
-				 .hide_user = a->hide_user };
+				 .hide_user = a->hide_user, .live = live_now, .ctx = &r };
 	r.t = top_new(&a->keys, a->graph);
 	int rc = top_set_keys(r.t, &a->keys);
 	if (rc == 0 && !(r.scr = screen_open(STDIN_FILENO, stdout)))
 		rc = -1;
 	if (rc == 0) {
 		r.ui = top_ui_new(r.t, r.scr, &o);
-		struct top_ui_live now = live_now(&r);
-		top_ui_draw(r.ui, &now);
+		top_ui_draw(r.ui);
 		struct rp_sink sink = { .ctx = &r, .sample = ui_sample, .tick = ui_tick,
 					.round = ui_round };
 		rc = rp_run(rp, &sink);

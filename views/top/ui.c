@@ -31,7 +31,8 @@ struct top_ui {
 	size_t ninput;
 	char message[160];         /* the last key's complaint */
 	u64 refreshes, last_samples;
-	struct top_ui_live live;   /* as the last draw was told */
+	void (*live)(void *ctx, struct top_ui_live *out);
+	void *ctx;
 };
 
 struct top_ui *top_ui_new(struct top_table *t, struct screen *scr, const struct top_ui_opts *o)
@@ -41,6 +42,8 @@ struct top_ui *top_ui_new(struct top_table *t, struct screen *scr, const struct 
 	u->scr = scr;
 	u->zero = o->zero;
 	u->graph = o->graph;
+	u->live = o->live;
+	u->ctx = o->ctx;
 	u->filter.hide_kernel = o->hide_kernel;
 	u->filter.hide_user = o->hide_user;
 	snprintf(u->sort_text, sizeof(u->sort_text), "%s", o->sort);
@@ -63,11 +66,13 @@ void top_ui_free(struct top_ui *u)
 static void draw_header(struct top_ui *u)
 {
 	char line[512];
+	struct top_ui_live live;
+	u->live(u->ctx, &live);
 	snprintf(line, sizeof(line),
 		 "ember top: %llu samples in the last refresh, %llu lost in all, %llu KB not "
 		 "read yet%s%s%s", (unsigned long long)u->last_samples,
-		 (unsigned long long)u->live.lost,
-		 (unsigned long long)(u->live.backlog / 1024),
+		 (unsigned long long)live.lost,
+		 (unsigned long long)(live.backlog / 1024),
 		 u->zero ? ", zeroing" : ", decaying",
 		 u->filter.hide_kernel ? ", kernel hidden" : "",
 		 u->filter.hide_user ? ", user hidden" : "");
@@ -129,10 +134,9 @@ static void draw_rows(struct top_ui *u, const struct top_line *lines, size_t n, 
 	sb_free(&row);
 }
 
-void top_ui_draw(struct top_ui *u, const struct top_ui_live *live)
+void top_ui_draw(struct top_ui *u)
 {
 	int rows, cols;
-	u->live = *live;
 	screen_begin(u->scr);
 	screen_size(u->scr, &rows, &cols);
 	struct top_line lines[TOP_ROWS_MAX];
@@ -149,12 +153,12 @@ void top_ui_draw(struct top_ui *u, const struct top_ui_live *live)
 	screen_end(u->scr, u->prompt ? status : NULL);
 }
 
-u64 top_ui_refresh(struct top_ui *u, const struct top_ui_live *live)
+u64 top_ui_refresh(struct top_ui *u)
 {
 	u->last_samples = top_refresh_samples(u->t);
 	if (!u->refreshes)
 		u->message[0] = '\0';   /* no longer gathering the first */
-	top_ui_draw(u, live);
+	top_ui_draw(u);
 	top_decay(u->t, u->zero);
 	return ++u->refreshes;
 }
@@ -252,7 +256,7 @@ static bool key(struct top_ui *u, int k)
 	return true;
 }
 
-bool top_ui_keys(struct top_ui *u, const struct top_ui_live *live)
+bool top_ui_keys(struct top_ui *u)
 {
 	int keys[64];
 	bool changed = false;
@@ -265,6 +269,6 @@ bool top_ui_keys(struct top_ui *u, const struct top_ui_live *live)
 		changed = true;
 	}
 	if (changed)
-		top_ui_draw(u, live);
+		top_ui_draw(u);
 	return true;
 }
