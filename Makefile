@@ -14,7 +14,7 @@ ifeq ($(filter -j%,$(MAKEFLAGS)),)
   MAKEFLAGS += -j$(shell nproc)
 endif
 CC      ?= cc
-MODULES := common format pmc pmc/stat record symbols unwind replay views/hist views/top views/collapse views/script views/sched block block/btreplay live tools flamegraph export push net cmd
+MODULES := common format pmc pmc/stat record symbols unwind replay screen views/hist views/top views/collapse views/script views/sched block block/btreplay live tools flamegraph export push net cmd
 
 # pkg-config name -> Debian package that provides it.
 PKGS    := libelf:libelf-dev libdw:libdw-dev libunwind:libunwind-dev libunwind-generic:libunwind-dev \

@@ -11,7 +11,6 @@
 
 #include "cmd/cmd.h"
 #include "net/net.h"
-#include "record/record-internal.h"
 #include "record/record.h"
 
 #define CMD "record"
@@ -383,8 +382,8 @@ static void print_fallback(const struct cli *cl)
 
 static void print_notes(struct rec_session *s, size_t *shown)
 {
-	for (; *shown < s->notes.n; (*shown)++)
-		cmd_warn(CMD, "%s", s->notes.v[*shown]);
+	for (const char *note; (note = rec_session_note(s, *shown)); (*shown)++)
+		cmd_warn(CMD, "%s", note);
 }
 
 static const char *output_name(const struct cli *cl)
@@ -407,12 +406,13 @@ static const char *lost_per_cpu(const struct rec_session *s)
 	static char buf[256];
 	size_t len = 0;
 	buf[0] = 0;
-	for (int i = 0; i < s->ncpus && len < sizeof(buf) - 32; i++) {
-		if (!s->rings[i].lost)
+	for (int i = 0; i < rec_session_rings(s) && len < sizeof(buf) - 32; i++) {
+		int cpu;
+		u64 lost = rec_session_ring_lost(s, i, &cpu);
+		if (!lost)
 			continue;
 		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%scpu%d %llu",
-					len ? ", " : "", s->rings[i].cpu,
-					(unsigned long long)s->rings[i].lost);
+					len ? ", " : "", cpu, (unsigned long long)lost);
 	}
 	if (len >= sizeof(buf) - 32)
 		snprintf(buf + len, sizeof(buf) - len, ", ...");
@@ -422,7 +422,7 @@ static const char *lost_per_cpu(const struct rec_session *s)
 /* Samples lost to full rings are reported even with -q. */
 static void print_summary(const struct cli *cl, const struct rec_session *s)
 {
-	const struct rec_tally *t = &s->total;
+	const struct rec_tally *t = rec_session_total(s);
 	if (t->lost)
 		cmd_warn(CMD, "%llu samples lost (%s): the rings overflowed; use a larger -m "
 			 "or a lower -F", (unsigned long long)t->lost, lost_per_cpu(s));
@@ -439,7 +439,7 @@ static void print_summary(const struct cli *cl, const struct rec_session *s)
 			t->zstd_in / 1048576.0, (double)t->zstd_in / (double)t->zstd_out);
 	fputc('\n', stderr);
 	if (cl->o.callgraph == REC_CG_ONLINE) {
-		const struct rec_online_stats *u = rec_online_stats(s->online);
+		const struct rec_online_stats *u = rec_session_online_stats(s);
 		if (u->files_missing)
 			cmd_warn(CMD, "%llu mapped files could not be opened as they were "
 				 "mapped (gone from disk or replaced, their process gone): "
@@ -481,8 +481,8 @@ static int fail(struct rec_session *s, size_t *shown, struct cli *cl)
 {
 	char msg[1024], kept[512];
 	snprintf(msg, sizeof(msg), "%s", err_msg());
-	enum rec_fail kind = s->fail;
-	bool started = s->started;
+	enum rec_fail kind = rec_session_failure(s);
+	bool started = rec_session_started(s);
 	rec_cleanup_failed(s);
 	if (cl->net) {           /* the server cuts its file to the last round */
 		net_client_abort(cl->net);
@@ -570,7 +570,7 @@ static int record(struct cli *cl)
 	}
 	stop_restore(&h);
 	if (rc < 0) {
-		struct child_end end = child_end_of(&s->child);
+		struct child_end end = rec_session_child_end(s);
 		rc = stop_exit_status(&end, &die_sig);
 	}
 	rec_session_free(s);

@@ -353,3 +353,46 @@ void rec_session_free(struct rec_session *s)
 	pthread_mutex_destroy(&s->wlock);
 	free(s);
 }
+
+/* ---- what the command reports (record.h) ---- */
+
+const char *rec_session_note(const struct rec_session *s, size_t i)
+{
+	return i < s->notes.n ? s->notes.v[i] : NULL;
+}
+
+enum rec_fail rec_session_failure(const struct rec_session *s)
+{
+	return s->fail;
+}
+
+bool rec_session_started(const struct rec_session *s)
+{
+	return s->started;
+}
+
+const struct rec_tally *rec_session_total(const struct rec_session *s)
+{
+	return &s->total;
+}
+
+const struct rec_online_stats *rec_session_online_stats(const struct rec_session *s)
+{
+	return rec_online_stats(s->online);
+}
+
+int rec_session_rings(const struct rec_session *s)
+{
+	return s->ncpus;
+}
+
+u64 rec_session_ring_lost(const struct rec_session *s, int i, int *cpu)
+{
+	*cpu = s->rings[i].cpu;
+	return s->rings[i].lost;
+}
+
+struct child_end rec_session_child_end(const struct rec_session *s)
+{
+	return child_end_of(&s->child);
+}

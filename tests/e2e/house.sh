@@ -4,7 +4,8 @@
 # includes another folder's *-internal.h, only ember.c and cmd/ include
 # cmd/, every cmd-*.c is in cmd/; and the check itself fails when each is
 # planted in a copy of the tree (a cycle views/hist -> cmd -> views/hist;
-# tools/ reaching into block-internal.h; flamegraph/ including cmd.h; a
+# tools/ and cmd-record.c reaching into block-internal.h and
+# record-internal.h; flamegraph/ including cmd.h; a
 # command file in record/).
 # parallel-safe: reads the sources only (tests/run.sh)
 set -u
@@ -47,6 +48,9 @@ planted() {
 planted house-cycle-found views/hist/hist.c cmd/cmd.h 'views/hist'
 planted house-internal-found tools/util.c block/block-internal.h \
 	'tools/util.c includes block/block-internal.h'
+# No command is let in either: record.h says what cmd-record.c needs.
+planted house-internal-cmd-found cmd/cmd-record.c record/record-internal.h \
+	'cmd/cmd-record.c includes record/record-internal.h'
 planted house-cmd-layer-found flamegraph/tree.c cmd/cmd.h \
 	'flamegraph/tree.c includes cmd/cmd.h'
 copy
