@@ -45,6 +45,22 @@ int live_view_start(struct live_view *v, enum rec_live_kind kind)
 	return usage ? EXIT_USAGE : EXIT_RUNTIME;
 }
 
+/* Here, not in live.c, since it prints: the command layer's part. */
+int live_end(struct live *l, const char *cmd, int status)
+{
+	live_stop(l);
+	const char *note;
+	while ((note = live_next_note(l)))
+		cmd_warn(cmd, "%s", note);
+	bool usage;
+	int command;
+	if (live_finish(l, &usage, &command) < 0) {
+		cmd_error(cmd, "%s", err_msg());
+		return usage ? EXIT_USAGE : EXIT_RUNTIME;
+	}
+	return status ? status : command;
+}
+
 int live_view_end(struct live_view *v, int status)
 {
 	if (v->live)
