@@ -45,7 +45,9 @@ int live_view_start(struct live_view *v, enum rec_live_kind kind)
 	return usage ? EXIT_USAGE : EXIT_RUNTIME;
 }
 
-/* Here, not in live.c, since it prints: the command layer's part. */
+/* Here beside live_view_end, not in live.c: it prints the recorder's
+ * warnings and picks the exit status, the command layer's work, where
+ * this file is going (#31). */
 int live_end(struct live *l, const char *cmd, int status)
 {
 	live_stop(l);
