@@ -59,22 +59,6 @@ static int parse_args(struct collapse_opts *c, struct rp_opts *rp, int argc, cha
 	return -1;
 }
 
-int collapse_say(const char *cmd, const char *input, int rc, const struct collapse_notes *n)
-{
-	if (n->no_callchains)
-		cmd_warn(cmd, "%s has no callchains (record with -g); stacks are one frame deep",
-			 input);
-	if (rc < 0)
-		cmd_error(cmd, "%s", err_msg());
-	if (!n->replayed)
-		return EXIT_RUNTIME;
-	if (n->skipped)
-		cmd_warn(cmd, "folded only %s samples; %llu samples of other events left out",
-			 n->event, (unsigned long long)n->skipped);
-	rp_warn_summary(cmd, &n->summary, input);
-	return rc < 0 || n->summary.input_error ? EXIT_RUNTIME : EXIT_OK;
-}
-
 int cmd_collapse(int argc, char **argv)
 {
 	struct collapse_opts c = { 0 };

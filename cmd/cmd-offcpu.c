@@ -174,20 +174,6 @@ static int parse_args(struct args *a, int argc, char **argv)
 
 /* ---- the run ------------------------------------------------------------- */
 
-/* Says what offcpu_run found (flame --wall too); an exit status. */
-int offcpu_say_run(const char *cmd, const char *input, int rc, const struct offcpu_notes *n)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(n->warn); i++)
-		if (n->warn[i][0])
-			cmd_warn(cmd, "%s", n->warn[i]);
-	if (rc < 0) {
-		cmd_error(cmd, "%s", err_msg());
-		return EXIT_RUNTIME;
-	}
-	rp_warn_view(cmd, &n->summary, input, "some intervals may be repaired or missing");
-	return n->summary.input_error ? EXIT_RUNTIME : EXIT_OK;
-}
-
 static int write_flame(const struct args *a, struct flame_tree *t)
 {
 	struct flame_svg_opts svg;

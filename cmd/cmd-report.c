@@ -218,7 +218,8 @@ static int report_branches(struct report_args *a, struct replay *rp)
 
 static int report_table(struct report_args *a, struct replay *rp, struct live *live)
 {
-	struct live_tables run = { .live = live, .rp = rp, .count = a->lv.opts.count };
+	struct live_tables run = { .out = stdout, .live = live, .rp = rp,
+				    .count = a->lv.opts.count };
 	struct hist *h = NULL;
 	struct hist_interval *iv = NULL;
 	struct rp_sink sink;

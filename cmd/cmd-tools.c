@@ -1,7 +1,7 @@
 /* cmd-tools.c - the commands of BCC's tools (execsnoop, opensnoop,
  * syscount, ...): one table of the tools, each with its options over the
- * shared target options and its help; one command runs any of them.  The
- * tools themselves are sinks in tools/. */
+ * shared target options and its help; one command runs any of them and
+ * says what the run found.  The tools themselves are sinks in tools/. */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -272,6 +272,139 @@ static int pattern_operands(const char *cmd, struct tool_cli *c, int argc, char 
 	return -1;
 }
 
+/* ---- Running a tool ---------------------------------------------------- */
+
+/* A tool's notes as they come, as its own messages: "ember NAME: ...". */
+static void say_note(const struct tool *t, const char *msg)
+{
+	cmd_error(t->name, "%s", msg);
+}
+
+/* After a counting run: the events not counted, the totals (without
+ * --interval), the scaled counts; the exit status: the command's, else 0
+ * (Ctrl-C included). */
+static int say_counted(struct tool *t, const struct tool_target *tg, struct tool_counting *k,
+		       const struct tool_counted *e)
+{
+	if (e->unopened)
+		cmd_warn(t->name, "%zu of %zu events could not be counted here, %s among them (%s): "
+			 "their counts are missing", e->unopened, e->nevents, e->first,
+			 strerror(e->first_err));
+	if (!tg->live.interval)
+		tool_counting_total(k);
+	if (e->scaled)
+		cmd_warn(t->name, "some counters ran only part of the time (time_running < "
+			 "time_enabled): their counts are scaled estimates");
+	int die_sig;
+	int rc = tool_counting_status(k, &die_sig);
+	return die_sig ? EXIT_OK : rc;
+}
+
+/* Counting mode (tools/count.c): the exit status, or -1 when this kernel
+ * lacks the counters' events (then the tool samples). */
+static int run_counting(struct tool *t, const struct tool_target *tg)
+{
+	struct tool_counting *k = tool_counting_new(t, tg);
+	if (!k) {
+		cmd_warn(t->name, "cannot count: %s; sampling instead", err_msg());
+		return -1;
+	}
+	bool usage;
+	const struct tool_counted *e = tool_counting_run(k, &usage);
+	int rc;
+	if (!e) {
+		cmd_error(t->name, "%s", err_msg());
+		rc = usage ? EXIT_USAGE : EXIT_RUNTIME;
+	} else {
+		rc = say_counted(t, tg, k, e);
+	}
+	tool_counting_free(k);
+	return rc;
+}
+
+/* Replays o's input (a file, or live's stream) into the tool; the exit
+ * status, failures said: what was printed goes out first, then what was
+ * lost. */
+static int replay_tool(struct tool *t, const struct tool_target *tg, struct rp_opts *o,
+		       struct live *live)
+{
+	struct tool_replay *x = tool_replay_open(t, tg, o, live);
+	if (!x) {
+		cmd_error(t->name, "%s", err_msg());
+		return EXIT_RUNTIME;
+	}
+	int rc = EXIT_OK;
+	if (tool_replay_run(x) < 0) {
+		cmd_error(t->name, "%s", err_msg());
+		rc = EXIT_RUNTIME;
+	}
+	fflush(stdout);
+	const struct rp_summary *sum = tool_replay_summary(x);
+	if (sum->lost)
+		cmd_warn(t->name, "%llu events lost at the ring: the figures miss them",
+			 (unsigned long long)sum->lost);
+	if (sum->input_error) {
+		cmd_error(t->name, "%s", sum->error);
+		if (!tool_replay_counted_out(x))
+			rc = EXIT_RUNTIME;
+	}
+	tool_replay_close(x);
+	return rc;
+}
+
+/* Live: the tool's events recorded on a thread of this process (live/),
+ * its stream replayed as it comes; Ctrl-C, SIGTERM and SIGHUP end
+ * the recording, the tool prints what it gathered and the exit is 0 (or the
+ * command's status). */
+static int run_live(struct tool *t, struct tool_target *tg)
+{
+	struct rp_opts o;
+	rp_opts_init(&o);
+	/* Each line as it is printed: `execsnoop > file` keeps every line
+	 * the tool showed, however it ends. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	tg->live.tool = t->name;
+	tg->live.events = tg->events.v;
+	tg->live.nevents = tg->events.n;
+	bool usage;
+	struct live *l = live_start(&tg->live, REC_LIVE_TOOL, &o, &usage);
+	int rc;
+	if (!l) {
+		cmd_error(t->name, "%s", err_msg());
+		rc = usage ? EXIT_USAGE : EXIT_RUNTIME;
+	} else {
+		rc = replay_tool(t, tg, &o, l);
+		rc = live_end(l, t->name, rc);
+	}
+	rp_opts_free(&o);
+	return rc;
+}
+
+/* Runs tool t on the target: counting, live or offline; the exit status,
+ * everything said as "ember NAME: ...". */
+static int run_tool(struct tool *t, struct tool_target *tg)
+{
+	t->out = stdout;
+	t->note = say_note;
+	if (rp_filter_refuse(&tg->filter, RP_FILTER_ALL & ~t->refused, t->name) < 0) {
+		cmd_error(t->name, "%s", err_msg());
+		return EXIT_USAGE;
+	}
+	if (tool_counting_fits(t, tg)) {
+		int rc = run_counting(t, tg);
+		if (rc >= 0)
+			return rc;
+	}
+	if (!tg->input)
+		return run_live(t, tg);
+	struct rp_opts o;
+	rp_opts_init(&o);
+	o.input = tg->input;
+	int rc = replay_tool(t, tg, &o, NULL);
+	rp_opts_free(&o);
+	return rc;
+}
+
 /* Parses (for funccount and stackcount: options anywhere, PATTERN, a
  * command after --), builds the tool, runs it; the exit status. */
 int cmd_tool(int argc, char **argv)
@@ -292,7 +425,7 @@ int cmd_tool(int argc, char **argv)
 		rc = tool_finish_target(tc->cmd.name, &c.tg, argc, argv);
 	if (rc < 0) {
 		struct tool *t = tc->make(&c.o);
-		rc = tool_run(t, &c.tg);
+		rc = run_tool(t, &c.tg);
 		tool_free(t);
 	}
 	tool_target_free(&c.tg);

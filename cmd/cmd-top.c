@@ -161,7 +161,8 @@ static int run_screen(struct top_args *a, struct replay *rp, struct live *live)
 /* --stdio: report's table per refresh, then the live counts. */
 static int run_stdio(struct top_args *a, struct replay *rp, struct live *live)
 {
-	struct live_tables run = { .live = live, .rp = rp, .count = a->lv.opts.count };
+	struct live_tables run = { .out = stdout, .live = live, .rp = rp,
+				    .count = a->lv.opts.count };
 	struct hist_opts h = a->keys;
 	h.children = a->graph;
 	h.graph = HG_NONE;

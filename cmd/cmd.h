@@ -69,7 +69,7 @@ int bio_replay_check(const struct bio_replay *b, bool input_set, bool other_view
 int bio_replay_cmd(struct bio_replay *b, const struct rp_opts *rp, const struct bio_view_opts *v);
 void bio_replay_free(struct bio_replay *b);
 
-/* ---- After a replay (options.c, cmd-collapse.c, cmd-offcpu.c) ---------- */
+/* ---- After a replay (options.c, notes.c) ------------------------------- */
 
 /* The warnings every analysis owes its user after a replay: a file not
  * closed cleanly, untrusted files, an input error. */
@@ -87,7 +87,7 @@ void rp_warn_view(const char *cmd, const struct rp_summary *sum, const char *inp
  * notes and its error (rc -1) as "ember CMD: ..."; returns the exit
  * status. */
 int collapse_say(const char *cmd, const char *input, int rc, const struct collapse_notes *n);
-/* cmd-offcpu.c, for the commands that run offcpu_run (offcpu, flame
+/* For the commands that run offcpu_run (offcpu, flame
  * --wall): prints its notes and error (rc -1) or the replay's warnings as
  * "ember CMD: ..."; returns the exit status. */
 int offcpu_say_run(const char *cmd, const char *input, int rc, const struct offcpu_notes *n);

@@ -165,6 +165,15 @@ void *xrealloc(void *p, size_t n)
 	return p;
 }
 
+void *xneed(void *p, const char *what)
+{
+	if (!p) {
+		fprintf(stderr, "ember: out of memory for %s\n", what);
+		abort();
+	}
+	return p;
+}
+
 char *xstrdup(const char *s)
 {
 	char *d = strdup(s);

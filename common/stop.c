@@ -76,5 +76,5 @@ int stop_exit_status(const struct child_end *e, int *die_sig)
 	 * died of another before ours came. */
 	if (e->ran && WIFSIGNALED(e->status) && !(e->sent >> WTERMSIG(e->status) & 1))
 		return 128 + WTERMSIG(e->status);
-	return EXIT_OK;
+	return 0;
 }

@@ -20,16 +20,6 @@
 #include "format/format-internal.h"
 #include "format/writer-internal.h"
 
-/* zstd's contexts come from malloc too: out of memory is as fatal. */
-static void *need(void *p)
-{
-	if (!p) {
-		fprintf(stderr, "ember: out of memory for a zstd context\n");
-		abort();
-	}
-	return p;
-}
-
 /* ---- Reading ------------------------------------------------------------ */
 
 /* Decompressed offset where a compressed record's output begins, and the
@@ -49,7 +39,7 @@ struct pdz_stream {
 struct pdz_stream *pdz_new(void)
 {
 	struct pdz_stream *z = xcalloc(1, sizeof(*z));
-	z->ds = need(ZSTD_createDCtx());
+	z->ds = xneed(ZSTD_createDCtx(), "a zstd context");
 	return z;
 }
 
@@ -191,7 +181,7 @@ struct pdz_out {
 struct pdz_out *pdz_out_new(int level)
 {
 	struct pdz_out *o = xcalloc(1, sizeof(*o));
-	o->cc = need(ZSTD_createCCtx());
+	o->cc = xneed(ZSTD_createCCtx(), "a zstd context");
 	ZSTD_CCtx_setParameter(o->cc, ZSTD_c_compressionLevel, level);
 	o->rec = xmalloc(0xffff);
 	return o;

@@ -288,20 +288,5 @@ int live_interval_end(FILE *out, struct live *l, struct replay *rp, bool last, u
 int live_after_table(void *ctx, u64 end, bool last)
 {
 	struct live_tables *t = ctx;
-	return live_interval_end(stdout, t->live, t->rp, last, &t->n, t->count);
-}
-
-int live_end(struct live *l, const char *cmd, int status)
-{
-	live_stop(l);
-	const char *note;
-	while ((note = live_next_note(l)))
-		cmd_warn(cmd, "%s", note);
-	bool usage;
-	int command;
-	if (live_finish(l, &usage, &command) < 0) {
-		cmd_error(cmd, "%s", err_msg());
-		return usage ? EXIT_USAGE : EXIT_RUNTIME;
-	}
-	return status ? status : command;
+	return live_interval_end(t->out, t->live, t->rp, last, &t->n, t->count);
 }

@@ -86,13 +86,14 @@ int live_interval_end(FILE *out, struct live *l, struct replay *rp, bool last, u
  * interval (report --interval, top --stdio): live_interval_end over ctx, a
  * struct live_tables. */
 struct live_tables {
+	FILE *out;                 /* where the tables go */
 	struct live *live;         /* NULL for a file */
 	struct replay *rp;
 	u64 n, count;
 };
 int live_after_table(void *ctx, u64 end, bool last);
-/* A live view's end: the recording stopped and waited for, its warnings
- * printed as cmd's, its failure printed; the exit status: the
+/* A live view's end (view.c): the recording stopped and waited for, its
+ * warnings printed as cmd's, its failure printed; the exit status: the
  * recording's failure, else status when not 0, else the command's (as
  * record gives it).  Frees l. */
 int live_end(struct live *l, const char *cmd, int status);

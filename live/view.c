@@ -45,6 +45,24 @@ int live_view_start(struct live_view *v, enum rec_live_kind kind)
 	return usage ? EXIT_USAGE : EXIT_RUNTIME;
 }
 
+/* Here beside live_view_end, not in live.c: it prints the recorder's
+ * warnings and picks the exit status, the command layer's work, where
+ * this file is going (#31). */
+int live_end(struct live *l, const char *cmd, int status)
+{
+	live_stop(l);
+	const char *note;
+	while ((note = live_next_note(l)))
+		cmd_warn(cmd, "%s", note);
+	bool usage;
+	int command;
+	if (live_finish(l, &usage, &command) < 0) {
+		cmd_error(cmd, "%s", err_msg());
+		return usage ? EXIT_USAGE : EXIT_RUNTIME;
+	}
+	return status ? status : command;
+}
+
 int live_view_end(struct live_view *v, int status)
 {
 	if (v->live)

@@ -1,7 +1,8 @@
 /* count.c - a summary tool's counting mode: live and without -o, a tool
  * that needs only how often each of its events happened opens them as
  * counters (pmc/stat's counting run), read at each --interval and at the
- * end, instead of sampling them into the ring: nothing is lost. */
+ * end, instead of sampling them into the ring: nothing is lost.  The
+ * command (cmd/cmd-tools.c) runs it in steps and says what it found. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -11,37 +12,45 @@
 #include "tools/tools.h"
 
 /* One counting run of a tool. */
-struct counting {
+struct tool_counting {
 	struct tool *t;
-	const struct pmc_list *events;
+	const struct tool_target *tg;
+	struct pmc_list events;
 	u64 *counts;               /* per event: one interval's */
 	u64 left;                  /* --count intervals to go; 0: no limit */
 	bool done;                 /* --count reached: later ticks are not shown */
-	bool scaled;               /* a counter ran less than it was enabled */
 	volatile sig_atomic_t *stop;
+	struct stop_handlers stop_h;
+	bool stopping;             /* stop_h installed */
+	pid_t *tids;
+	int *cpus;
+	struct pmc_run_result res;
+	bool ran;                  /* res holds a run's */
+	struct tool_counted said;  /* what the command says of it */
 };
 
 /* Hands the tool each event's count over every CPU and task (scaled to
  * the enabled time if one ever shared the PMU: tracepoints never do). */
-static void hand_counts(struct counting *k, const struct pmc_reading *r, const struct pmc_counters *c)
+static void hand_counts(struct tool_counting *k, const struct pmc_reading *r,
+			const struct pmc_counters *c)
 {
 	size_t per = (size_t)c->ncpus * (size_t)c->ntids;
-	for (size_t ev = 0; ev < k->events->n; ev++) {
+	for (size_t ev = 0; ev < k->events.n; ev++) {
 		double sum = 0;
 		for (size_t j = 0; j < per; j++) {
 			const struct pmc_reading *one = &r[ev * per + j];
-			k->scaled |= one->running < one->enabled;
+			k->said.scaled |= one->running < one->enabled;
 			sum += pmc_scaled(one);
 		}
 		k->counts[ev] = (u64)(sum + 0.5);
 	}
-	k->t->counted(k->t->ctx, k->events, k->counts);
+	k->t->counted(k->t->ctx, &k->events, k->counts);
 }
 
 static void on_tick(void *ctx, double ts, double span_ns, const struct pmc_reading *delta,
 		    const struct pmc_counters *c)
 {
-	struct counting *k = ctx;
+	struct tool_counting *k = ctx;
 	if (k->done)
 		return;
 	hand_counts(k, delta, c);
@@ -93,78 +102,76 @@ static int set_target(const struct tool_target *tg, struct pmc_list *events,
 	return 0;
 }
 
-/* Events the kernel would not count: said once, the first one named. */
-static void say_unopened(const char *tool, const struct pmc_list *events, const int *err)
+/* Events the kernel would not count: how many, the first one named. */
+static void find_unopened(struct tool_counting *k)
 {
-	size_t n = 0, first = 0;
-	for (size_t i = 0; i < events->n; i++)
-		if (err[i] && !n++)
-			first = i;
-	if (n)
-		cmd_warn(tool, "%zu of %zu events could not be counted here, %s among them (%s): "
-			 "their counts are missing", n, events->n, events->v[first].name,
-			 strerror(-err[first]));
+	struct tool_counted *e = &k->said;
+	e->nevents = k->events.n;
+	for (size_t i = 0; i < k->events.n; i++)
+		if (k->res.err[i] && !e->unopened++) {
+			e->first = k->events.v[i].name;
+			e->first_err = -k->res.err[i];
+		}
 }
 
-/* The tools' exit status: the command's, else 0 (Ctrl-C included). */
-static int exit_status(const struct child_end *end)
-{
-	int die_sig;
-	int rc = stop_exit_status(end, &die_sig);
-	return die_sig ? EXIT_OK : rc;
-}
-
-static int run(struct counting *k, const struct tool_target *tg, struct pmc_run_opts *ro)
-{
-	struct pmc_run_result res;
-	if (pmc_run(ro, &res) < 0) {
-		cmd_error(k->t->name, "%s", err_msg());
-		return EXIT_RUNTIME;
-	}
-	say_unopened(k->t->name, k->events, res.err);
-	if (!tg->live.interval) {
-		struct pmc_counters c = { .ncpus = res.ncpus, .ntids = res.ntids };
-		hand_counts(k, res.total, &c);
-		k->t->print(k->t->ctx, stdout);
-		fflush(stdout);
-	}
-	if (k->scaled)
-		cmd_warn(k->t->name, "some counters ran only part of the time (time_running < "
-			 "time_enabled): their counts are scaled estimates");
-	int rc = exit_status(&res.end);
-	pmc_run_result_free(&res);
-	return rc;
-}
-
-int tool_run_counting(struct tool *t, const struct tool_target *tg)
+struct tool_counting *tool_counting_new(struct tool *t, const struct tool_target *tg)
 {
 	struct pmc_list events = {0};
 	if (t->count_events(t->ctx, &events) < 0) {
-		cmd_warn(t->name, "cannot count: %s; sampling instead", err_msg());
 		pmc_list_free(&events);
-		return -1;
+		return NULL;
 	}
-	pid_t *tids = NULL;
-	int *cpus = NULL;
-	struct counting k = { .t = t, .events = &events, .left = tg->live.count,
-			      .counts = xcalloc(events.n, sizeof(u64)) };
-	struct pmc_run_opts ro = { .events = &events, .duration_s = tg->live.duration,
+	struct tool_counting *k = xcalloc(1, sizeof(*k));
+	*k = (struct tool_counting){ .t = t, .tg = tg, .events = events, .left = tg->live.count,
+				     .counts = xcalloc(events.n, sizeof(u64)) };
+	return k;
+}
+
+const struct tool_counted *tool_counting_run(struct tool_counting *k, bool *usage)
+{
+	const struct tool_target *tg = k->tg;
+	struct pmc_run_opts ro = { .events = &k->events, .duration_s = tg->live.duration,
 				   .interval_ms = tg->live.interval * 1e3, .tick = on_tick,
-				   .ctx = &k, .close_later = true,
+				   .ctx = k, .close_later = true,
 				   /* as live tools do: stdout is the tool's lines */
 				   .stdout_taken = true };
-	int rc = EXIT_USAGE;
-	if (set_target(tg, &events, &ro, &tids, &cpus) < 0) {
-		cmd_error(t->name, "%s", err_msg());
-	} else {
-		struct stop_handlers h;
-		k.stop = ro.stop = stop_install(&h, false);
-		rc = run(&k, tg, &ro);
-		stop_restore(&h);
-	}
-	free(k.counts);
-	free(tids);
-	free(cpus);
-	pmc_list_free(&events);
-	return rc;
+	*usage = true;
+	if (set_target(tg, &k->events, &ro, &k->tids, &k->cpus) < 0)
+		return NULL;
+	*usage = false;
+	k->stop = ro.stop = stop_install(&k->stop_h, false);
+	k->stopping = true;
+	if (pmc_run(&ro, &k->res) < 0)
+		return NULL;
+	k->ran = true;
+	find_unopened(k);
+	return &k->said;
+}
+
+void tool_counting_total(struct tool_counting *k)
+{
+	struct pmc_counters c = { .ncpus = k->res.ncpus, .ntids = k->res.ntids };
+	hand_counts(k, k->res.total, &c);
+	k->t->print(k->t->ctx, k->t->out);
+	fflush(k->t->out);
+}
+
+int tool_counting_status(const struct tool_counting *k, int *die_sig)
+{
+	return stop_exit_status(&k->res.end, die_sig);
+}
+
+void tool_counting_free(struct tool_counting *k)
+{
+	if (!k)
+		return;
+	if (k->stopping)
+		stop_restore(&k->stop_h);
+	if (k->ran)
+		pmc_run_result_free(&k->res);
+	free(k->counts);
+	free(k->tids);
+	free(k->cpus);
+	pmc_list_free(&k->events);
+	free(k);
 }

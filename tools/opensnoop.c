@@ -94,8 +94,8 @@ static int finish(void *ctx)
 {
 	struct opensnoop *x = ctx;
 	if (x->unread)
-		fprintf(stderr, "ember opensnoop: %llu paths were neither in the stack copy nor "
-			"in a mapped file (the heap, most likely)\n", (unsigned long long)x->unread);
+		tool_note(x->env, "%llu paths were neither in the stack copy nor in a mapped "
+			  "file (the heap, most likely)", (unsigned long long)x->unread);
 	return 0;
 }
 

@@ -1,6 +1,8 @@
 /* run.c - runs a tool: opens the recording (a file, or the live engine's
  * stream), lets the tool find its tracepoints, drives its sink through
- * the replay, and says what was lost. */
+ * the replay, and hands its notes and what was lost to the command
+ * (cmd/cmd-tools.c), which says them. */
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,12 +23,25 @@ struct counted {
 
 void tool_print_interval(const struct tool *t, double secs)
 {
-	fprintf(stdout, "[%.3f s]\n", secs);
-	t->print(t->ctx, stdout);
-	fputc('\n', stdout);
-	fflush(stdout);
+	fprintf(t->out, "[%.3f s]\n", secs);
+	t->print(t->ctx, t->out);
+	fputc('\n', t->out);
+	fflush(t->out);
 	if (t->reset)
 		t->reset(t->ctx);
+}
+
+void tool_note(const struct tool_env *env, const char *fmt, ...)
+{
+	const struct tool *t = env ? env->tool : NULL;
+	if (!t || !t->note)
+		return;
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	t->note(t, msg);
 }
 
 /* A summary tool's interval: "[seconds since the first interval began]",
@@ -83,7 +98,7 @@ static int counted_round(void *ctx)
 {
 	struct counted *c = ctx;
 	int rc = !c->done && c->inner.round ? c->inner.round(c->inner.ctx) : 0;
-	fflush(stdout);
+	fflush(c->t->out);
 	return rc;
 }
 
@@ -92,112 +107,82 @@ static int counted_finish(void *ctx)
 {
 	struct counted *c = ctx;
 	if (c->t->print && !c->ticked)
-		c->t->print(c->t->ctx, stdout);
+		c->t->print(c->t->ctx, c->t->out);
 	return c->inner.finish ? c->inner.finish(c->inner.ctx) : 0;
 }
 
-static void say_losses(const char *cmd, const struct rp_summary *sum)
-{
-	if (sum->lost)
-		cmd_warn(cmd, "%llu events lost at the ring: the figures miss them",
-			 (unsigned long long)sum->lost);
-	if (sum->input_error)
-		cmd_error(cmd, "%s", sum->error);
-}
+/* A tool's replay: the replay, what the tool sees of it, and the sink
+ * it runs under. */
+struct tool_replay {
+	struct rp_opts *o;
+	struct replay *r;
+	struct tool_env env;
+	struct counted c;
+};
 
-/* Replays o's input (a file, or live's stream) into the tool; the exit
- * status, failures printed. */
-static int replay_tool(struct tool *t, const struct tool_target *tg, struct rp_opts *o,
-		       struct live *live)
+struct tool_replay *tool_replay_open(struct tool *t, const struct tool_target *tg,
+				     struct rp_opts *o, struct live *live)
 {
 	o->callchains = t->callchains;
 	o->interval_ns = (u64)(tg->live.interval * 1e9 + 0.5);
 	o->tracing = true;         /* the tools decode tracepoints by field name */
 	o->filter = tg->filter;    /* tg's lists: taken back before the end */
-	int rc = EXIT_RUNTIME;
-	struct replay *r = rp_open(o);
-	if (!r) {
-		cmd_error(t->name, "%s", err_msg());
-		o->filter = (struct rp_filter){0};
-		return rc;
+	struct tool_replay *x = xcalloc(1, sizeof(*x));
+	x->o = o;
+	x->r = rp_open(o);
+	if (!x->r)
+		goto fail;
+	x->env = (struct tool_env){ .reader = rp_reader(x->r), .out = t->out,
+				    .filter = &o->filter, .tool = t };
+	if (pd_trace_open_ids(x->env.reader, &x->env.trace, NULL, 0, NULL, NULL) < 0) {
+		err_prefix("%s: tracing data", o->input);
+		goto fail;
 	}
-	struct tool_env env = { .reader = rp_reader(r), .out = stdout, .filter = &o->filter };
-	if (pd_trace_open_ids(env.reader, &env.trace, NULL, 0, NULL, NULL) < 0) {
-		cmd_error(t->name, "%s: tracing data: %s", o->input, err_msg());
-		goto close;
-	}
-	if (t->start && t->start(t->ctx, &env) < 0) {
-		cmd_error(t->name, "%s", err_msg());
-		goto close;
-	}
-	struct counted c = { .inner = t->sink, .t = t, .live = live,
-			     .interval_ns = o->interval_ns, .left = tg->live.count };
-	struct rp_sink sink = { .ctx = &c, .sample = counted_sample, .event = counted_event,
+	if (t->start && t->start(t->ctx, &x->env) < 0)
+		goto fail;
+	x->c = (struct counted){ .inner = t->sink, .t = t, .live = live,
+				 .interval_ns = o->interval_ns, .left = tg->live.count };
+	return x;
+fail:;
+	/* The reason, kept across the close. */
+	char why[1024];
+	snprintf(why, sizeof(why), "%s", err_msg());
+	tool_replay_close(x);
+	err_set("%s", why);
+	return NULL;
+}
+
+int tool_replay_run(struct tool_replay *x)
+{
+	struct rp_sink sink = { .ctx = &x->c, .sample = counted_sample, .event = counted_event,
 				 .tick = counted_tick, .round = counted_round,
 				 .finish = counted_finish };
-	if (rp_run(r, &sink) < 0 && !c.done)
-		cmd_error(t->name, "%s", err_msg());
-	else
-		rc = EXIT_OK;
-	fflush(stdout);
-	say_losses(t->name, rp_summary(r));
-	if (rp_summary(r)->input_error && !c.done)
-		rc = EXIT_RUNTIME;
-close:
-	rp_close(r);
-	o->filter = (struct rp_filter){0};
-	return rc;
+	return rp_run(x->r, &sink) < 0 && !x->c.done ? -1 : 0;
 }
 
-/* Live: the tool's events recorded on a thread of this process (live/),
- * its stream replayed as it comes; Ctrl-C, SIGTERM and SIGHUP end
- * the recording, the tool prints what it gathered and the exit is 0 (or the
- * command's status). */
-static int run_live(struct tool *t, struct tool_target *tg)
+const struct rp_summary *tool_replay_summary(const struct tool_replay *x)
 {
-	struct rp_opts o;
-	rp_opts_init(&o);
-	/* Each line as it is printed: `execsnoop > file` keeps every line
-	 * the tool showed, however it ends. */
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	tg->live.tool = t->name;
-	tg->live.events = tg->events.v;
-	tg->live.nevents = tg->events.n;
-	bool usage;
-	struct live *l = live_start(&tg->live, REC_LIVE_TOOL, &o, &usage);
-	int rc;
-	if (!l) {
-		cmd_error(t->name, "%s", err_msg());
-		rc = usage ? EXIT_USAGE : EXIT_RUNTIME;
-	} else {
-		rc = replay_tool(t, tg, &o, l);
-		rc = live_end(l, t->name, rc);
-	}
-	rp_opts_free(&o);
-	return rc;
+	return rp_summary(x->r);
 }
 
-int tool_run(struct tool *t, struct tool_target *tg)
+bool tool_replay_counted_out(const struct tool_replay *x)
 {
-	if (rp_filter_refuse(&tg->filter, RP_FILTER_ALL & ~t->refused, t->name) < 0) {
-		cmd_error(t->name, "%s", err_msg());
-		return EXIT_USAGE;
-	}
+	return x->c.done;
+}
+
+void tool_replay_close(struct tool_replay *x)
+{
+	if (x->r)
+		rp_close(x->r);
+	x->o->filter = (struct rp_filter){0};
+	free(x);
+}
+
+bool tool_counting_fits(const struct tool *t, const struct tool_target *tg)
+{
 	/* Counts need no recording: counters, unless -o asks for one or a
 	 * filter needs each event's task, CPU or time. */
-	if (!tg->input && !tg->live.output && t->count_events && !rp_filter_used(&tg->filter)) {
-		int rc = tool_run_counting(t, tg);
-		if (rc >= 0)
-			return rc;
-	}
-	if (!tg->input)
-		return run_live(t, tg);
-	struct rp_opts o;
-	rp_opts_init(&o);
-	o.input = tg->input;
-	int rc = replay_tool(t, tg, &o, NULL);
-	rp_opts_free(&o);
-	return rc;
+	return !tg->input && !tg->live.output && t->count_events && !rp_filter_used(&tg->filter);
 }
 
 void tool_free(struct tool *t)

@@ -118,7 +118,7 @@ static void print_rows(void *ctx, FILE *out)
 	struct tool_row **v = tool_counts_sorted(&x->rows, false);
 	if (x->o.flame) {
 		if (write_flame(x, v) < 0)
-			fprintf(stderr, "ember stackcount: %s\n", err_msg());
+			tool_note(x->env, "%s", err_msg());
 	} else {
 		for (size_t i = 0; i < x->rows.rows.n; i++)
 			(x->o.folded ? print_folded : print_stack)(x, v[i], out);

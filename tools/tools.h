@@ -20,6 +20,7 @@ struct tool_env {
 	 * samples; a tool that counts other records (cpudist's switches)
 	 * tests them with rp_filter_pass. */
 	const struct rp_filter *filter;
+	const struct tool *tool;   /* the tool: tool_note says through it */
 };
 
 /* One tool: its sink (ctx shared with start), and the step that finds
@@ -48,6 +49,10 @@ struct tool {
 	 * counted adds one interval's count of each, over CPUs and tasks. */
 	int (*count_events)(void *ctx, struct pmc_list *events);
 	void (*counted)(void *ctx, const struct pmc_list *events, const u64 *counts);
+	/* Set by the command before the run: where the tool's lines and
+	 * tables go, and who says its notes (tool_note) to the user. */
+	FILE *out;
+	void (*note)(const struct tool *t, const char *msg);
 };
 
 /* Where the events come from: a file (-i), or live from a target (-a,
@@ -62,17 +67,54 @@ struct tool_target {
 	struct rp_filter filter;
 };
 
-/* Runs tool t on the target: offline, or live on live's engine
- * (a recording thread whose stream the replay reads through a pipe).  Prints errors as "ember NAME: ...";
- * returns the exit status. */
-int tool_run(struct tool *t, struct tool_target *tg);
-/* A summary tool's interval as every tool prints it: "[SECS s]", what it
- * gathered and a blank line; then it starts afresh. */
+/* A summary tool's interval as every tool prints it to t->out: "[SECS s]",
+ * what it gathered and a blank line; then it starts afresh. */
 void tool_print_interval(const struct tool *t, double secs);
-/* Runs t in counting mode (count.c) on tg's live target; the exit
- * status, or -1 when the kernel lacks the counters' events (the caller
- * samples instead). */
-int tool_run_counting(struct tool *t, const struct tool_target *tg);
+/* A note of the tool's for its user, not an error (the run goes on):
+ * handed to the tool's note() as it comes, which says it as the
+ * command's message (opensnoop's paths it could not read). */
+void tool_note(const struct tool_env *env, const char *fmt, ...) PRINTF_LIKE(2, 3);
+
+/* Running a tool (run.c), in steps the command (cmd/cmd-tools.c) drives
+ * and says the outcome of: tool_replay_open on o's input (a file, or
+ * live's stream, given live), whose filter is tg's until the close;
+ * tool_replay_run drives the tool's sink through the replay (its
+ * --interval ticks and --count end); then the summary says what was
+ * lost.  open: NULL with err_set(); run: 0, or -1 with err_set(). */
+struct tool_replay;
+struct tool_replay *tool_replay_open(struct tool *t, const struct tool_target *tg,
+				     struct rp_opts *o, struct live *live);
+int tool_replay_run(struct tool_replay *x);
+const struct rp_summary *tool_replay_summary(const struct tool_replay *x);
+/* Whether --count's last interval came (the replay then stops early:
+ * its input's failure after that does not count). */
+bool tool_replay_counted_out(const struct tool_replay *x);
+void tool_replay_close(struct tool_replay *x);
+
+/* Counting mode (count.c): whether t on tg can count its events with
+ * counters instead of recording them (live, no -o, no filter). */
+bool tool_counting_fits(const struct tool *t, const struct tool_target *tg);
+/* What a counting run found, for the command to say. */
+struct tool_counted {
+	size_t unopened, nevents;  /* events the kernel would not count, of all */
+	const char *first;         /* the first of those, */
+	int first_err;             /* and why (an errno) */
+	bool scaled;               /* a counter ran less than it was enabled:
+				      its counts are estimates */
+};
+/* Its steps: new (NULL with err_set() when this kernel lacks the
+ * counters' events: sample instead); run on tg's live target, the
+ * intervals printed (NULL with err_set(), *usage set when the target is
+ * the user's mistake); the total printed (without --interval: it may set
+ * scaled); free, which puts back the stop signals. */
+struct tool_counting;
+struct tool_counting *tool_counting_new(struct tool *t, const struct tool_target *tg);
+const struct tool_counted *tool_counting_run(struct tool_counting *k, bool *usage);
+void tool_counting_total(struct tool_counting *k);
+/* The exit status by the command's end and a stop request
+ * (stop_exit_status: *die_sig set when a signal stopped the run). */
+int tool_counting_status(const struct tool_counting *k, int *die_sig);
+void tool_counting_free(struct tool_counting *k);
 
 /* Parses the options every tool shares (ids TOOL_OPT_*, table
  * tool_target_opts).  1 taken, 0 not ours, -1 with err_set(). */
