@@ -287,6 +287,10 @@ const struct opt_cmd record_cmd = {
 	.column = 25,
 	.stop_at_operand = true,
 	.one = parse_one,
+	/* `record --push URL` is the continuous profiler, `push --every`:
+	 * record/ never calls the views, so push takes the whole line. */
+	.handover_option = "push",
+	.handover = cmd_push,
 };
 
 static int check_targets(struct rec_opts *o)

@@ -51,6 +51,8 @@ static int parse_one(void *ctx, int opt, const char *arg)
 	}
 }
 
+static int sched_lat(int argc, char **argv);
+
 static const struct opt options[] = {
 	OPT_INCLUDE(rp_input_opts),
 	OPT(OPT_PER_COMM, 0, "per-comm", OPT_NO_ARG, NULL, "a histogram per command name"),
@@ -87,6 +89,7 @@ const struct opt_cmd sched_cmd = {
 	"\n",
 	.opts = options,
 	.one = parse_one,
+	.subs = (const struct opt_sub[]){ { "lat", sched_lat }, { NULL, NULL } },
 };
 
 /* -1 to go on, or the exit status to stop with. */
@@ -199,27 +202,14 @@ static int run(struct rp_opts *rp, struct schedlat_opts *o, struct live *live, u
 	return rc;
 }
 
-int cmd_sched(int argc, char **argv)
+/* `ember sched lat` (argv[0] "lat"). */
+static int sched_lat(int argc, char **argv)
 {
-	if (argc < 2) {
-		opt_help(&sched_cmd, stderr);
-		return EXIT_USAGE;
-	}
-	/* -h, --help and the hidden dumps may come before "lat": they take
-	 * no value and stop at once, so no context is needed. */
-	static const char *const before_lat[] = { "-h", "--help", "--list-options", "--man" };
-	for (size_t i = 0; i < ARRAY_SIZE(before_lat); i++)
-		if (!strcmp(argv[1], before_lat[i]))
-			return opt_parse(&sched_cmd, 2, argv, NULL);
-	if (strcmp(argv[1], "lat")) {
-		cmd_error(CMD, "unknown subcommand '%s': the one there is is 'lat'", argv[1]);
-		return EXIT_USAGE;
-	}
 	struct rp_opts rp;
 	rp_opts_init(&rp);
 	struct schedlat_opts o = { 0 };
 	struct live_view lv = { .cmd = CMD, .help = "sched lat", .rp = &rp };
-	int rc = parse_args(&rp, &o, &lv, argc - 1, argv + 1);
+	int rc = parse_args(&rp, &o, &lv, argc, argv);
 	rp.live_keep_threads = true;   /* the histograms keep the threads they measured */
 	if (rc < 0)
 		rc = live_view_start(&lv, REC_LIVE_SCHED);

@@ -16,7 +16,6 @@ int cmd_script(int argc, char **argv);
 int cmd_collapse(int argc, char **argv);
 int cmd_flame(int argc, char **argv);
 int cmd_offcpu(int argc, char **argv);
-int cmd_sched(int argc, char **argv);
 int cmd_bio(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_btrace(int argc, char **argv);
