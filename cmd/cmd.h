@@ -6,7 +6,7 @@
 #ifndef EMBER_CMD_H
 #define EMBER_CMD_H
 
-#include "common/options.h"
+#include "cmd/options-internal.h"
 #include "replay/replay.h"
 #include "views/collapse/collapse.h"
 #include "views/sched/sched.h"

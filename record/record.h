@@ -9,7 +9,6 @@
 #include <sys/types.h>
 
 #include "common/common.h"
-#include "common/options.h"
 
 
 /* What a live view records. */

@@ -1,4 +1,4 @@
-/* options.h - one option table per command: getopt_long's short string
+/* options-internal.h - one option table per command: getopt_long's short string
  * and long options, the --help text, the man page and the --list-options
  * dump (for completion and the docs test) all come from it, so what a
  * command accepts and what it says it accepts cannot drift apart.
@@ -45,13 +45,15 @@
  *
  * The old way stays for what binds nothing: OPT(id, ...) hands its id to
  * the command's `one` function. */
-#ifndef EMBER_OPTIONS_H
-#define EMBER_OPTIONS_H
+#ifndef EMBER_CMD_OPTIONS_INTERNAL_H
+#define EMBER_CMD_OPTIONS_INTERNAL_H
 
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+
+#include "common/common.h"
 
 enum opt_arg { OPT_NO_ARG, OPT_ARG, OPT_OPT_ARG };
 
@@ -153,5 +155,79 @@ void opt_help(const struct opt_cmd *c, FILE *out);
 void opt_list(const struct opt_cmd *c, FILE *out);
 /* A man page (roff) from the table, its help texts and notes. */
 void opt_man(const struct opt_cmd *c, FILE *out);
+
+/* ==== The shared groups: the replay's (replay-options.c), live's
+ * (live-options.c) and the tools' (tool-options.c). ==== */
+
+struct rp_opts;
+struct live_opts;
+struct live_view;
+struct tool_target;
+
+/* getopt_long codes for the shared options. */
+enum {
+	RP_OPT_COMM = 0x1000, RP_OPT_PID, RP_OPT_TID, RP_OPT_CPU, RP_OPT_TIME,
+	RP_OPT_NO_DEMANGLE, RP_OPT_UNWINDER, RP_OPT_LEAF_FIX, RP_OPT_NO_LEAF_FIX, RP_OPT_INLINE,
+	RP_OPT_NO_INLINE, RP_OPT_KALLSYMS,
+};
+/* The shared option groups, each defined once and included in the tables
+ * of the commands that take it; their ids go to rp_parse_filter_opt.
+ * rp_view_opts is all of them but -i. */
+extern const struct opt rp_input_opts[];     /* -i, --input FILE */
+extern const struct opt rp_pid_tid_opts[];   /* --pid LIST, --tid LIST */
+extern const struct opt rp_short_pid_opts[]; /* -p LIST, as --pid */
+extern const struct opt rp_sample_opts[];    /* --comm, --cpu, --time */
+extern const struct opt rp_symbol_opts[];    /* --no-demangle, --kallsyms */
+extern const struct opt rp_unwind_opts[];    /* --unwinder, --[no-]leaf-fix, --[no-]inline */
+extern const struct opt rp_view_opts[];
+
+/* Handles -i, --comm, --pid, --tid, --cpu, --time and the symbol and
+ * unwinder options.  Returns 1 when opt was one of these, 0 when not, -1
+ * with err_set() on a bad value. */
+int rp_parse_filter_opt(struct rp_opts *o, int opt, const char *arg);
+/* A progress line on stderr for rp_opts.progress when stderr is a
+ * terminal: rp_progress_if_tty(&opts); the line itself (total 0: done,
+ * erased), for live_view's file path. */
+void rp_progress_if_tty(struct rp_opts *o);
+void rp_progress_line(u64 done, u64 total);
+
+/* getopt codes of the live options (below the views' own). */
+enum {
+	LV_OPT_INTERVAL = 0x7000, LV_OPT_COUNT, LV_OPT_DURATION, LV_OPT_FREQ, LV_OPT_PAGES,
+	LV_OPT_ALL = 'a', LV_OPT_CPUS = 'C', LV_OPT_PIDS = 'p', LV_OPT_TIDS = 't',
+	LV_OPT_OUTPUT = 'o',
+};
+
+/* The option groups, for the views' tables: targets (-a, -C, -t, -o, -F,
+ * --duration), -p as a target, and --interval/--count. */
+extern const struct opt live_target_opts[];
+/* Parts of it, for views that take fewer targets (bio: no -t, no -F):
+ * -a and -C; --duration, -o and --mmap-pages. */
+extern const struct opt live_system_opts[];
+extern const struct opt live_keep_opts[];
+extern const struct opt live_pid_opts[];
+extern const struct opt live_interval_opts[];
+
+/* 1 taken, 0 not a live option, -1 with err_set(). */
+int live_parse_opt(struct live_opts *o, int opt, const char *arg);
+/* After opt_parse, whose result rc is: a stray operand (a command comes
+ * after "--") and the live options' conflicts said.  -1 to go on, else
+ * the exit status (rc when it was one). */
+int live_view_parse(struct live_view *v, int rc, int argc, char **argv);
+/* Parses the options every tool shares (ids TOOL_OPT_*, table
+ * tool_target_opts).  1 taken, 0 not ours, -1 with err_set(). */
+int tool_parse_target(struct tool_target *tg, int id, const char *arg);
+/* After the options: the operands (a command after --) and the checks.
+ * -1 to go on, or the exit status. */
+int tool_finish_target(const char *cmd, struct tool_target *tg, int argc, char **argv);
+
+enum {
+	TOOL_OPT_INPUT = 0x6000, TOOL_OPT_EVENT,
+	TOOL_OPT_OWN = 0x6100,     /* the tools' own options start here */
+};
+extern const struct opt tool_target_opts[];     /* -i -o -a -p -C --duration --tid --comm --time */
+extern const struct opt tool_target_opts_no_c[];  /* the same, --cpu without -C */
+/* --interval and --count: live's live_interval_opts. */
+
 
 #endif

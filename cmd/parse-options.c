@@ -1,11 +1,11 @@
-/* options.c - a command's option table turned into getopt_long's inputs,
- * its --help text, a man page and the --list-options dump (options.h). */
+/* parse-options.c - a command's option table turned into getopt_long's inputs,
+ * its --help text, a man page and the --list-options dump (options-internal.h). */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/common.h"
-#include "common/options.h"
+#include "cmd/options-internal.h"
 
 /* getopt_long values of the long options: the entry's index plus this,
  * so a long name needs no id of its own and never clashes with a letter. */
