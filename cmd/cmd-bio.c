@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "block/block.h"
-#include "cmd/cmd.h"
+#include "cmd/cmd-bio-internal.h"
 #include "live/live.h"
 
 #define CMD "bio"

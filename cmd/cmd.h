@@ -53,21 +53,6 @@ extern const struct opt collapse_options[];
  * on a bad value. */
 int collapse_parse_opt(struct collapse_opts *c, struct rp_opts *rp, int opt, const char *arg);
 
-/* ---- ember bio --replay and --save-plan (cmd-bio-replay.c) ------------- */
-
-/* The replay's options, in bio's table; its parse takes their ids (1
- * taken, 0 not ours, -1 err_set) into *b, made at the first one. */
-struct bio_replay;
-struct bio_view_opts;
-extern const struct opt bio_replay_opts[];
-int bio_replay_parse(struct bio_replay **b, int opt, const char *arg);
-/* -1 to go on, or EXIT_USAGE having said why (b NULL: no replay). */
-int bio_replay_check(const struct bio_replay *b, bool input_set, bool other_view);
-/* The plan (of rp's input, filtered by v and rp's filters, or --plan's),
- * saved and/or replayed; returns the exit status, having said why. */
-int bio_replay_cmd(struct bio_replay *b, const struct rp_opts *rp, const struct bio_view_opts *v);
-void bio_replay_free(struct bio_replay *b);
-
 /* ---- After a replay (options.c, cmd-collapse.c, cmd-offcpu.c) ---------- */
 
 /* The warnings every analysis owes its user after a replay: a file not
