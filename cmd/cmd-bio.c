@@ -120,14 +120,11 @@ static int set_input(void *field, const char *arg)
 	return 0;
 }
 
-/* The option groups not yet bound: the replay's, live's, --replay's. */
+/* --replay's options (cmd-bio-replay.c), by id. */
 static int parse_one(void *ctx, int opt, const char *arg)
 {
 	struct args *a = ctx;
-	int r = bio_replay_parse(&a->replay_args, opt, arg);
-	if (!r)
-		r = live_parse_opt(&a->lv.opts, opt, arg);
-	return r ? r : rp_parse_filter_opt(&a->rp, opt, arg);
+	return bio_replay_parse(&a->replay_args, opt, arg);
 }
 
 /* The summaries, which --interval prints per interval. */
@@ -246,14 +243,14 @@ static const struct opt options[] = {
 	  "the same as folded lines for 'ember flame --folded':\n"
 	  "COMM;ROOT;...;LEAF COUNT (with --bytes: bytes)"),
 	OPT_BOOL(0, "bytes", A(v.bytes), "with --folded: count bytes, not I/Os"),
-	OPT_INCLUDE(live_interval_opts),
+	OPT_INCLUDE_AT(live_interval_opts, A(lv.opts)),
 	OPT_CALLBACK('d', "device", OPT_ARG, 0, "DEV",
 	  "only this device's I/Os and events (NAME, /dev/NAME\n"
 	  "or MAJ,MIN)", set_dev),
-	OPT_INCLUDE(rp_short_pid_opts),
-	OPT_INCLUDE(rp_view_opts),
-	OPT_INCLUDE(live_system_opts),
-	OPT_INCLUDE(live_keep_opts),
+	OPT_INCLUDE_AT(rp_short_pid_opts, A(rp)),
+	OPT_INCLUDE_AT(rp_view_opts, A(rp)),
+	OPT_INCLUDE_AT(live_system_opts, A(lv.opts)),
+	OPT_INCLUDE_AT(live_keep_opts, A(lv.opts)),
 	OPT_INCLUDE(bio_replay_opts),
 	OPT_END,
 };

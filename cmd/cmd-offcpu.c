@@ -68,14 +68,6 @@ static int set_flame(void *field, const char *arg)
 	return 0;
 }
 
-/* The option groups not yet bound: the replay's and live's. */
-static int parse_one(void *ctx, int opt, const char *arg)
-{
-	struct args *a = ctx;
-	int r = live_parse_opt(&a->lv.opts, opt, arg);
-	return r ? r : rp_parse_filter_opt(&a->rp, opt, arg);
-}
-
 static int check_args(struct args *a)
 {
 	if (a->lv.opts.interval > 0 && (a->view == VIEW_FLAME || a->view == VIEW_THREADS)) {
@@ -98,7 +90,7 @@ static int check_args(struct args *a)
 }
 
 static const struct opt options[] = {
-	OPT_INCLUDE(rp_input_opts),
+	OPT_INCLUDE_AT(rp_input_opts, A(rp)),
 	OPT_SET(0, "folded", A(view), VIEW_FOLDED, 1, "folded stacks, microseconds as counts"),
 	OPT_XCALLBACK(1, 0, "flame", OPT_ARG, 0, "FILE",
 	  "an off-CPU flame graph (SVG, blue palette)", set_flame),
@@ -118,10 +110,10 @@ static const struct opt options[] = {
 	OPT_BOOL(0, "user-stacks-only", A(oc.user_only), "only the user part of each stack"),
 	OPT_BOOL(0, "kernel-stacks-only", A(oc.kernel_only),
 	  "only the kernel part of each stack"),
-	OPT_INCLUDE(rp_short_pid_opts),
-	OPT_INCLUDE(rp_view_opts),
-	OPT_INCLUDE(live_target_opts),
-	OPT_INCLUDE(live_interval_opts),
+	OPT_INCLUDE_AT(rp_short_pid_opts, A(rp)),
+	OPT_INCLUDE_AT(rp_view_opts, A(rp)),
+	OPT_INCLUDE_AT(live_target_opts, A(lv.opts)),
+	OPT_INCLUDE_AT(live_interval_opts, A(lv.opts)),
 	OPT_END,
 };
 
@@ -158,7 +150,6 @@ const struct opt_cmd offcpu_cmd = {
 	"switch-in (perf_events can lose events on idle CPUs) closes the interval\n"
 	"at the thread's next sign of running; such intervals are marked repaired\n"
 	"and counted.\n",
-	.one = parse_one,
 };
 
 /* -1 to go on, or the exit status to stop with. */

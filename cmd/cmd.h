@@ -41,17 +41,15 @@ extern const struct opt_cmd report_cmd, script_cmd, collapse_cmd, flame_cmd, off
 const struct opt_cmd *tool_command(size_t i);
 int cmd_tool(int argc, char **argv);
 
-/* collapse's options, shared by flame's data-file input: its own and the
- * shared view options, whose bare --pid/--tid name process frames here
- * (--pid=LIST still filters). */
-enum {
-	COLLAPSE_OPT_PID = 0x3000, COLLAPSE_OPT_TID, COLLAPSE_OPT_ANNOTATE,
-	COLLAPSE_OPT_WEIGHT, COLLAPSE_OPT_SRCLINE,
+/* collapse's options, shared by flame's data-file input: its own, bound
+ * into a struct collapse_args (bare --pid/--tid name process frames
+ * here, --pid=LIST still filters), then the shared view options at the
+ * command's struct rp_opts (collapse_rp_options). */
+struct collapse_args {
+	struct collapse_opts *c;
+	struct rp_opts *rp;
 };
-extern const struct opt collapse_options[];
-/* 1 when opt was one of collapse_options, 0 when not, -1 with err_set()
- * on a bad value. */
-int collapse_parse_opt(struct collapse_opts *c, struct rp_opts *rp, int opt, const char *arg);
+extern const struct opt collapse_options[], collapse_rp_options[];
 
 /* ---- After a replay (options.c, cmd-collapse.c, cmd-offcpu.c) ---------- */
 

@@ -1,95 +1,88 @@
 /* live-options.c - the live views' option groups (targets, what to keep,
  * intervals) and their parser, and the operands and checks every live
  * view's line goes through (live_view_parse), before live/ runs it. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
 #include "live/live.h"
 
-const struct opt live_system_opts[] = {
-	OPT(LV_OPT_ALL, 'a', "all-cpus", OPT_NO_ARG, NULL,
-	  "live: record the whole system while the view runs\n"
-	  "(as record -a); also -C, -- command"),
-	OPT(LV_OPT_CPUS, 'C', NULL, OPT_ARG, "LIST", "live: record only these CPUs (0-3,6)"),
-	OPT_END,
-};
+#define L(f) offsetof(struct live_opts, f)
 
-const struct opt live_keep_opts[] = {
-	OPT(LV_OPT_DURATION, 0, "duration", OPT_ARG, "SECS", "live: stop after SECS seconds"),
-	OPT(LV_OPT_OUTPUT, 'o', "output", OPT_ARG, "FILE",
-	  "live: also keep the recording in FILE (a stream\n"
-	  "that report -i and perf read)"),
-	OPT(LV_OPT_PAGES, 0, "mmap-pages", OPT_ARG, "N",
-	  "live: ring pages per CPU, a power of two (or 512K,\n"
-	  "4M), as record -m: more when events are lost"),
-	OPT_END,
-};
-
-const struct opt live_target_opts[] = {
-	OPT_INCLUDE(live_system_opts),
-	OPT(LV_OPT_TIDS, 't', NULL, OPT_ARG, "TIDS", "live: record only these threads"),
-	OPT_INCLUDE(live_keep_opts),
-	OPT(LV_OPT_FREQ, 'F', "freq", OPT_ARG, "HZ", "live: samples per second per CPU (default 4000)"),
-	OPT_END,
-};
-
-const struct opt live_pid_opts[] = {
-	OPT(LV_OPT_PIDS, 'p', NULL, OPT_ARG, "PIDS", "live: record these processes, all threads"),
-	OPT_END,
-};
-
-const struct opt live_interval_opts[] = {
-	OPT(LV_OPT_INTERVAL, 0, "interval", OPT_ARG, "SECS",
-	  "print the view for each interval of SECS seconds\n"
-	  "and start again (of recording time for a file)"),
-	OPT(LV_OPT_COUNT, 0, "count", OPT_ARG, "N", "stop after N intervals"),
-	OPT_END,
-};
-
-static int positive_seconds(const char *arg, double *out, const char *what)
+/* The target lists (fields of struct live_opts, so the tools' target
+ * table binds them too): 0, or -1 with err_set(). */
+int live_set_cpus(void *field, const char *arg)
 {
-	if (parse_double(arg, out) < 0 || !(*out > 0)) {
-		err_set("bad %s '%s': give a positive number of seconds", what, arg);
+	struct live_opts *o = field;
+	return parse_cpu_list(arg, cpus_possible(), &o->cpus, &o->ncpus);
+}
+
+int live_set_pids(void *field, const char *arg)
+{
+	struct live_opts *o = field;
+	return parse_pid_list(arg, &o->pids, &o->npids);
+}
+
+static int set_tids(void *field, const char *arg)
+{
+	struct live_opts *o = field;
+	return parse_pid_list(arg, &o->tids, &o->ntids);
+}
+
+static int set_pages(void *field, const char *arg)
+{
+	if (rec_parse_pages(arg, field) < 0) {
+		err_prefix("bad --mmap-pages '%s'", arg);
 		return -1;
 	}
 	return 0;
 }
 
-int live_parse_opt(struct live_opts *o, int opt, const char *arg)
-{
-	int rc = 0;
-	switch (opt) {
-	case LV_OPT_ALL: o->all = true; return 1;
-	case LV_OPT_CPUS: rc = parse_cpu_list(arg, cpus_possible(), &o->cpus, &o->ncpus); break;
-	case LV_OPT_PIDS: rc = parse_pid_list(arg, &o->pids, &o->npids); break;
-	case LV_OPT_TIDS: rc = parse_pid_list(arg, &o->tids, &o->ntids); break;
-	case LV_OPT_OUTPUT: o->output = arg; return 1;
-	case LV_OPT_INTERVAL: rc = positive_seconds(arg, &o->interval, "--interval"); break;
-	case LV_OPT_DURATION: rc = positive_seconds(arg, &o->duration, "--duration"); break;
-	case LV_OPT_COUNT:
-		if (parse_u64(arg, &o->count) < 0 || !o->count) {
-			err_set("bad --count '%s': give a number of intervals, 1 or more", arg);
-			return -1;
-		}
-		return 1;
-	case LV_OPT_PAGES:
-		if (rec_parse_pages(arg, &o->mmap_pages) < 0) {
-			err_prefix("bad --mmap-pages '%s'", arg);
-			return -1;
-		}
-		return 1;
-	case LV_OPT_FREQ:
-		if (parse_u64(arg, &o->freq) < 0 || !o->freq) {
-			err_set("bad -F '%s': give a sampling rate in Hz, e.g. -F 999", arg);
-			return -1;
-		}
-		return 1;
-	default:
-		return 0;
-	}
-	return rc < 0 ? -1 : 1;
-}
+/* Each group binds into struct live_opts: include it at the command's. */
+const struct opt live_system_opts[] = {
+	OPT_BOOL('a', "all-cpus", L(all),
+	  "live: record the whole system while the view runs\n"
+	  "(as record -a); also -C, -- command"),
+	OPT_CALLBACK('C', NULL, OPT_ARG, 0, "LIST", "live: record only these CPUs (0-3,6)",
+		     live_set_cpus),
+	OPT_END,
+};
+
+const struct opt live_keep_opts[] = {
+	LIVE_DURATION_OPT(0, "live: stop after SECS seconds"),
+	OPT_STRING('o', "output", L(output), "FILE",
+	  "live: also keep the recording in FILE (a stream\n"
+	  "that report -i and perf read)"),
+	OPT_CALLBACK(0, "mmap-pages", OPT_ARG, L(mmap_pages), "N",
+	  "live: ring pages per CPU, a power of two (or 512K,\n"
+	  "4M), as record -m: more when events are lost", set_pages),
+	OPT_END,
+};
+
+const struct opt live_target_opts[] = {
+	OPT_INCLUDE(live_system_opts),
+	OPT_CALLBACK('t', NULL, OPT_ARG, 0, "TIDS", "live: record only these threads", set_tids),
+	OPT_INCLUDE(live_keep_opts),
+	OPT_U64('F', "freq", L(freq), "HZ", "live: samples per second per CPU (default 4000)", 1,
+		"bad -F '%s': give a sampling rate in Hz, e.g. -F 999"),
+	OPT_END,
+};
+
+const struct opt live_pid_opts[] = {
+	OPT_CALLBACK('p', NULL, OPT_ARG, 0, "PIDS", "live: record these processes, all threads",
+		     live_set_pids),
+	OPT_END,
+};
+
+const struct opt live_interval_opts[] = {
+	OPT_DOUBLE(0, "interval", L(interval), "SECS",
+	  "print the view for each interval of SECS seconds\n"
+	  "and start again (of recording time for a file)", 0,
+	  "bad --interval '%s': give a positive number of seconds"),
+	LIVE_COUNT_OPT(0, "stop after N intervals"),
+	OPT_END,
+};
 
 int live_view_parse(struct live_view *v, int rc, int argc, char **argv)
 {

@@ -164,14 +164,9 @@ struct live_opts;
 struct live_view;
 struct tool_target;
 
-/* getopt_long codes for the shared options. */
-enum {
-	RP_OPT_COMM = 0x1000, RP_OPT_PID, RP_OPT_TID, RP_OPT_CPU, RP_OPT_TIME,
-	RP_OPT_NO_DEMANGLE, RP_OPT_UNWINDER, RP_OPT_LEAF_FIX, RP_OPT_NO_LEAF_FIX, RP_OPT_INLINE,
-	RP_OPT_NO_INLINE, RP_OPT_KALLSYMS,
-};
 /* The shared option groups, each defined once and included in the tables
- * of the commands that take it; their ids go to rp_parse_filter_opt.
+ * of the commands that take it, at their struct rp_opts
+ * (OPT_INCLUDE_AT(rp_view_opts, offsetof(struct args, rp))).
  * rp_view_opts is all of them but -i. */
 extern const struct opt rp_input_opts[];     /* -i, --input FILE */
 extern const struct opt rp_pid_tid_opts[];   /* --pid LIST, --tid LIST */
@@ -180,26 +175,20 @@ extern const struct opt rp_sample_opts[];    /* --comm, --cpu, --time */
 extern const struct opt rp_symbol_opts[];    /* --no-demangle, --kallsyms */
 extern const struct opt rp_unwind_opts[];    /* --unwinder, --[no-]leaf-fix, --[no-]inline */
 extern const struct opt rp_view_opts[];
+/* Callbacks on a struct rp_filter: --pid, --tid, --time's lists. */
+int rp_set_pids(void *filter, const char *arg);
+int rp_set_tids(void *filter, const char *arg);
+int rp_set_time(void *filter, const char *arg);
 
-/* Handles -i, --comm, --pid, --tid, --cpu, --time and the symbol and
- * unwinder options.  Returns 1 when opt was one of these, 0 when not, -1
- * with err_set() on a bad value. */
-int rp_parse_filter_opt(struct rp_opts *o, int opt, const char *arg);
 /* A progress line on stderr for rp_opts.progress when stderr is a
  * terminal: rp_progress_if_tty(&opts); the line itself (total 0: done,
  * erased), for live_view's file path. */
 void rp_progress_if_tty(struct rp_opts *o);
 void rp_progress_line(u64 done, u64 total);
 
-/* getopt codes of the live options (below the views' own). */
-enum {
-	LV_OPT_INTERVAL = 0x7000, LV_OPT_COUNT, LV_OPT_DURATION, LV_OPT_FREQ, LV_OPT_PAGES,
-	LV_OPT_ALL = 'a', LV_OPT_CPUS = 'C', LV_OPT_PIDS = 'p', LV_OPT_TIDS = 't',
-	LV_OPT_OUTPUT = 'o',
-};
-
-/* The option groups, for the views' tables: targets (-a, -C, -t, -o, -F,
- * --duration), -p as a target, and --interval/--count. */
+/* The option groups, for the views' tables (included at their struct
+ * live_opts): targets (-a, -C, -t, -o, -F, --duration), -p as a target,
+ * and --interval/--count. */
 extern const struct opt live_target_opts[];
 /* Parts of it, for views that take fewer targets (bio: no -t, no -F):
  * -a and -C; --duration, -o and --mmap-pages. */
@@ -208,26 +197,29 @@ extern const struct opt live_keep_opts[];
 extern const struct opt live_pid_opts[];
 extern const struct opt live_interval_opts[];
 
-/* 1 taken, 0 not a live option, -1 with err_set(). */
-int live_parse_opt(struct live_opts *o, int opt, const char *arg);
+/* Callbacks on a struct live_opts: -C's and -p's lists. */
+int live_set_cpus(void *live_opts, const char *arg);
+int live_set_pids(void *live_opts, const char *arg);
+/* --duration and --count of the struct live_opts at offset base, with
+ * their messages, for tables that word their help their own way. */
+#define LIVE_DURATION_OPT(base, help) OPT_DOUBLE(0, "duration", \
+	(base) + offsetof(struct live_opts, duration), "SECS", help, 0, \
+	"bad --duration '%s': give a positive number of seconds")
+#define LIVE_COUNT_OPT(base, help) OPT_U64(0, "count", (base) + offsetof(struct live_opts, count), \
+	"N", help, 1, "bad --count '%s': give a number of intervals, 1 or more")
+
 /* After opt_parse, whose result rc is: a stray operand (a command comes
  * after "--") and the live options' conflicts said.  -1 to go on, else
  * the exit status (rc when it was one). */
 int live_view_parse(struct live_view *v, int rc, int argc, char **argv);
-/* Parses the options every tool shares (ids TOOL_OPT_*, table
- * tool_target_opts).  1 taken, 0 not ours, -1 with err_set(). */
-int tool_parse_target(struct tool_target *tg, int id, const char *arg);
+
 /* After the options: the operands (a command after --) and the checks.
  * -1 to go on, or the exit status. */
 int tool_finish_target(const char *cmd, struct tool_target *tg, int argc, char **argv);
 
-enum {
-	TOOL_OPT_INPUT = 0x6000, TOOL_OPT_EVENT,
-	TOOL_OPT_OWN = 0x6100,     /* the tools' own options start here */
-};
+/* The options every tool shares, bound into struct tool_target. */
 extern const struct opt tool_target_opts[];     /* -i -o -a -p -C --duration --tid --comm --time */
 extern const struct opt tool_target_opts_no_c[];  /* the same, --cpu without -C */
 /* --interval and --count: live's live_interval_opts. */
-
 
 #endif

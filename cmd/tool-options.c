@@ -4,67 +4,53 @@
  * and the filters of what the tool counts (the replay's shared layer):
  * --tid, --comm, --time, and on a file -p and -C, which live are targets. */
 #include <getopt.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
 #include "tools/tools.h"
 
-/* Everything but the CPU list, whose short name differs; the live ones
- * take live's ids and are parsed by live_parse_opt. */
+#define T(f) offsetof(struct tool_target, f)
+
+/* Everything but the CPU list, whose short name differs: bound into
+ * struct tool_target (live's options in its live_opts, the filters in
+ * its rp_filter). */
 static const struct opt target_common[] = {
-	OPT(TOOL_OPT_INPUT, 'i', "input", OPT_ARG, "FILE",
+	OPT_STRING('i', "input", T(input), "FILE",
 	  "read a recording (ember record --tool NAME)\n"
 	  "instead of tracing live"),
-	OPT(LV_OPT_OUTPUT, 'o', "output", OPT_ARG, "FILE", "live: keep the recording in FILE too"),
-	OPT(LV_OPT_ALL, 'a', "all-cpus", OPT_NO_ARG, NULL, "live: the whole system (the default)"),
-	OPT(LV_OPT_PIDS, 'p', "pid", OPT_ARG, "PIDS",
-	  "live: only these processes; with -i, only their events"),
-	OPT(LV_OPT_DURATION, 0, "duration", OPT_ARG, "SECS", "live: stop after SECS seconds"),
-	OPT(RP_OPT_TID, 0, "tid", OPT_ARG, "LIST", "only these threads' events"),
-	OPT(RP_OPT_COMM, 0, "comm", OPT_ARG, "LIST", "only these command names' events"),
-	OPT(RP_OPT_TIME, 0, "time", OPT_ARG, "START,END",
+	OPT_STRING('o', "output", T(live.output), "FILE", "live: keep the recording in FILE too"),
+	OPT_BOOL('a', "all-cpus", T(live.all), "live: the whole system (the default)"),
+	OPT_CALLBACK('p', "pid", OPT_ARG, T(live), "PIDS",
+	  "live: only these processes; with -i, only their events", live_set_pids),
+	LIVE_DURATION_OPT(T(live), "live: stop after SECS seconds"),
+	OPT_CALLBACK(0, "tid", OPT_ARG, T(filter), "LIST", "only these threads' events",
+		     rp_set_tids),
+	OPT_STRING(0, "comm", T(filter.comms), "LIST", "only these command names' events"),
+	OPT_CALLBACK(0, "time", OPT_ARG, T(filter), "START,END",
 	  "only events in this time range (seconds of the\n"
 	  "recording's clock, as script's time column; either\n"
-	  "end may be left empty)"),
+	  "end may be left empty)", rp_set_time),
 	OPT_END,
 };
 
 const struct opt tool_target_opts[] = {
 	OPT_INCLUDE(target_common),
-	OPT(LV_OPT_CPUS, 'C', "cpu", OPT_ARG, "LIST",
+	OPT_CALLBACK('C', "cpu", OPT_ARG, T(live), "LIST",
 	  "live: only these CPUs (0-3,6); with -i, only\n"
-	  "events on them"),
+	  "events on them", live_set_cpus),
 	OPT_END,
 };
 
 /* For the tools whose -C is BCC's --count-only. */
 const struct opt tool_target_opts_no_c[] = {
 	OPT_INCLUDE(target_common),
-	OPT(LV_OPT_CPUS, 0, "cpu", OPT_ARG, "LIST",
+	OPT_CALLBACK(0, "cpu", OPT_ARG, T(live), "LIST",
 	  "live: only these CPUs (0-3,6); with -i, only\n"
-	  "events on them"),
+	  "events on them", live_set_cpus),
 	OPT_END,
 };
-
-/* --tid, --comm and --time, parsed as every view parses them. */
-static int parse_filter(struct tool_target *tg, int id, const char *arg)
-{
-	struct rp_opts o = { .filter = tg->filter };
-	int rc = rp_parse_filter_opt(&o, id, arg);
-	tg->filter = o.filter;
-	return rc;
-}
-
-int tool_parse_target(struct tool_target *tg, int id, const char *arg)
-{
-	switch (id) {
-	case TOOL_OPT_INPUT: tg->input = arg; return 1;
-	case TOOL_OPT_EVENT: VEC_PUSH(&tg->events, arg); return 1;
-	case RP_OPT_TID: case RP_OPT_COMM: case RP_OPT_TIME: return parse_filter(tg, id, arg);
-	default: return live_parse_opt(&tg->live, id, arg);
-	}
-}
 
 /* On a file -p and -C pick events, as --pid and --cpu do in the views:
  * the lists move to the filter. */
