@@ -34,22 +34,25 @@ static int set_srcline(void *field, const char *arg)
 }
 
 /* Bare --pid/--tid name process frames; --pid=LIST filters. */
+static int name_or_filter(struct collapse_args *ca, const char *arg, bool tid)
+{
+	if (arg)
+		return (tid ? rp_set_tids : rp_set_pids)(&ca->rp->filter, arg);
+	if (tid)
+		ca->c->tid = true;
+	else
+		ca->c->pid = true;
+	return 0;
+}
+
 static int set_pid(void *field, const char *arg)
 {
-	struct collapse_args *ca = field;
-	if (arg)
-		return rp_set_pids(&ca->rp->filter, arg);
-	ca->c->pid = true;
-	return 0;
+	return name_or_filter(field, arg, false);
 }
 
 static int set_tid(void *field, const char *arg)
 {
-	struct collapse_args *ca = field;
-	if (arg)
-		return rp_set_tids(&ca->rp->filter, arg);
-	ca->c->tid = true;
-	return 0;
+	return name_or_filter(field, arg, true);
 }
 
 const struct opt collapse_options[] = {

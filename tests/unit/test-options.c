@@ -1,4 +1,4 @@
-/* test-options.c - common/options.c: a table with an included group and
+/* test-options.c - cmd/parse-options.c: a table with an included group and
  * a heading parses short, long, optional-argument and grouped options to
  * their ids, stops at the first operand when asked, rejects unknown
  * options and missing values with exit 2, and lays out --help, the
