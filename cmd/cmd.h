@@ -1,8 +1,10 @@
 /* cmd.h - the command layer: every `ember COMMAND` (cmd-*.c, one file a
- * command, as git's builtin/), their option tables, and what they share
- * on the command line (options.c): collapse's options, the warnings after
- * a replay, and the helpers two commands share.  Only ember.c and cmd/
- * include this header. */
+ * command, as git's builtin/), their option tables over the option engine
+ * (parse-options.c, options-internal.h: the only parser of argv, with the
+ * shared groups of replay-options.c, live-options.c and tool-options.c),
+ * and what they share on the command line (options.c): collapse's
+ * options, the warnings after a replay, and the helpers two commands
+ * share.  Only ember.c and cmd/ include this header. */
 #ifndef EMBER_CMD_H
 #define EMBER_CMD_H
 
@@ -30,7 +32,7 @@ int cmd_stat(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 
-/* Their option tables (common/options.h): --help, man pages, completion. */
+/* Their option tables (options-internal.h): --help, man pages, completion. */
 extern const struct opt_cmd report_cmd, script_cmd, collapse_cmd, flame_cmd, offcpu_cmd,
 	sched_cmd, bio_cmd, btrace_cmd, verify_cmd, archive_cmd, top_cmd, export_cmd, push_cmd,
 	record_cmd, stat_cmd, list_cmd, serve_cmd;

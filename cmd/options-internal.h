@@ -1,7 +1,9 @@
-/* options-internal.h - one option table per command: getopt_long's short string
- * and long options, the --help text, the man page and the --list-options
- * dump (for completion and the docs test) all come from it, so what a
- * command accepts and what it says it accepts cannot drift apart.
+/* options-internal.h - the command layer's option engine (parse-options.c),
+ * the only parser of argv: one option table per command, from which
+ * getopt_long's short string and long options, the --help text, the man
+ * page and the --list-options dump (for completion and the docs test) all
+ * come, so what a command accepts and what it says it accepts cannot
+ * drift apart.
  *
  * Most entries store their value themselves (typed bindings), at an
  * offset into the command's args struct (the ctx handed to opt_parse), so
@@ -14,9 +16,11 @@
  *       OPT_BOOL(0, "wide", A(wide), "wide rows\nsecond help line"),
  *       OPT_INT(0, "rows", A(rows), "N", "the top N", 1, INT_MAX,
  *               "--rows '%s': give a count of rows, 1 or more"),
- *       OPT_CALLBACK(0, "state", A(states), "LETTERS", "only these", set_state),
+ *       OPT_CALLBACK(0, "state", OPT_ARG, A(states), "LETTERS", "only these",
+ *                    set_state),
  *       OPT_SET(0, "folded", A(view), VIEW_FOLDED, 1, "folded lines"),
- *       OPT_INCLUDE_AT(rp_filter_opts, A(rp)),   a group over struct rp_opts
+ *       OPT_XCALLBACK(1, 0, "flame", OPT_ARG, 0, "FILE", "a graph", set_flame),
+ *       OPT_INCLUDE_AT(rp_view_opts, A(rp)),     a group over struct rp_opts
  *       OPT_TEXT("Output:"),                     a heading between options
  *       OPT_END,
  *   };

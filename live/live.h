@@ -80,7 +80,7 @@ int live_end(struct live *l, const char *cmd, int status);
 
 /* ---- A view's command line (view.c) -----------------------------------
  * What every view that runs live given a target, or else on a file, goes
- * through: its parse (cmd/'s live_parse_opt and live_view_parse) fills
+ * through: its parse (cmd/'s live option groups and live_view_parse) fills
  * opts, then live_view_start, its own work, and live_view_end on
  * every path, which frees what was parsed. */
 struct live_view {

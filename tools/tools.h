@@ -54,7 +54,7 @@ struct tool {
  * recording; --interval/--count for the tools that print summaries. */
 struct tool_target {
 	const char *input;
-	struct live_opts live;     /* live's (cmd/'s live_parse_opt) */
+	struct live_opts live;     /* live's (bound by cmd/'s table) */
 	VEC(const char *) events;  /* -e for funccount and stackcount */
 	/* --tid, --comm, --time, and with -i -p and -C (live they are
 	 * targets: what is recorded) */
