@@ -190,8 +190,8 @@ static int take_entry(struct parse_state *st, long i)
 		st->excl_first[x] = i;
 	}
 	char *at = st->ctx ? (char *)st->ctx + f->base : NULL;
-	if (f->o->kind != OPT_BY_ID)
-		return store(f->o, at + f->o->off, optarg);
+	if (f->o->kind != OPT_BY_ID)      /* no args struct (a help request): nowhere to store */
+		return at ? store(f->o, at + f->o->off, optarg) : 0;
 	return st->c->one ? st->c->one(at, f->o->id, optarg) : 0;
 }
 
