@@ -1,12 +1,14 @@
-/* ember.c - main(): the table of subcommands, the help that lists them,
- * and the choice of record --push.  Each command is a file of cmd/. */
+/* ember.c - main(): the table of commands and the help that lists them.
+ * Each command is a file of cmd/; its option table says what it takes,
+ * its subcommands and handovers (opt_run). */
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
 #include "common/common.h"
 
-/* Each command's name and summary come from its option table. */
+/* Each command's name and summary come from its option table; run is
+ * NULL for a command of subcommands (the table names theirs). */
 struct command {
 	const struct opt_cmd *opts;
 	int (*run)(int argc, char **argv);
@@ -23,7 +25,7 @@ static const struct command commands[] = {
 	{ &stat_cmd, cmd_stat },
 	{ &list_cmd, cmd_list },
 	{ &offcpu_cmd, cmd_offcpu },
-	{ &sched_cmd, cmd_sched },
+	{ &sched_cmd, NULL },
 	{ &bio_cmd, cmd_bio },
 	{ &btrace_cmd, cmd_btrace },
 	{ &verify_cmd, cmd_verify },
@@ -45,16 +47,6 @@ static bool is_tool(const char *name)
 {
 	for (size_t i = 0; tool_command(i); i++)
 		if (!strcmp(name, tool_command(i)->name))
-			return true;
-	return false;
-}
-
-/* `record --push URL` is the continuous profiler, `push --every`: record/
- * never calls the views, so the choice is made here, before either runs. */
-static bool record_pushes(int argc, char **argv)
-{
-	for (int i = 2; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strcmp(argv[i], "--push") || !strncmp(argv[i], "--push=", 7))
 			return true;
 	return false;
 }
@@ -96,10 +88,8 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	const struct command *c = find_command(name);
-	if (c && c->run == cmd_record && record_pushes(argc, argv))
-		c = find_command("push");
 	if (c)
-		return c->run(argc - 1, argv + 1);
+		return opt_run(c->opts, c->run, argc - 1, argv + 1);
 	if (is_tool(name))
 		return cmd_tool(argc - 1, argv + 1);
 	if (name[0] == '-')

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,15 +191,7 @@ struct args {
 	const char *input, *output;
 };
 
-static int parse_one(void *ctx, int opt, const char *arg)
-{
-	struct args *a = ctx;
-	switch (opt) {
-	case 'i': a->input = arg; return 1;
-	case 'o': a->output = arg; return 1;
-	default: return 0;
-	}
-}
+#define A(f) offsetof(struct args, f)
 
 /* Replays the recording for the files its samples fell in. */
 static int find_hits(const char *input, struct hits *h, struct replay **rpp)
@@ -285,8 +278,8 @@ out:
 }
 
 static const struct opt options[] = {
-	OPT_INCLUDE(rp_input_opts),
-	OPT('o', 'o', "output", OPT_ARG, "OUT", "the tar to write (default FILE.tar)"),
+	OPT_STRING('i', "input", A(input), "FILE", "data file (default ember.data; - for stdin)"),
+	OPT_STRING('o', "output", A(output), "OUT", "the tar to write (default FILE.tar)"),
 	OPT_END,
 };
 
@@ -304,7 +297,6 @@ const struct opt_cmd archive_cmd = {
 	"on disk is the one recorded (same build-id).\n"
 	"\n",
 	.opts = options,
-	.one = parse_one,
 };
 
 int cmd_archive(int argc, char **argv)

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "block/btreplay/btreplay.h"
-#include "cmd/cmd.h"
+#include "cmd/cmd-bio-internal.h"
 #include "common/child.h"
 
 #define CMD "bio"

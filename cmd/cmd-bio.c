@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "block/block.h"
-#include "cmd/cmd.h"
+#include "cmd/cmd-bio-internal.h"
 #include "live/live.h"
 
 #define CMD "bio"
@@ -72,17 +72,14 @@ static const char notes[] =
 	"are of recording time, from the first event.  --seek and Q2Q begin anew\n"
 	"in each interval.\n";
 
-enum { OPT_BTT = 0x4000, OPT_HIST, OPT_SNOOP, OPT_CSV, OPT_BLKPARSE, OPT_SIZE, OPT_SEEK,
-       OPT_ERRORS, OPT_HEATMAP, OPT_STACKS, OPT_FOLDED, OPT_BYTES, OPT_ROWS, OPT_TOP,
-       OPT_MONITOR };
-enum view { VIEW_BTT, VIEW_HIST, VIEW_SNOOP, VIEW_BLKPARSE, VIEW_SIZE, VIEW_SEEK, VIEW_ERRORS,
+/* VIEW_DEFAULT: none asked for (the btt table). */
+enum view { VIEW_DEFAULT, VIEW_BTT, VIEW_HIST, VIEW_SNOOP, VIEW_BLKPARSE, VIEW_SIZE, VIEW_SEEK, VIEW_ERRORS,
 	    VIEW_HEATMAP, VIEW_STACKS, VIEW_FOLDED, VIEW_TOP, VIEW_MONITOR };
 
 struct args {
 	struct rp_opts rp;
 	struct bio_view_opts v;
 	enum view view;
-	bool view_set;
 	const char *heatmap;
 	struct bio_blkparse blkparse;
 	struct bio_snoop snoop;
@@ -95,66 +92,45 @@ struct args {
 	struct bio_replay *replay_args;   /* --replay, --save-plan (cmd-bio-replay.c) */
 };
 
-static int set_view(struct args *a, enum view v)
+/* --heatmap FILE: the view and its file (one of the exclusive views). */
+#define A(f) offsetof(struct args, f)
+
+static int set_heatmap(void *field, const char *arg)
 {
-	if (a->view_set && a->view != v) {
-		err_set("--btt, --hist, --snoop, --blkparse, --size, --seek, --top, --monitor, "
-			"--errors, --heatmap, --stacks and --folded exclude each other: pick one");
-		return -1;
-	}
-	a->view = v;
-	a->view_set = true;
-	return 1;
+	struct args *a = field;
+	a->heatmap = arg;
+	a->view = VIEW_HEATMAP;
+	return 0;
 }
 
-/* 1 handled, 0 not ours, -1 err_set. */
+static int set_dev(void *field, const char *arg)
+{
+	struct args *a = field;
+	a->v.dev = a->blkparse.dev = bio_dev_parse(arg);
+	if (!a->v.dev)
+		err_prefix("-d");
+	return a->v.dev ? 0 : -1;
+}
+
+static int set_input(void *field, const char *arg)
+{
+	struct args *a = field;
+	a->input_set = true;
+	a->rp.input = arg;
+	return 0;
+}
+
+/* --replay's options (cmd-bio-replay.c), by id. */
 static int parse_one(void *ctx, int opt, const char *arg)
 {
 	struct args *a = ctx;
-	switch (opt) {
-	case OPT_BTT: return set_view(a, VIEW_BTT);
-	case OPT_HIST: return set_view(a, VIEW_HIST);
-	case OPT_SNOOP: return set_view(a, VIEW_SNOOP);
-	case OPT_BLKPARSE: return set_view(a, VIEW_BLKPARSE);
-	case OPT_SIZE: return set_view(a, VIEW_SIZE);
-	case OPT_SEEK: return set_view(a, VIEW_SEEK);
-	case OPT_ERRORS: return set_view(a, VIEW_ERRORS);
-	case OPT_HEATMAP: a->heatmap = arg; return set_view(a, VIEW_HEATMAP);
-	case OPT_STACKS: return set_view(a, VIEW_STACKS);
-	case OPT_FOLDED: return set_view(a, VIEW_FOLDED);
-	case OPT_TOP: return set_view(a, VIEW_TOP);
-	case OPT_MONITOR: return set_view(a, VIEW_MONITOR);
-	case OPT_BYTES: a->v.bytes = true; return 1;
-	case OPT_ROWS:
-		if (parse_int(arg, &a->v.rows) < 0 || a->v.rows < 1) {
-			err_set("--rows '%s': give a count of rows, 1 or more", arg);
-			return -1;
-		}
-		return 1;
-	case 'd':
-		a->v.dev = a->blkparse.dev = bio_dev_parse(arg);
-		if (!a->v.dev)
-			err_prefix("-d");
-		return a->v.dev ? 1 : -1;
-	case OPT_CSV: a->v.csv = true; return 1;
-	case 'Q': a->v.queued = true; return 1;
-	case 'D': a->v.per_disk = true; return 1;
-	case 'F': a->v.per_flags = true; return 1;
-	case 'm': a->v.millis = true; return 1;
-	case 'i': a->input_set = true; return rp_parse_filter_opt(&a->rp, opt, arg);
-	default: {
-		int r = bio_replay_parse(&a->replay_args, opt, arg);
-		if (!r)
-			r = live_parse_opt(&a->lv.opts, opt, arg);
-		return r ? r : rp_parse_filter_opt(&a->rp, opt, arg);
-	}
-	}
+	return bio_replay_parse(&a->replay_args, opt, arg);
 }
 
 /* The summaries, which --interval prints per interval. */
 static bool by_interval(enum view v)
 {
-	return v == VIEW_BTT || v == VIEW_HIST || v == VIEW_SIZE || v == VIEW_SEEK ||
+	return v == VIEW_DEFAULT || v == VIEW_BTT || v == VIEW_HIST || v == VIEW_SIZE || v == VIEW_SEEK ||
 	       v == VIEW_TOP || v == VIEW_MONITOR;
 }
 
@@ -168,7 +144,7 @@ static int check_live(struct args *a)
 			  "live, not both");
 		return EXIT_USAGE;
 	}
-	int rc = bio_replay_check(a->replay_args, a->input_set, live || a->view_set ||
+	int rc = bio_replay_check(a->replay_args, a->input_set, live || a->view != VIEW_DEFAULT ||
 			      a->lv.opts.interval > 0);
 	if (rc >= 0)
 		return rc;
@@ -217,62 +193,64 @@ static int check_args(struct args *a)
 }
 
 static const struct opt options[] = {
-	OPT_INCLUDE(rp_input_opts),
-	OPT(OPT_BTT, 0, "btt", OPT_NO_ARG, NULL,
+	OPT_CALLBACK('i', "input", OPT_ARG, 0, "FILE",
+	  "data file (default ember.data; - for stdin)", set_input),
+	OPT_SET(0, "btt", A(view), VIEW_BTT, 1,
 	  "per device and in total: Q2Q, Q2G, G2I, G2D (getrq to\n"
 	  "issue without an insert), Q2M, I2D, M2D, D2C, Q2C\n"
 	  "(seconds: MIN, AVG, MAX, N), shares of Q2C,\n"
 	  "merges, IOPS and MB/s, reads and writes, sequential share\n"
 	  "(default)"),
-	OPT(OPT_HIST, 0, "hist", OPT_NO_ARG, NULL, "log2 latency histogram of D2C (per request)"),
-	OPT('Q', 'Q', "queued", OPT_NO_ARG, NULL, "... of Q2C (per I/O) instead"),
-	OPT('D', 'D', "disks", OPT_NO_ARG, NULL, "... one per disk"),
-	OPT('F', 'F', "flags", OPT_NO_ARG, NULL, "... one per rwbs flags (R, W, WS, RA, FWS, ...)"),
-	OPT('m', 'm', "millis", OPT_NO_ARG, NULL, "... in milliseconds instead of microseconds"),
-	OPT(OPT_SNOOP, 0, "snoop", OPT_NO_ARG, NULL,
+	OPT_SET(0, "hist", A(view), VIEW_HIST, 1, "log2 latency histogram of D2C (per request)"),
+	OPT_BOOL('Q', "queued", A(v.queued), "... of Q2C (per I/O) instead"),
+	OPT_BOOL('D', "disks", A(v.per_disk), "... one per disk"),
+	OPT_BOOL('F', "flags", A(v.per_flags), "... one per rwbs flags (R, W, WS, RA, FWS, ...)"),
+	OPT_BOOL('m', "millis", A(v.millis), "... in milliseconds instead of microseconds"),
+	OPT_SET(0, "snoop", A(view), VIEW_SNOOP, 1,
 	  "one line per completed I/O, as its request completes:\n"
 	  "TIME(s) (of completion, from the first queue), COMM, PID,\n"
 	  "DISK, T, SECTOR, BYTES, QUE(ms) (queue to issue),\n"
 	  "LAT(ms) (issue to completion)"),
-	OPT(OPT_CSV, 0, "csv", OPT_NO_ARG, NULL, "--snoop as CSV, with each stamp in ns (q,g,i,d,c)"),
-	OPT(OPT_BLKPARSE, 0, "blkparse", OPT_NO_ARG, NULL,
+	OPT_BOOL(0, "csv", A(v.csv), "--snoop as CSV, with each stamp in ns (q,g,i,d,c)"),
+	OPT_SET(0, "blkparse", A(view), VIEW_BLKPARSE, 1,
 	  "one line per event in blkparse's default layout"),
-	OPT(OPT_SIZE, 0, "size", OPT_NO_ARG, NULL,
+	OPT_SET(0, "size", A(view), VIEW_SIZE, 1,
 	  "I/O size histograms (KiB) per command name, each bio\n"
 	  "as queued: before merges, and whole when it was split"),
-	OPT(OPT_SEEK, 0, "seek", OPT_NO_ARG, NULL,
+	OPT_SET(0, "seek", A(view), VIEW_SEEK, 1,
 	  "per device: seek distances (sectors from the previous\n"
 	  "queued bio's end, each bio as queued, whole when split)\n"
 	  "and the sequential share (btt's pattern line too)"),
-	OPT(OPT_TOP, 0, "top", OPT_NO_ARG, NULL,
+	OPT_SET(0, "top", A(view), VIEW_TOP, 1,
 	  "biotop: per process, direction and disk, the I/Os it\n"
 	  "queued that completed: PID COMM D MAJ MIN DISK I/O\n"
 	  "Kbytes (as queued) AVGms (D2C), by Kbytes; the top 20"),
-	OPT(OPT_MONITOR, 0, "monitor", OPT_NO_ARG, NULL,
+	OPT_SET(0, "monitor", A(view), VIEW_MONITOR, 1,
 	  "blkiomon: per device, the completed requests: sizes\n"
 	  "and D2C (N, MIN, AVG, MAX) of reads and of writes, log2\n"
 	  "histograms of both, counts"),
-	OPT(OPT_ERRORS, 0, "errors", OPT_NO_ARG, NULL, "failed requests with their error"),
-	OPT(OPT_HEATMAP, 0, "heatmap", OPT_ARG, "FILE",
+	OPT_SET(0, "errors", A(view), VIEW_ERRORS, 1, "failed requests with their error"),
+	OPT_XCALLBACK(1, 0, "heatmap", OPT_ARG, 0, "FILE",
 	  "an SVG latency heat map: time across, log2 latency up,\n"
-	  "colour the count (D2C; Q2C with -Q)"),
-	OPT(OPT_STACKS, 0, "stacks", OPT_NO_ARG, NULL,
+	  "colour the count (D2C; Q2C with -Q)", set_heatmap),
+	OPT_SET(0, "stacks", A(view), VIEW_STACKS, 1,
 	  "who caused the I/O: the stacks of the tasks that queued\n"
 	  "it (user and kernel, from 'ember record --block -g'),\n"
 	  "by I/O count and bytes, the top 20"),
-	OPT(OPT_ROWS, 0, "rows", OPT_ARG, "N", "with --stacks or --top: the top N rows instead"),
-	OPT(OPT_FOLDED, 0, "folded", OPT_NO_ARG, NULL,
+	OPT_INT(0, "rows", A(v.rows), "N", "with --stacks or --top: the top N rows instead",
+		1, INT_MAX, "--rows '%s': give a count of rows, 1 or more"),
+	OPT_SET(0, "folded", A(view), VIEW_FOLDED, 1,
 	  "the same as folded lines for 'ember flame --folded':\n"
 	  "COMM;ROOT;...;LEAF COUNT (with --bytes: bytes)"),
-	OPT(OPT_BYTES, 0, "bytes", OPT_NO_ARG, NULL, "with --folded: count bytes, not I/Os"),
-	OPT_INCLUDE(live_interval_opts),
-	OPT('d', 'd', "device", OPT_ARG, "DEV",
+	OPT_BOOL(0, "bytes", A(v.bytes), "with --folded: count bytes, not I/Os"),
+	OPT_INCLUDE_AT(live_interval_opts, A(lv.opts)),
+	OPT_CALLBACK('d', "device", OPT_ARG, 0, "DEV",
 	  "only this device's I/Os and events (NAME, /dev/NAME\n"
-	  "or MAJ,MIN)"),
-	OPT_INCLUDE(rp_short_pid_opts),
-	OPT_INCLUDE(rp_view_opts),
-	OPT_INCLUDE(live_system_opts),
-	OPT_INCLUDE(live_keep_opts),
+	  "or MAJ,MIN)", set_dev),
+	OPT_INCLUDE_AT(rp_short_pid_opts, A(rp)),
+	OPT_INCLUDE_AT(rp_view_opts, A(rp)),
+	OPT_INCLUDE_AT(live_system_opts, A(lv.opts)),
+	OPT_INCLUDE_AT(live_keep_opts, A(lv.opts)),
 	OPT_INCLUDE(bio_replay_opts),
 	OPT_END,
 };

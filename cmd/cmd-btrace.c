@@ -2,6 +2,7 @@
  * lines for one device as its block events happen, until Ctrl-C: the live
  * engine (live/) records the device's block events on every CPU
  * and the bio library prints them from the stream. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -21,38 +22,22 @@ static const char synopsis[] =
 	"--blkparse'; times count from the first event.\n"
 	"\n";
 
-enum { OPT_DURATION = 0x4000 };
-
-static const struct opt options[] = {
-	OPT(OPT_DURATION, 'w', "duration", OPT_ARG, "SECS", "stop after SECS seconds"),
-	OPT_END,
-};
-
 struct args {
 	double duration;
 	u32 dev;
 };
 
-static int parse_one(void *ctx, int opt, const char *arg)
-{
-	struct args *a = ctx;
-	double secs;
-	if (opt != OPT_DURATION)
-		return 0;
-	if (parse_double(arg, &secs) < 0 || !(secs > 0)) {
-		err_set("-w '%s': give a positive number of seconds", arg);
-		return -1;
-	}
-	a->duration = secs;
-	return 1;
-}
+static const struct opt options[] = {
+	OPT_DOUBLE('w', "duration", offsetof(struct args, duration), "SECS",
+		   "stop after SECS seconds", 0, "-w '%s': give a positive number of seconds"),
+	OPT_END,
+};
 
 const struct opt_cmd btrace_cmd = {
 	.name = CMD,
 	.summary = "live blkparse lines for one block device, like btrace",
 	.synopsis = synopsis,
 	.opts = options,
-	.one = parse_one,
 };
 
 static int parse_args(struct args *a, int argc, char **argv)

@@ -2,25 +2,24 @@
  * "comm;root;...;leaf COUNT" line per distinct stack, the input of flame
  * graph tools (ember flame --folded, flamegraph.pl, speedscope...). */
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "cmd/cmd.h"
 #include "views/collapse/collapse.h"
 
 struct args {
-	struct collapse_opts *c;
-	struct rp_opts *rp;
+	struct rp_opts rp;
+	struct collapse_opts c;
+	struct collapse_args ca;   /* &c, &rp */
 };
 
-static int parse_one(void *ctx, int opt, const char *arg)
-{
-	struct args *a = ctx;
-	return collapse_parse_opt(a->c, a->rp, opt, arg);
-}
+#define A(f) offsetof(struct args, f)
 
 static const struct opt options[] = {
-	OPT_INCLUDE(rp_input_opts),
-	OPT_INCLUDE(collapse_options),
+	OPT_INCLUDE_AT(rp_input_opts, A(rp)),
+	OPT_INCLUDE_AT(collapse_options, A(ca)),
+	OPT_INCLUDE_AT(collapse_rp_options, A(rp)),
 	OPT_END,
 };
 
@@ -41,14 +40,16 @@ const struct opt_cmd collapse_cmd = {
 	"the stacks (--no-leaf-fix turns it off).  Others: --pid shows the real pid\n"
 	"(perf script's default output has none, so the script prints '?'); [vdso]\n"
 	"frames are not marked _[k] by --annotate (they run in user space).\n",
-	.one = parse_one,
 };
 
 /* -1 to go on, or the exit status to stop with. */
 static int parse_args(struct collapse_opts *c, struct rp_opts *rp, int argc, char **argv)
 {
-	struct args a = { c, rp };
+	struct args a = { .rp = *rp, .c = *c };
+	a.ca = (struct collapse_args){ &a.c, &a.rp };
 	int rc = opt_parse(&collapse_cmd, argc, argv, &a);
+	*rp = a.rp;                /* what was parsed is theirs to free */
+	*c = a.c;
 	if (rc >= 0)
 		return rc;
 	if (optind < argc) {

@@ -2,6 +2,7 @@
  * time) as a profile other tools read: pprof's gzipped profile.proto
  * (go tool pprof, Pyroscope, Parca) or speedscope's JSON. */
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +15,6 @@
 
 #define CMD "export"
 
-enum { OPT_FORMAT = 0x5000, OPT_EVENT, OPT_OFF_CPU, OPT_LABELS, OPT_PER_PROCESS };
-
 enum format { FMT_PPROF, FMT_SPEEDSCOPE };
 
 struct args {
@@ -26,8 +25,11 @@ struct args {
 	const char *out;
 };
 
-static int parse_format(struct args *a, const char *arg)
+#define A(f) offsetof(struct args, f)
+
+static int parse_format(void *field, const char *arg)
 {
+	struct args *a = field;
 	if (!strcmp(arg, "pprof"))
 		a->format = FMT_PPROF;
 	else if (!strcmp(arg, "speedscope"))
@@ -37,40 +39,25 @@ static int parse_format(struct args *a, const char *arg)
 		return -1;
 	}
 	a->format_set = true;
-	return 1;
-}
-
-/* 1 handled, 0 not ours, -1 err_set. */
-static int parse_one(void *ctx, int opt, const char *arg)
-{
-	struct args *a = ctx;
-	switch (opt) {
-	case OPT_FORMAT: return parse_format(a, arg);
-	case 'o': a->out = arg; return 1;
-	case OPT_EVENT: a->ex.event = arg; return 1;
-	case OPT_OFF_CPU: a->ex.kind = EX_OFFCPU; return 1;
-	case OPT_LABELS: a->ex.labels = true; return 1;
-	case OPT_PER_PROCESS: a->ex.per_process = true; return 1;
-	default: return rp_parse_filter_opt(&a->rp, opt, arg);
-	}
+	return 0;
 }
 
 static const struct opt options[] = {
-	OPT(OPT_FORMAT, 'f', "format", OPT_ARG, "FMT",
-	  "pprof (gzipped profile.proto) or speedscope (JSON)"),
-	OPT_INCLUDE(rp_input_opts),
-	OPT('o', 'o', "output", OPT_ARG, "FILE", "write here (default: standard output)"),
-	OPT(OPT_EVENT, 'e', "event", OPT_ARG, "NAME",
+	OPT_CALLBACK('f', "format", OPT_ARG, 0, "FMT",
+	  "pprof (gzipped profile.proto) or speedscope (JSON)", parse_format),
+	OPT_INCLUDE_AT(rp_input_opts, A(rp)),
+	OPT_STRING('o', "output", A(out), "FILE", "write here (default: standard output)"),
+	OPT_STRING('e', "event", A(ex.event), "NAME",
 	  "the event whose samples are exported (default the\n"
 	  "first one sampled; names as report's headers show them)"),
-	OPT(OPT_OFF_CPU, 0, "off-cpu", OPT_NO_ARG, NULL,
+	OPT_SET(0, "off-cpu", A(ex.kind), EX_OFFCPU, 0,
 	  "export off-CPU time (ns blocked, by switch-out stack)\n"
 	  "of a 'record --off-cpu' file instead of samples"),
-	OPT(OPT_LABELS, 0, "labels", OPT_NO_ARG, NULL,
+	OPT_BOOL(0, "labels", A(ex.labels),
 	  "pprof: label each sample with its pid, tid and comm"),
-	OPT(OPT_PER_PROCESS, 0, "per-process", OPT_NO_ARG, NULL,
+	OPT_BOOL(0, "per-process", A(ex.per_process),
 	  "speedscope: a profile per process, not per thread"),
-	OPT_INCLUDE(rp_view_opts),
+	OPT_INCLUDE_AT(rp_view_opts, A(rp)),
 	OPT_END,
 };
 
@@ -92,7 +79,6 @@ const struct opt_cmd export_cmd = {
 	"--off-cpu intervals/count and off-cpu/nanoseconds.  One mapping per file\n"
 	"with its build-id; a location's lines are its inline chain, innermost\n"
 	"first.  speedscope's weights are in the same unit (\"none\" for counts).\n",
-	.one = parse_one,
 };
 
 /* The wall-clock time of the recording's start: its end is the file's

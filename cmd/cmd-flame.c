@@ -3,6 +3,7 @@
  * or from two profiles as a differential graph. */
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,12 +11,6 @@
 #include "cmd/cmd.h"
 #include "views/collapse/collapse.h"
 #include "views/sched/sched.h"
-
-enum {
-	OPT_FOLDED = 0x2000, OPT_DIFF, OPT_TITLE, OPT_SUBTITLE, OPT_WIDTH, OPT_HEIGHT,
-	OPT_MINWIDTH, OPT_COUNTNAME, OPT_COLORS, OPT_HASH, OPT_INVERTED, OPT_REVERSE,
-	OPT_NEGATE, OPT_WALL,
-};
 
 struct flame_args {
 	struct rp_opts rp;
@@ -27,111 +22,90 @@ struct flame_args {
 	bool wall, colors_set;
 	int argc;                   /* for --diff's second value */
 	char **argv;
+	struct collapse_args ca;    /* &c, &rp: collapse's options */
 };
 
-/* The graph's own options.  1 handled, 0 not, -1 err_set. */
-static int parse_graph_opt(struct flame_args *a, int opt, const char *arg)
+#define A(f) offsetof(struct flame_args, f)
+
+static int set_countname(void *field, const char *arg)
 {
-	switch (opt) {
-	case OPT_TITLE: a->svg.title = arg; return 1;
-	case OPT_SUBTITLE: a->svg.subtitle = arg; return 1;
-	case OPT_COUNTNAME: a->svg.countname = arg; a->countname_set = true; return 1;
-	case OPT_HASH: a->svg.hash = true; return 1;
-	case OPT_INVERTED: a->svg.inverted = true; return 1;
-	case OPT_REVERSE: a->tree.reverse = true; return 1;
-	case OPT_NEGATE: a->svg.negate = true; return 1;
-	case OPT_COLORS: a->colors_set = true; return flame_palette_parse(arg, &a->svg.palette) < 0 ? -1 : 1;
-	case OPT_MINWIDTH:
-		return flame_minwidth_parse(arg, &a->svg.minwidth, &a->svg.minwidth_percent) < 0 ? -1 : 1;
-	case OPT_WIDTH:
-		if (parse_int(arg, &a->svg.width) < 0 || a->svg.width < 100 || a->svg.width > 100000) {
-			err_set("bad --width '%s' (pixels, 100 to 100000)", arg);
-			return -1;
-		}
-		return 1;
-	case OPT_HEIGHT:
-		if (parse_int(arg, &a->svg.frame_height) < 0 || a->svg.frame_height < 4 ||
-		    a->svg.frame_height > 1000) {
-			err_set("bad --height '%s' (pixels per frame, 4 to 1000)", arg);
-			return -1;
-		}
-		return 1;
-	default:
-		return 0;
-	}
+	struct flame_args *a = field;
+	a->svg.countname = arg;
+	a->countname_set = true;
+	return 0;
+}
+
+static int set_colors(void *field, const char *arg)
+{
+	struct flame_args *a = field;
+	a->colors_set = true;
+	return flame_palette_parse(arg, &a->svg.palette);
+}
+
+static int set_minwidth(void *field, const char *arg)
+{
+	struct flame_svg_opts *svg = field;
+	return flame_minwidth_parse(arg, &svg->minwidth, &svg->minwidth_percent);
 }
 
 /* --diff takes two values: the second is the next argument. */
-static int take_diff(struct flame_args *a)
+static int take_diff(void *field, const char *arg)
 {
+	struct flame_args *a = field;
 	if (optind >= a->argc) {
 		err_set("--diff needs two files: --diff BEFORE AFTER");
 		return -1;
 	}
-	a->before = optarg;
+	a->before = arg;
 	a->after = a->argv[optind++];
-	return 1;
-}
-
-static int parse_one(void *ctx, int opt, const char *arg)
-{
-	struct flame_args *a = ctx;
-	int rc = collapse_parse_opt(&a->c, &a->rp, opt, optarg);
-	if (!rc)
-		rc = parse_graph_opt(a, opt, optarg);
-	if (rc)
-		return rc;
-	switch (opt) {
-	case OPT_FOLDED: a->folded = optarg; return 1;
-	case OPT_DIFF: return take_diff(a);
-	case OPT_WALL: a->wall = true; return 1;
-	case 'o': a->output = optarg; return 1;
-	default: return 0;
-	}
+	return 0;
 }
 
 static const struct opt options[] = {
 	OPT_TEXT("Input (one of):"),
-	OPT_INCLUDE(rp_input_opts),
-	OPT(OPT_FOLDED, 0, "folded", OPT_ARG, "FILE",
+	OPT_INCLUDE_AT(rp_input_opts, A(rp)),
+	OPT_STRING(0, "folded", A(folded), "FILE",
 	  "folded stacks (\"a;b;c 42\" lines, from ember collapse or\n"
 	  "any stackcollapse tool); - for stdin"),
-	OPT(OPT_WALL, 0, "wall", OPT_NO_ARG, NULL,
+	OPT_BOOL(0, "wall", A(wall),
 	  "wall-clock time from an 'ember record --off-cpu -F HZ'\n"
 	  "file: CPU samples (by period) and off-CPU intervals\n"
 	  "in microseconds, off-CPU frames in aqua, so each\n"
 	  "thread's total is its wall time (--tid: per thread)"),
-	OPT(OPT_DIFF, 0, "diff", OPT_ARG, "BEFORE AFTER",
+	OPT_CALLBACK(0, "diff", OPT_ARG, 0, "BEFORE AFTER",
 	  "differential graph: widths from AFTER, red where a\n"
 	  "frame's share grew, blue where it shrank, deeper for\n"
-	  "larger changes; each a data file or folded text"),
+	  "larger changes; each a data file or folded text", take_diff),
 	OPT_TEXT("Output:"),
-	OPT('o', 'o', "output", OPT_ARG, "FILE", "the SVG (default flame.svg; - for stdout)"),
-	OPT(OPT_TITLE, 0, "title", OPT_ARG, "TEXT", "the title"),
-	OPT(OPT_SUBTITLE, 0, "subtitle", OPT_ARG, "TEXT", "a line under the title"),
-	OPT(OPT_WIDTH, 0, "width", OPT_ARG, "PX", "image width (default 1200)"),
-	OPT(OPT_HEIGHT, 0, "height", OPT_ARG, "PX", "height of one frame (default 16)"),
-	OPT(OPT_MINWIDTH, 0, "minwidth", OPT_ARG, "W",
+	OPT_STRING('o', "output", A(output), "FILE", "the SVG (default flame.svg; - for stdout)"),
+	OPT_STRING(0, "title", A(svg.title), "TEXT", "the title"),
+	OPT_STRING(0, "subtitle", A(svg.subtitle), "TEXT", "a line under the title"),
+	OPT_INT(0, "width", A(svg.width), "PX", "image width (default 1200)", 100, 100000,
+		"bad --width '%s' (pixels, 100 to 100000)"),
+	OPT_INT(0, "height", A(svg.frame_height), "PX", "height of one frame (default 16)", 4, 1000,
+		"bad --height '%s' (pixels per frame, 4 to 1000)"),
+	OPT_CALLBACK(0, "minwidth", OPT_ARG, A(svg), "W",
 	  "drop frames narrower than W pixels, or W% of the\n"
-	  "width with a % sign (default 0.1)"),
-	OPT(OPT_COUNTNAME, 0, "countname", OPT_ARG, "WORD",
+	  "width with a % sign (default 0.1)", set_minwidth),
+	OPT_CALLBACK(0, "countname", OPT_ARG, 0, "WORD",
 	  "what counts are (default samples; weight with\n"
-	  "--weight period)"),
-	OPT(OPT_COLORS, 0, "colors", OPT_ARG, "PALETTE",
+	  "--weight period)", set_countname),
+	OPT_CALLBACK(0, "colors", OPT_ARG, 0, "PALETTE",
 	  "hot (default), io or blue (off-CPU), mem or green,\n"
 	  "annotate (kernel orange, JIT green, inlined aqua,\n"
-	  "user hot)"),
-	OPT(OPT_HASH, 0, "hash", OPT_NO_ARG, NULL,
+	  "user hot)", set_colors),
+	OPT_BOOL(0, "hash", A(svg.hash),
 	  "colour by name only: the same function gets the same\n"
 	  "colour in every graph"),
-	OPT(OPT_INVERTED, 0, "inverted", OPT_NO_ARG, NULL, "icicle graph: roots at the top"),
-	OPT(OPT_REVERSE, 0, "reverse", OPT_NO_ARG, NULL,
+	OPT_BOOL(0, "inverted", A(svg.inverted), "icicle graph: roots at the top"),
+	OPT_BOOL(0, "reverse", A(tree.reverse),
 	  "merge stacks from the leaves (callers of each leaf)"),
-	OPT(OPT_NEGATE, 0, "negate", OPT_NO_ARG, NULL,
+	OPT_BOOL(0, "negate", A(svg.negate),
 	  "with --diff: widths from BEFORE, so frames that\n"
 	  "vanished show (colours keep their meaning)"),
 	OPT_TEXT("From a data file, as ember collapse:"),
-	OPT_INCLUDE(collapse_options),
+	OPT_INCLUDE_AT(collapse_options, A(ca)),
+	OPT_INCLUDE_AT(collapse_rp_options, A(rp)),
 	OPT_END,
 };
 
@@ -151,7 +125,6 @@ const struct opt_cmd flame_cmd = {
 	"Frames are sorted by name at each level, so the same input gives the same\n"
 	"bytes.  Frames dropped by --minwidth leave their share as a gap at the right\n"
 	"of their parent.\n",
-	.one = parse_one,
 };
 
 /* -1 to go on, or the exit status to stop with. */
@@ -159,6 +132,7 @@ static int parse_args(struct flame_args *a, int argc, char **argv)
 {
 	a->argc = argc;
 	a->argv = argv;
+	a->ca = (struct collapse_args){ &a->c, &a->rp };
 	int rc = opt_parse(&flame_cmd, argc, argv, a);
 	if (rc >= 0)
 		return rc;

@@ -15,11 +15,6 @@
 
 static const struct opt options[] = { OPT_END };
 
-static int no_option(void *ctx, int opt, const char *arg)
-{
-	return 0;
-}
-
 const struct opt_cmd list_cmd = {
 	.name = CMD,
 	.summary = "list the events and metric sets this machine offers",
@@ -32,7 +27,6 @@ const struct opt_cmd list_cmd = {
 	"'sched:*' or '*tlb*') shows only matching events.\n"
 	"\n",
 	.opts = options,
-	.one = no_option,
 };
 
 struct lister {

@@ -13,11 +13,6 @@
 
 #define CMD "offcpu"
 
-enum {
-	OPT_FOLDED = 0x4000, OPT_FLAME, OPT_TITLE, OPT_THREADS, OPT_WAKERS, OPT_MIN_US,
-	OPT_MAX_US, OPT_STATE, OPT_USER_ONLY, OPT_KERNEL_ONLY,
-};
-
 enum view { VIEW_TABLE, VIEW_FOLDED, VIEW_FLAME, VIEW_THREADS };
 
 struct args {
@@ -31,6 +26,8 @@ struct args {
 	bool done, failed;         /* --count reached; a view could not print */
 };
 
+#define A(f) offsetof(struct args, f)
+
 static int parse_us(const char *opt, const char *arg, u64 *ns)
 {
 	u64 us;
@@ -39,49 +36,36 @@ static int parse_us(const char *opt, const char *arg, u64 *ns)
 		return -1;
 	}
 	*ns = us * 1000;
-	return 1;
+	return 0;
 }
 
-static int parse_state(struct args *a, const char *arg)
+static int set_min_us(void *field, const char *arg)
+{
+	return parse_us("--min-us", arg, field);
+}
+
+static int set_max_us(void *field, const char *arg)
+{
+	return parse_us("--max-us", arg, field);
+}
+
+static int set_state(void *field, const char *arg)
 {
 	if (!*arg || strspn(arg, "RSDTtXZPI") != strlen(arg)) {
 		err_set("bad --state '%s' (letters of R S D T t X Z P I, e.g. SD)", arg);
 		return -1;
 	}
-	a->oc.states = arg;
-	return 1;
+	*(const char **)field = arg;
+	return 0;
 }
 
-static int set_view(struct args *a, enum view v)
+/* --flame FILE: the view and its file (one of the exclusive views). */
+static int set_flame(void *field, const char *arg)
 {
-	if (a->view != VIEW_TABLE && a->view != v) {
-		err_set("--folded, --flame and --threads exclude each other: pick one");
-		return -1;
-	}
-	a->view = v;
-	return 1;
-}
-
-/* 1 handled, 0 not ours, -1 err_set. */
-static int parse_one(void *ctx, int opt, const char *arg)
-{
-	struct args *a = ctx;
-	switch (opt) {
-	case OPT_FOLDED: return set_view(a, VIEW_FOLDED);
-	case OPT_THREADS: return set_view(a, VIEW_THREADS);
-	case OPT_FLAME: a->flame_out = arg; return set_view(a, VIEW_FLAME);
-	case OPT_TITLE: a->title = arg; return 1;
-	case OPT_WAKERS: a->oc.wakers = true; return 1;
-	case OPT_MIN_US: return parse_us("--min-us", arg, &a->oc.min_ns);
-	case OPT_MAX_US: return parse_us("--max-us", arg, &a->oc.max_ns);
-	case OPT_STATE: return parse_state(a, arg);
-	case OPT_USER_ONLY: a->oc.user_only = true; return 1;
-	case OPT_KERNEL_ONLY: a->oc.kernel_only = true; return 1;
-	default: {
-		int r = live_parse_opt(&a->lv.opts, opt, arg);
-		return r ? r : rp_parse_filter_opt(&a->rp, opt, arg);
-	}
-	}
+	struct args *a = field;
+	a->flame_out = arg;
+	a->view = VIEW_FLAME;
+	return 0;
 }
 
 static int check_args(struct args *a)
@@ -106,26 +90,30 @@ static int check_args(struct args *a)
 }
 
 static const struct opt options[] = {
-	OPT_INCLUDE(rp_input_opts),
-	OPT(OPT_FOLDED, 0, "folded", OPT_NO_ARG, NULL, "folded stacks, microseconds as counts"),
-	OPT(OPT_FLAME, 0, "flame", OPT_ARG, "FILE", "an off-CPU flame graph (SVG, blue palette)"),
-	OPT(OPT_TITLE, 0, "title", OPT_ARG, "TEXT",
+	OPT_INCLUDE_AT(rp_input_opts, A(rp)),
+	OPT_SET(0, "folded", A(view), VIEW_FOLDED, 1, "folded stacks, microseconds as counts"),
+	OPT_XCALLBACK(1, 0, "flame", OPT_ARG, 0, "FILE",
+	  "an off-CPU flame graph (SVG, blue palette)", set_flame),
+	OPT_STRING(0, "title", A(title), "TEXT",
 	  "its title (default \"Off-CPU Time Flame Graph\")"),
-	OPT(OPT_THREADS, 0, "threads", OPT_NO_ARG, NULL,
+	OPT_SET(0, "threads", A(view), VIEW_THREADS, 1,
 	  "per thread: wall, on-CPU, off-CPU time (ms)"),
-	OPT(OPT_WAKERS, 0, "wakers", OPT_NO_ARG, NULL,
+	OPT_BOOL(0, "wakers", A(oc.wakers),
 	  "join each stack with its waker's (sched_wakeup; record\n"
 	  "with --off-cpu=wakers for the wakers' stacks)"),
-	OPT(OPT_MIN_US, 0, "min-us", OPT_ARG, "N", "only intervals of at least N microseconds"),
-	OPT(OPT_MAX_US, 0, "max-us", OPT_ARG, "N", "only intervals of at most N microseconds"),
-	OPT(OPT_STATE, 0, "state", OPT_ARG, "LETTERS", "only these states, e.g. S or SD"),
-	OPT(OPT_USER_ONLY, 0, "user-stacks-only", OPT_NO_ARG, NULL, "only the user part of each stack"),
-	OPT(OPT_KERNEL_ONLY, 0, "kernel-stacks-only", OPT_NO_ARG, NULL,
+	OPT_CALLBACK(0, "min-us", OPT_ARG, A(oc.min_ns), "N",
+	  "only intervals of at least N microseconds", set_min_us),
+	OPT_CALLBACK(0, "max-us", OPT_ARG, A(oc.max_ns), "N",
+	  "only intervals of at most N microseconds", set_max_us),
+	OPT_CALLBACK(0, "state", OPT_ARG, A(oc.states), "LETTERS",
+	  "only these states, e.g. S or SD", set_state),
+	OPT_BOOL(0, "user-stacks-only", A(oc.user_only), "only the user part of each stack"),
+	OPT_BOOL(0, "kernel-stacks-only", A(oc.kernel_only),
 	  "only the kernel part of each stack"),
-	OPT_INCLUDE(rp_short_pid_opts),
-	OPT_INCLUDE(rp_view_opts),
-	OPT_INCLUDE(live_target_opts),
-	OPT_INCLUDE(live_interval_opts),
+	OPT_INCLUDE_AT(rp_short_pid_opts, A(rp)),
+	OPT_INCLUDE_AT(rp_view_opts, A(rp)),
+	OPT_INCLUDE_AT(live_target_opts, A(lv.opts)),
+	OPT_INCLUDE_AT(live_interval_opts, A(lv.opts)),
 	OPT_END,
 };
 
@@ -162,7 +150,6 @@ const struct opt_cmd offcpu_cmd = {
 	"switch-in (perf_events can lose events on idle CPUs) closes the interval\n"
 	"at the thread's next sign of running; such intervals are marked repaired\n"
 	"and counted.\n",
-	.one = parse_one,
 };
 
 /* -1 to go on, or the exit status to stop with. */

@@ -2,6 +2,7 @@
  * recording exported to pprof, a .pb.gz as it is, or folded stacks), or,
  * with --every (and `ember record --push`, routed here by ember.c), a
  * continuous profiler sending one pprof per interval of a live recording. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,11 +19,6 @@
 #define DEFAULT_SAMPLE_RATE 100
 #define FAILURE_REPEAT_NS (60 * 1000000000ull)   /* failure lines at most once a minute */
 
-enum {
-	OPT_URL = 0x7200, OPT_NAME, OPT_BASIC, OPT_BEARER, OPT_TENANT, OPT_CACERT, OPT_TIMEOUT, OPT_RETRIES,
-	OPT_FROM, OPT_UNTIL, OPT_RATE, OPT_EVERY, OPT_SPOOL, OPT_SPOOL_MAX, OPT_DRAIN,
-};
-
 struct push_args {
 	struct rp_opts rp;
 	struct live_opts live;
@@ -37,119 +33,90 @@ struct push_args {
 	bool graph, verbose;
 };
 
-static int parse_seconds_u64(const char *arg, u64 *out, const char *what)
+#define A(f) offsetof(struct push_args, f)
+
+static int set_seconds_u64(const char *arg, u64 *out, const char *what)
 {
 	if (parse_u64(arg, out) < 0 || !*out) {
 		err_set("bad %s '%s': give unix seconds (date +%%s)", what, arg);
 		return -1;
 	}
-	return 1;
+	return 0;
 }
 
-static int parse_positive(const char *arg, double *out, const char *what)
+static int set_from(void *field, const char *arg)
 {
-	if (parse_double(arg, out) < 0 || !(*out > 0)) {
-		err_set("bad %s '%s': give a positive number of seconds", what, arg);
-		return -1;
-	}
-	return 1;
+	return set_seconds_u64(arg, field, "--from");
 }
 
-static int parse_one(void *ctx, int opt, const char *arg)
+static int set_until(void *field, const char *arg)
 {
-	struct push_args *a = ctx;
-	switch (opt) {
-	case OPT_URL: a->po.url = arg; return 1;
-	case OPT_NAME: a->po.name = arg; return 1;
-	case OPT_BASIC: a->po.basic_auth = arg; return 1;
-	case OPT_BEARER: a->po.bearer_file = arg; return 1;
-	case OPT_TENANT: a->po.tenant = arg; return 1;
-	case OPT_CACERT: a->po.ca_file = arg; return 1;
-	case OPT_TIMEOUT: return parse_positive(arg, &a->po.timeout, "--timeout");
-	case OPT_RETRIES:
-		if (parse_int(arg, &a->po.retries) < 0 || a->po.retries < 0 || a->po.retries > 20) {
-			err_set("bad --retries '%s': give 0 to 20", arg);
-			return -1;
-		}
-		return 1;
-	case 'i': a->input = arg; return 1;
-	case OPT_FROM: return parse_seconds_u64(arg, &a->from, "--from");
-	case OPT_UNTIL: return parse_seconds_u64(arg, &a->until, "--until");
-	case OPT_RATE:
-		if (parse_u64(arg, &a->sample_rate) < 0 || !a->sample_rate) {
-			err_set("bad --sample-rate '%s': give the sampling rate in Hz", arg);
-			return -1;
-		}
-		return 1;
-	case OPT_EVERY: return push_parse_duration(arg, &a->every) < 0 ? -1 : 1;
-	case OPT_SPOOL: a->spool = arg; return 1;
-	case OPT_SPOOL_MAX:
-		if (parse_u64(arg, &a->spool_max) < 0 || !a->spool_max) {
-			err_set("bad --spool-max '%s': give a number of profiles, 1 or more", arg);
-			return -1;
-		}
-		return 1;
-	case OPT_DRAIN: return parse_positive(arg, &a->drain, "--drain-time");
-	case 'g': a->graph = true; return 1;
-	case 'v': a->verbose = true; return 1;
-	default: {
-		int r = live_parse_opt(&a->live, opt, arg);
-		return r ? r : rp_parse_filter_opt(&a->rp, opt, arg);
-	}
-	}
+	return set_seconds_u64(arg, field, "--until");
+}
+
+static int set_every(void *field, const char *arg)
+{
+	return push_parse_duration(arg, field);
 }
 
 static const struct opt options[] = {
 	OPT_TEXT("Where to:"),
-	OPT(OPT_URL, 0, "url", OPT_ARG, "URL",
+	OPT_STRING(0, "url", A(po.url), "URL",
 	  "the backend: http(s)://HOST[:PORT][/PREFIX]; profiles go\n"
 	  "to PREFIX/ingest (Pyroscope's ingest API)"),
-	OPT(OPT_URL, 0, "push", OPT_ARG, "URL", "the same as --url (for ember record --push)"),
-	OPT(OPT_NAME, 0, "name", OPT_ARG, "NAME",
+	OPT_STRING(0, "push", A(po.url), "URL", "the same as --url (for ember record --push)"),
+	OPT_STRING(0, "name", A(po.name), "NAME",
 	  "application name and labels, e.g. 'app.cpu{env=prod,host=web1}'"),
-	OPT(OPT_BASIC, 0, "basic-auth", OPT_ARG, "USER:FILE",
+	OPT_STRING(0, "basic-auth", A(po.basic_auth), "USER:FILE",
 	  "HTTP basic auth as USER, the password or token read\n"
 	  "from FILE (Grafana Cloud: the instance id and a token)"),
-	OPT(OPT_BEARER, 0, "bearer-token-file", OPT_ARG, "FILE",
+	OPT_STRING(0, "bearer-token-file", A(po.bearer_file), "FILE",
 	  "send 'Authorization: Bearer TOKEN', TOKEN read from FILE"),
-	OPT(OPT_TENANT, 0, "tenant", OPT_ARG, "ID", "X-Scope-OrgID: the tenant of a multi-tenant Pyroscope"),
-	OPT(OPT_CACERT, 0, "cacert", OPT_ARG, "FILE",
+	OPT_STRING(0, "tenant", A(po.tenant), "ID", "X-Scope-OrgID: the tenant of a multi-tenant Pyroscope"),
+	OPT_STRING(0, "cacert", A(po.ca_file), "FILE",
 	  "https: trust the certificates in FILE (PEM: a private CA,\n"
 	  "or a self-signed backend's own) instead of the system's"),
-	OPT(OPT_TIMEOUT, 0, "timeout", OPT_ARG, "SECS", "each request's time limit (default 10)"),
-	OPT(OPT_RETRIES, 0, "retries", OPT_ARG, "N",
+	OPT_DOUBLE(0, "timeout", A(po.timeout), "SECS", "each request's time limit (default 10)", 0,
+		   "bad --timeout '%s': give a positive number of seconds"),
+	OPT_INT(0, "retries", A(po.retries), "N",
 	  "attempts after a failed one (default 3), waiting 1, 2, 4 s...;\n"
-	  "HTTP 4xx answers but 408 and 429 are not retried"),
+	  "HTTP 4xx answers but 408 and 429 are not retried", 0, 20,
+	  "bad --retries '%s': give 0 to 20"),
 	OPT_TEXT("One profile:"),
-	OPT('i', 'i', "input", OPT_ARG, "FILE",
+	OPT_STRING('i', "input", A(input), "FILE",
 	  "a recording, exported to pprof first (or give FILE as\n"
 	  "an operand: a recording, a .pb.gz sent as it is, or\n"
 	  "folded stacks)"),
-	OPT(OPT_FROM, 0, "from", OPT_ARG, "SECS",
+	OPT_CALLBACK(0, "from", OPT_ARG, A(from), "SECS",
 	  "the profile's start, unix seconds (default: from the\n"
-	  "pprof's time, else the file's time less its length)"),
-	OPT(OPT_UNTIL, 0, "until", OPT_ARG, "SECS", "the profile's end, unix seconds"),
-	OPT(OPT_RATE, 0, "sample-rate", OPT_ARG, "HZ", "folded stacks: their sampling rate (default 100)"),
+	  "pprof's time, else the file's time less its length)", set_from),
+	OPT_CALLBACK(0, "until", OPT_ARG, A(until), "SECS", "the profile's end, unix seconds",
+		     set_until),
+	OPT_U64(0, "sample-rate", A(sample_rate), "HZ",
+		"folded stacks: their sampling rate (default 100)", 1,
+		"bad --sample-rate '%s': give the sampling rate in Hz"),
 	OPT_TEXT("Continuous profiling:"),
-	OPT(OPT_EVERY, 0, "every", OPT_ARG, "DUR",
-	  "record live and send a pprof every DUR (10s, 500ms, 1m)"),
-	OPT(OPT_EVERY, 0, "push-every", OPT_ARG, "DUR", "the same as --every (for ember record --push)"),
-	OPT('g', 'g', NULL, OPT_NO_ARG, NULL, "record call chains (as record -g)"),
-	OPT(LV_OPT_COUNT, 0, "count", OPT_ARG, "N", "stop after N intervals"),
-	OPT(OPT_SPOOL, 0, "spool", OPT_ARG, "DIR",
+	OPT_CALLBACK(0, "every", OPT_ARG, A(every), "DUR",
+	  "record live and send a pprof every DUR (10s, 500ms, 1m)", set_every),
+	OPT_CALLBACK(0, "push-every", OPT_ARG, A(every), "DUR",
+	  "the same as --every (for ember record --push)", set_every),
+	OPT_BOOL('g', NULL, A(graph), "record call chains (as record -g)"),
+	LIVE_COUNT_OPT(A(live), "stop after N intervals"),
+	OPT_STRING(0, "spool", A(spool), "DIR",
 	  "keep profiles that could not be sent in DIR and send\n"
 	  "them when the backend answers again (none: dropped);\n"
 	  "your own directory, writable by you alone"),
-	OPT(OPT_SPOOL_MAX, 0, "spool-max", OPT_ARG, "N",
+	OPT_U64(0, "spool-max", A(spool_max), "N",
 	  "at most N profiles in the spool, the oldest dropped\n"
-	  "first (default 100)"),
-	OPT(OPT_DRAIN, 0, "drain-time", OPT_ARG, "SECS",
+	  "first (default 100)", 1, "bad --spool-max '%s': give a number of profiles, 1 or more"),
+	OPT_DOUBLE(0, "drain-time", A(drain), "SECS",
 	  "at the end (SIGTERM, Ctrl-C, --duration), time left to\n"
-	  "send what is pending before it is spooled (default 10)"),
-	OPT('v', 'v', "verbose", OPT_NO_ARG, NULL, "a line per interval: its times, samples and bytes"),
-	OPT_INCLUDE(live_target_opts),
-	OPT_INCLUDE(live_pid_opts),
-	OPT_INCLUDE(rp_symbol_opts),
+	  "send what is pending before it is spooled (default 10)", 0,
+	  "bad --drain-time '%s': give a positive number of seconds"),
+	OPT_BOOL('v', "verbose", A(verbose), "a line per interval: its times, samples and bytes"),
+	OPT_INCLUDE_AT(live_target_opts, A(live)),
+	OPT_INCLUDE_AT(live_pid_opts, A(live)),
+	OPT_INCLUDE_AT(rp_symbol_opts, A(rp)),
 	OPT_END,
 };
 
@@ -174,7 +141,6 @@ const struct opt_cmd push_cmd = {
 	"SIGTERM and Ctrl-C end the recording; what is pending is sent (for at most\n"
 	"--drain-time seconds, the rest spooled) and ember exits 0.  Exit status 1:\n"
 	"the profile was not sent; 2: bad usage.\n",
-	.one = parse_one,
 };
 
 /* ---- one profile ------------------------------------------------------------- */

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +16,7 @@
 
 #define CMD "record"
 
-enum { OPT_FILTER = 256, OPT_CALL_GRAPH, OPT_DURATION, OPT_SWITCH, OPT_OFF_CPU, OPT_NO_LEAF_FIX, OPT_BLOCK, OPT_TOOL,
-       OPT_TOKEN_FILE, OPT_FALLBACK };
+enum { OPT_FILTER = 256, OPT_CALL_GRAPH, OPT_DURATION, OPT_OFF_CPU };
 
 /* zstd's levels, perf record -z's default the fastest. */
 #define ZSTD_LEVEL_DEFAULT 1
@@ -160,7 +160,9 @@ static int parse_compression(struct rec_opts *o, const char *arg)
 	return 0;
 }
 
-/* 0, or -1 after printing why. */
+#define A(f) offsetof(struct cli, f)
+
+/* The options that print their own message: 0, or -1 after printing why. */
 static int parse_option(struct cli *cl, int c, const char *arg)
 {
 	struct rec_opts *o = &cl->o;
@@ -169,24 +171,13 @@ static int parse_option(struct cli *cl, int c, const char *arg)
 	case OPT_FILTER: return cmd_said(CMD, pmc_set_filter(&o->events, arg));
 	case 'F': return parse_freq(o, arg);
 	case 'c': return parse_period(o, arg);
-	case 'g': o->callgraph = REC_CG_ONLINE; return 0;
 	case OPT_CALL_GRAPH: return parse_call_graph(o, arg);
-	case 'a': o->system_wide = true; return 0;
 	case 'C': case 'p': case 't': return parse_list(c, arg, o);
-	case 'o': o->output = arg; return 0;
 	case 'm': return parse_pages(o, arg);
 	case 'z': return parse_compression(o, arg);
 	case OPT_DURATION: return parse_duration(o, arg);
-	case OPT_SWITCH: o->switch_events = true; return 0;
 	case OPT_OFF_CPU: return parse_off_cpu(o, arg);
-	case OPT_NO_LEAF_FIX: o->no_leaf_fix = true; return 0;
-	case OPT_BLOCK: o->block = true; return 0;
-	case OPT_TOOL: o->tool = arg; return 0;
-	case OPT_TOKEN_FILE: cl->token_file = arg; return 0;
-	case OPT_FALLBACK: cl->fallback = arg; return 0;
 	case 'd': return parse_device(cl, arg);
-	case 'N': o->no_buildid_cache = true; return 0;
-	case 'q': cl->quiet = true; return 0;
 	default: return 0;
 	}
 }
@@ -206,7 +197,7 @@ static const struct opt options[] = {
 	OPT(OPT_FILTER, 0, "filter", OPT_ARG, "EXPR", "tracepoint filter for the preceding -e"),
 	OPT('F', 'F', "freq", OPT_ARG, "HZ", "samples per second per CPU (default 4000, or max)"),
 	OPT('c', 'c', "count", OPT_ARG, "PERIOD", "a sample every PERIOD events instead of -F"),
-	OPT('g', 'g', NULL, OPT_NO_ARG, NULL,
+	OPT_SET('g', NULL, A(o.callgraph), REC_CG_ONLINE, 0,
 	  "call chains, user stacks unwound with CFI while\n"
 	  "recording (--call-graph auto)"),
 	OPT(OPT_CALL_GRAPH, 0, "call-graph", OPT_ARG, "MODE",
@@ -216,18 +207,18 @@ static const struct opt options[] = {
 	  "16384 for tracepoints), fp (frame pointers), or\n"
 	  "dwarf[,BYTES] (stack copies kept for the report,\n"
 	  "default 8192)"),
-	OPT('a', 'a', "all-cpus", OPT_NO_ARG, NULL, "system-wide, on every CPU"),
+	OPT_BOOL('a', "all-cpus", A(o.system_wide), "system-wide, on every CPU"),
 	OPT('C', 'C', "cpu", OPT_ARG, "LIST", "only these CPUs (0-3,6)"),
 	OPT('p', 'p', "pid", OPT_ARG, "PIDS", "these processes, all threads, new ones too"),
 	OPT('t', 't', "tid", OPT_ARG, "TIDS", "only these threads"),
-	OPT('o', 'o', "output", OPT_ARG, "FILE",
+	OPT_STRING('o', "output", A(o.output), "FILE",
 	  "output (default ember.data; an old one becomes\n"
 	  "FILE.old); - writes a stream to standard output;\n"
 	  "tcp://HOST:PORT streams it to 'ember serve'"),
-	OPT(OPT_TOKEN_FILE, 0, "token-file", OPT_ARG, "FILE",
+	OPT_STRING(0, "token-file", A(token_file), "FILE",
 	  "with -o tcp://, the shared token the server\n"
 	  "requires (ember serve --token-file)"),
-	OPT(OPT_FALLBACK, 0, "fallback", OPT_ARG, "FILE",
+	OPT_STRING(0, "fallback", A(fallback), "FILE",
 	  "with -o tcp://, keep the stream in FILE too, so\n"
 	  "that if the connection drops the recording goes\n"
 	  "on there, whole; removed once the server has it.\n"
@@ -240,19 +231,19 @@ static const struct opt options[] = {
 	  "(fastest, the default) to 22 (smallest), as\n"
 	  "perf record -z does; perf and ember read them"),
 	OPT(OPT_DURATION, 0, "duration", OPT_ARG, "SECS", "stop after SECS seconds"),
-	OPT(OPT_SWITCH, 0, "switch-events", OPT_NO_ARG, NULL, "record context switches"),
+	OPT_BOOL(0, "switch-events", A(o.switch_events), "record context switches"),
 	OPT(OPT_OFF_CPU, 0, "off-cpu", OPT_OPT_ARG, "LEVEL",
 	  "record where threads block: sched_switch with call\n"
 	  "chains (-g unless --call-graph) and switch events;\n"
 	  "with -F or -c also CPU samples.  LEVEL adds:\n"
 	  "wakeups  sched_wakeup(_new), for 'ember sched lat'\n"
 	  "wakers   and their call chains, for 'offcpu --wakers'"),
-	OPT(OPT_BLOCK, 0, "block", OPT_NO_ARG, NULL,
+	OPT_BOOL(0, "block", A(o.block),
 	  "record block I/O: the block tracepoints this kernel\n"
 	  "has (queue, getrq, insert, issue, complete, merges,\n"
 	  "splits, remaps, requeues, errors), system-wide\n"
 	  "(completions run outside the task); see 'ember bio'"),
-	OPT(OPT_TOOL, 0, "tool", OPT_ARG, "NAME",
+	OPT_STRING(0, "tool", A(o.tool), "NAME",
 	  "record the events tool NAME reads (execsnoop,\n"
 	  "opensnoop, syscount, exitsnoop, cpudist, softirqs,\n"
 	  "hardirqs, oomkill, drsnoop, writeback; funccount and\n"
@@ -260,15 +251,15 @@ static const struct opt options[] = {
 	OPT('d', 'd', "device", OPT_ARG, "DEV",
 	  "with --block, only this block device (repeatable;\n"
 	  "/dev/sda, sda or MAJOR:MINOR)"),
-	OPT(OPT_NO_LEAF_FIX, 0, "no-leaf-fix", OPT_NO_ARG, NULL,
+	OPT_BOOL(0, "no-leaf-fix", A(o.no_leaf_fix),
 	  "with --call-graph fp, no user-stack snapshot for\n"
 	  "repairing the caller of a frameless leaf function"),
-	OPT('N', 'N', "no-buildid-cache", OPT_NO_ARG, NULL,
+	OPT_BOOL('N', "no-buildid-cache", A(o.no_buildid_cache),
 	  "leave the build-id cache alone: by default this\n"
 	  "kernel's kallsyms and the mapped files go into\n"
 	  "~/.debug, for reporting elsewhere or later (not\n"
 	  "with -o /dev/null or another character device)"),
-	OPT('q', 'q', "quiet", OPT_NO_ARG, NULL, "no summary line"),
+	OPT_BOOL('q', "quiet", A(quiet), "no summary line"),
 	OPT_END,
 };
 
@@ -286,6 +277,10 @@ const struct opt_cmd record_cmd = {
 	.column = 25,
 	.stop_at_operand = true,
 	.one = parse_one,
+	/* `record --push URL` is the continuous profiler, `push --every`:
+	 * record/ never calls the views, so push takes the whole line. */
+	.handover_option = "push",
+	.handover = cmd_push,
 };
 
 static int check_targets(struct rec_opts *o)

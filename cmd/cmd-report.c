@@ -1,6 +1,7 @@
 /* cmd-report.c - `ember report`: the summary of a recording by comm, dso,
  * symbol or source line, with self/children percentages and call graphs. */
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,9 +9,6 @@
 #include "cmd/cmd.h"
 #include "live/live.h"
 #include "views/hist/hist.h"
-
-enum { OPT_CHILDREN = 0x2000, OPT_NO_CHILDREN, OPT_PERCENT_LIMIT, OPT_STDIO, OPT_GROUP,
-       OPT_NO_GROUP, OPT_NO_BRANCH_STACK };
 
 struct report_args {
 	struct rp_opts rp;
@@ -46,49 +44,45 @@ static bool graph_word(const char *arg)
 		       !strcmp(arg, "none") || !strncmp(arg, "graph", 5));
 }
 
-/* 1 taken, -1 err_set. */
-static int parse_one(void *ctx, int opt, const char *arg)
+#define A(f) offsetof(struct report_args, f)
+
+static int set_sort(void *field, const char *arg)
 {
-	struct report_args *a = ctx;
-	switch (opt) {
-	case 's':
-		return hist_parse_sort(&a->hist, arg) < 0 ? -1 : 1;
-	case OPT_CHILDREN:
-	case OPT_NO_CHILDREN:
-		a->children = opt == OPT_CHILDREN;
-		return 1;
-	case 'g':
-		/* "-g none" as perf takes it: getopt gives an optional
-		 * argument only when attached. */
-		if (!arg && optind < a->argc && graph_word(a->argv[optind]))
-			arg = a->argv[optind++];
-		return parse_graph(a, arg) < 0 ? -1 : 1;
-	case 'G':
-		a->graph_set = true;
-		a->hist.graph = HG_CALLER;
-		return 1;
-	case OPT_PERCENT_LIMIT:
-		return parse_double(arg, &a->hist.percent_limit) < 0 ? -1 : 1;
-	case OPT_STDIO:
-		return 1;
-	case 'b':
-	case OPT_NO_BRANCH_STACK:
-		a->branches = opt == 'b';
-		return 1;
-	case OPT_GROUP:
-	case OPT_NO_GROUP:
-		a->hist.no_group = opt == OPT_NO_GROUP;
-		return 1;
-	default: {
-		int r = live_parse_opt(&a->lv.opts, opt, arg);
-		return r ? r : rp_parse_filter_opt(&a->rp, opt, arg);
-	}
-	}
+	return hist_parse_sort(field, arg);
+}
+
+/* -g[MODE], and "-g none" as perf takes it: getopt gives an optional
+ * argument only when attached. */
+static int set_graph(void *field, const char *arg)
+{
+	struct report_args *a = field;
+	if (!arg && optind < a->argc && graph_word(a->argv[optind]))
+		arg = a->argv[optind++];
+	return parse_graph(a, arg);
+}
+
+static int set_graph_caller(void *field, const char *arg)
+{
+	struct report_args *a = field;
+	a->graph_set = true;
+	a->hist.graph = HG_CALLER;
+	return 0;
+}
+
+static int set_double(void *field, const char *arg)
+{
+	return parse_double(arg, field);
+}
+
+/* --stdio: accepted for perf users, text being the only output. */
+static int accept(void *field, const char *arg)
+{
+	return 0;
 }
 
 static const struct opt options[] = {
-	OPT_INCLUDE(rp_input_opts),
-	OPT('s', 's', "sort", OPT_ARG, "KEYS",
+	OPT_INCLUDE_AT(rp_input_opts, A(rp)),
+	OPT_CALLBACK('s', "sort", OPT_ARG, A(hist), "KEYS",
 	  "comm,pid,dso,sym,cpu,srcline (default comm,dso,sym)\n"
 	  "comm: the thread's name at each sample (a thread\n"
 	  "renamed shows in a row per name).  pid: perf's key,\n"
@@ -100,29 +94,30 @@ static const struct opt options[] = {
 	  "SYM+garbage there).  No line known: SYM+OFFSET\n"
 	  "(decimal), else DSO[ADDR], else ??:0, as perf prints\n"
 	  "when its lookup fails (perf's addr2line says ??:0 for\n"
-	  "some files without DWARF).  Long lines are not cut."),
-	OPT(OPT_CHILDREN, 0, "children", OPT_NO_ARG, NULL,
+	  "some files without DWARF).  Long lines are not cut.", set_sort),
+	OPT_SET(0, "children", A(children), 1, 0,
 	  "add callers' inclusive time (default with callchains)"),
-	OPT(OPT_NO_CHILDREN, 0, "no-children", OPT_NO_ARG, NULL, "self time only"),
-	OPT('g', 'g', "call-graph", OPT_OPT_ARG, "caller|callee|none",
-	  "print call trees under each entry"),
-	OPT('G', 'G', NULL, OPT_NO_ARG, NULL, "-g caller"),
-	OPT(OPT_PERCENT_LIMIT, 0, "percent-limit", OPT_ARG, "P", "hide entries under P percent"),
-	OPT(OPT_GROUP, 0, "group", OPT_NO_ARG, NULL,
+	OPT_SET(0, "no-children", A(children), 0, 0, "self time only"),
+	OPT_CALLBACK('g', "call-graph", OPT_OPT_ARG, 0, "caller|callee|none",
+	  "print call trees under each entry", set_graph),
+	OPT_CALLBACK('G', NULL, OPT_NO_ARG, 0, NULL, "-g caller", set_graph_caller),
+	OPT_CALLBACK(0, "percent-limit", OPT_ARG, A(hist.percent_limit), "P",
+	  "hide entries under P percent", set_double),
+	OPT_FALSE(0, "group", A(hist.no_group),
 	  "an event group in one table, a column per member\n"
 	  "(the default, as in perf, for files with groups)"),
-	OPT(OPT_NO_GROUP, 0, "no-group", OPT_NO_ARG, NULL, "a section per event, group members too"),
-	OPT('b', 'b', "branch-stack", OPT_NO_ARG, NULL,
+	OPT_BOOL(0, "no-group", A(hist.no_group), "a section per event, group members too"),
+	OPT_SET('b', "branch-stack", A(branches), 1, 0,
 	  "count the samples' branches by source and target\n"
 	  "(the default, as in perf, for files with branch stacks)"),
-	OPT(OPT_NO_BRANCH_STACK, 0, "no-branch-stack", OPT_NO_ARG, NULL,
+	OPT_SET(0, "no-branch-stack", A(branches), 0, 0,
 	  "the usual table of the samples, with call graphs"),
-	OPT(OPT_STDIO, 0, "stdio", OPT_NO_ARG, NULL,
-	  "text output (the only kind; accepted for perf users)"),
-	OPT_INCLUDE(rp_view_opts),
-	OPT_INCLUDE(live_target_opts),
-	OPT_INCLUDE(live_pid_opts),
-	OPT_INCLUDE(live_interval_opts),
+	OPT_CALLBACK(0, "stdio", OPT_NO_ARG, 0, NULL,
+	  "text output (the only kind; accepted for perf users)", accept),
+	OPT_INCLUDE_AT(rp_view_opts, A(rp)),
+	OPT_INCLUDE_AT(live_target_opts, A(lv.opts)),
+	OPT_INCLUDE_AT(live_pid_opts, A(lv.opts)),
+	OPT_INCLUDE_AT(live_interval_opts, A(lv.opts)),
 	OPT_END,
 };
 
@@ -142,7 +137,6 @@ const struct opt_cmd report_cmd = {
 	"\n",
 	.opts = options,
 	.column = 25,
-	.one = parse_one,
 };
 
 /* -1 to go on, or the exit status to stop with. */

@@ -2,6 +2,7 @@
  * with sched_switch and sched_wakeup (e.g. 'ember record --off-cpu -a'),
  * as log2 histograms like runqlat's. */
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,17 +13,18 @@
 
 #define CMD "sched"
 
-enum { OPT_PER_COMM = 0x5000, OPT_PER_PID, OPT_WAITS };
-
 /* sched lat's own options and the shared filters (-p is --pid). */
 struct args {
-	struct rp_opts *rp;
-	struct schedlat_opts *o;
-	struct live_opts *live;
+	struct rp_opts rp;
+	struct schedlat_opts o;
+	struct live_opts live;
 };
 
-static int parse_waits(struct schedlat_opts *o, const char *arg)
+#define A(f) offsetof(struct args, f)
+
+static int parse_waits(void *field, const char *arg)
 {
+	struct schedlat_opts *o = field;
 	if (!strcmp(arg, "all"))
 		o->no_wakeups = o->no_preemptions = false;
 	else if (!strcmp(arg, "wakeup"))
@@ -33,35 +35,22 @@ static int parse_waits(struct schedlat_opts *o, const char *arg)
 		err_set("bad --waits '%s' (all, wakeup or preempt)", arg);
 		return -1;
 	}
-	return 1;
+	return 0;
 }
 
-/* 1 handled, 0 not ours, -1 err_set. */
-static int parse_one(void *ctx, int opt, const char *arg)
-{
-	struct args *a = ctx;
-	switch (opt) {
-	case OPT_PER_COMM: a->o->per_comm = true; return 1;
-	case OPT_PER_PID: a->o->per_pid = true; return 1;
-	case OPT_WAITS: return parse_waits(a->o, arg);
-	default: {
-		int r = live_parse_opt(a->live, opt, arg);
-		return r ? r : rp_parse_filter_opt(a->rp, opt, arg);
-	}
-	}
-}
+static int sched_lat(int argc, char **argv);
 
 static const struct opt options[] = {
-	OPT_INCLUDE(rp_input_opts),
-	OPT(OPT_PER_COMM, 0, "per-comm", OPT_NO_ARG, NULL, "a histogram per command name"),
-	OPT(OPT_PER_PID, 0, "per-pid", OPT_NO_ARG, NULL, "a histogram per process"),
-	OPT(OPT_WAITS, 0, "waits", OPT_ARG, "KIND",
+	OPT_INCLUDE_AT(rp_input_opts, A(rp)),
+	OPT_BOOL(0, "per-comm", A(o.per_comm), "a histogram per command name"),
+	OPT_BOOL(0, "per-pid", A(o.per_pid), "a histogram per process"),
+	OPT_CALLBACK(0, "waits", OPT_ARG, A(o), "KIND",
 	  "all (default), wakeup (from a wakeup only) or preempt\n"
-	  "(from a switch-out still runnable only)"),
-	OPT_INCLUDE(rp_short_pid_opts),
-	OPT_INCLUDE(rp_view_opts),
-	OPT_INCLUDE(live_target_opts),
-	OPT_INCLUDE(live_interval_opts),
+	  "(from a switch-out still runnable only)", parse_waits),
+	OPT_INCLUDE_AT(rp_short_pid_opts, A(rp)),
+	OPT_INCLUDE_AT(rp_view_opts, A(rp)),
+	OPT_INCLUDE_AT(live_target_opts, A(live)),
+	OPT_INCLUDE_AT(live_interval_opts, A(live)),
 	OPT_END,
 };
 
@@ -86,15 +75,19 @@ const struct opt_cmd sched_cmd = {
 	"at the end (Ctrl-C, --duration, the command's end).\n"
 	"\n",
 	.opts = options,
-	.one = parse_one,
+	.subs = (const struct opt_sub[]){ { "lat", sched_lat }, { NULL, NULL } },
 };
 
 /* -1 to go on, or the exit status to stop with. */
 static int parse_args(struct rp_opts *rp, struct schedlat_opts *o, struct live_view *lv,
 		      int argc, char **argv)
 {
-	struct args a = { rp, o, &lv->opts };
-	int rc = live_view_parse(lv, opt_parse(&sched_cmd, argc, argv, &a), argc, argv);
+	struct args a = { .rp = *rp, .o = *o, .live = lv->opts };
+	int rc = opt_parse(&sched_cmd, argc, argv, &a);
+	*rp = a.rp;                /* what was parsed is theirs to free */
+	*o = a.o;
+	lv->opts = a.live;
+	rc = live_view_parse(lv, rc, argc, argv);
 	if (rc >= 0)
 		return rc;
 	if (o->per_comm && o->per_pid) {
@@ -199,27 +192,14 @@ static int run(struct rp_opts *rp, struct schedlat_opts *o, struct live *live, u
 	return rc;
 }
 
-int cmd_sched(int argc, char **argv)
+/* `ember sched lat` (argv[0] "lat"). */
+static int sched_lat(int argc, char **argv)
 {
-	if (argc < 2) {
-		opt_help(&sched_cmd, stderr);
-		return EXIT_USAGE;
-	}
-	/* -h, --help and the hidden dumps may come before "lat": they take
-	 * no value and stop at once, so no context is needed. */
-	static const char *const before_lat[] = { "-h", "--help", "--list-options", "--man" };
-	for (size_t i = 0; i < ARRAY_SIZE(before_lat); i++)
-		if (!strcmp(argv[1], before_lat[i]))
-			return opt_parse(&sched_cmd, 2, argv, NULL);
-	if (strcmp(argv[1], "lat")) {
-		cmd_error(CMD, "unknown subcommand '%s': the one there is is 'lat'", argv[1]);
-		return EXIT_USAGE;
-	}
 	struct rp_opts rp;
 	rp_opts_init(&rp);
 	struct schedlat_opts o = { 0 };
 	struct live_view lv = { .cmd = CMD, .help = "sched lat", .rp = &rp };
-	int rc = parse_args(&rp, &o, &lv, argc - 1, argv + 1);
+	int rc = parse_args(&rp, &o, &lv, argc, argv);
 	rp.live_keep_threads = true;   /* the histograms keep the threads they measured */
 	if (rc < 0)
 		rc = live_view_start(&lv, REC_LIVE_SCHED);

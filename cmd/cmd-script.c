@@ -2,6 +2,7 @@
  * layout (views/script/), or with --blkparse the block I/O events in
  * blkparse's (the bio library). */
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -10,38 +11,37 @@
 #include "views/script/script.h"
 
 struct args {
-	struct rp_opts *o;
-	unsigned *fields;
-	bool *given;
+	struct rp_opts rp;
+	unsigned fields;
+	bool given;                /* -F given */
 };
 
-/* 1 taken, 0 not ours, -1 err_set. */
-static int parse_one(void *ctx, int opt, const char *arg)
+#define A(f) offsetof(struct args, f)
+
+static int set_fields(void *field, const char *arg)
 {
-	struct args *a = ctx;
-	switch (opt) {
-	case 'F':
-		*a->given = true;
-		return script_parse_fields(arg, a->fields) < 0 ? -1 : 1;
-	case 'B':
-		*a->fields |= SCRIPT_BLKPARSE;
-		return 1;
-	default:
-		return rp_parse_filter_opt(a->o, opt, arg);
-	}
+	struct args *a = field;
+	a->given = true;
+	return script_parse_fields(arg, &a->fields);
+}
+
+static int set_blkparse(void *field, const char *arg)
+{
+	*(unsigned *)field |= SCRIPT_BLKPARSE;
+	return 0;
 }
 
 static const struct opt options[] = {
-	OPT_INCLUDE(rp_input_opts),
-	OPT('F', 'F', "fields", OPT_ARG, "LIST",
+	OPT_INCLUDE_AT(rp_input_opts, A(rp)),
+	OPT_CALLBACK('F', "fields", OPT_ARG, 0, "LIST",
 	  "comm,pid,tid,cpu,time,period,event,trace,ip,sym,dso,symoff,\n"
 	  "srcline,weight,brstack (default: all that the recording\n"
 	  "has but srcline, weight and brstack); +LIST adds to the\n"
-	  "defaults, -LIST removes"),
-	OPT('B', 0, "blkparse", OPT_NO_ARG, NULL,
+	  "defaults, -LIST removes", set_fields),
+	OPT_CALLBACK(0, "blkparse", OPT_NO_ARG, A(fields), NULL,
 	  "block I/O events in blkparse's default line layout, from\n"
-	  "an ember recording or a blktrace capture (as ember bio)"),
-	OPT_INCLUDE(rp_view_opts),
+	  "an ember recording or a blktrace capture (as ember bio)", set_blkparse),
+	OPT_INCLUDE_AT(rp_view_opts, A(rp)),
 	OPT_END,
 };
 
@@ -54,14 +54,16 @@ const struct opt_cmd script_cmd = {
 	"Prints one line per sample, as perf script does.\n"
 	"\n",
 	.opts = options,
-	.one = parse_one,
 };
 
 /* -1 to go on, or the exit status to stop with; *given says -F was. */
 static int parse_args(struct rp_opts *o, unsigned *fields, bool *given, int argc, char **argv)
 {
-	struct args a = { o, fields, given };
+	struct args a = { .rp = *o, .fields = *fields };
 	int rc = opt_parse(&script_cmd, argc, argv, &a);
+	*o = a.rp;                 /* the lists parsed are o's to free */
+	*fields = a.fields;
+	*given = a.given;
 	if (rc >= 0)
 		return rc;
 	if (optind < argc)

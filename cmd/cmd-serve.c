@@ -2,6 +2,7 @@
  * tcp://HOST:PORT` streams, one directory per recording; logs each client
  * on standard error. */
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -15,8 +16,6 @@
 /* Descriptors besides the server's own: the standard streams, the one a
  * full pending table takes before it lets its oldest go, the C library's. */
 #define FD_SPARE 16
-
-enum { OPT_LISTEN = 256, OPT_TOKEN_FILE, OPT_MAX_CONNS, OPT_TIMEOUT, OPT_DURATION, OPT_STOP_AFTER };
 
 struct cli {
 	struct net_server_opts o;
@@ -37,76 +36,82 @@ static const char synopsis[] =
 	"--duration or --stop-after.\n"
 	"\n";
 
+
+/* Each prints its own message (cmd_bad): -2. */
+static int parse_seconds(const char *opt, const char *arg, double *out)
+{
+	if (parse_double(arg, out) >= 0 && *out > 0 && *out <= 1e6)
+		return 0;
+	cmd_bad(CMD, "give a positive number of seconds", "%s %s", opt, arg);
+	return -2;
+}
+
+static int parse_count(const char *opt, const char *arg, int max, int *out)
+{
+	if (parse_int(arg, out) >= 0 && *out >= 1 && *out <= max)
+		return 0;
+	cmd_bad(CMD, "give a count from 1", "%s %s", opt, arg);
+	return -2;
+}
+
+#define A(f) offsetof(struct cli, f)
+
+static int set_max_conns(void *field, const char *arg)
+{
+	return parse_count("--max-conns", arg, 4096, field);
+}
+
+static int set_timeout(void *field, const char *arg)
+{
+	double secs;
+	if (parse_seconds("--timeout", arg, &secs) < 0)
+		return -2;
+	*(int *)field = (int)(secs * 1000);
+	return 0;
+}
+
+static int set_duration(void *field, const char *arg)
+{
+	return parse_seconds("--duration", arg, field);
+}
+
+static int set_stop_after(void *field, const char *arg)
+{
+	int n;
+	if (parse_count("--stop-after", arg, 1 << 30, &n) < 0)
+		return -2;
+	*(u64 *)field = (u64)n;
+	return 0;
+}
+
 static const struct opt options[] = {
-	OPT(OPT_LISTEN, 0, "listen", OPT_ARG, "ADDR:PORT",
+	OPT_STRING(0, "listen", A(listen), "ADDR:PORT",
 	  "where to listen (default 127.0.0.1:8462; other\n"
 	  "addresses only when given, e.g. 0.0.0.0:8462;\n"
 	  "port 0 picks a free one, printed)"),
-	OPT('o', 'o', "output-dir", OPT_ARG, "DIR",
+	OPT_STRING('o', "output-dir", A(o.dir), "DIR",
 	  "write recordings under DIR (default .)"),
-	OPT(OPT_TOKEN_FILE, 0, "token-file", OPT_ARG, "FILE",
+	OPT_STRING(0, "token-file", A(token_file), "FILE",
 	  "require the shared token in FILE from every\n"
 	  "client (record --token-file); a client without it\n"
 	  "is refused, logged, and nothing is written"),
-	OPT(OPT_MAX_CONNS, 0, "max-conns", OPT_ARG, "N",
+	OPT_CALLBACK(0, "max-conns", OPT_ARG, A(o.max_conns), "N",
 	  "clients at once (default 32; fewer when the\n"
 	  "descriptor limit, ulimit -n, is too low, said in\n"
 	  "one line); more are refused.  A connection takes\n"
 	  "a client's place only once its hello and token\n"
 	  "are good: until then, for at most 1 s, it is one\n"
-	  "of 64 pending (8 from one address)"),
-	OPT(OPT_TIMEOUT, 0, "timeout", OPT_ARG, "SECS",
+	  "of 64 pending (8 from one address)", set_max_conns),
+	OPT_CALLBACK(0, "timeout", OPT_ARG, A(o.idle_ms), "SECS",
 	  "drop a client silent this long (default 60; its\n"
-	  "file is kept to its last round)"),
-	OPT(OPT_DURATION, 0, "duration", OPT_ARG, "SECS", "stop after SECS seconds"),
-	OPT(OPT_STOP_AFTER, 0, "stop-after", OPT_ARG, "N",
+	  "file is kept to its last round)", set_timeout),
+	OPT_CALLBACK(0, "duration", OPT_ARG, A(o.duration), "SECS", "stop after SECS seconds",
+		     set_duration),
+	OPT_CALLBACK(0, "stop-after", OPT_ARG, A(o.stop_after), "N",
 	  "stop once N clients have come and gone (stored,\n"
-	  "cut or refused)"),
+	  "cut or refused)", set_stop_after),
 	OPT_END,
 };
-
-static int parse_seconds(const char *opt, const char *arg, double *out)
-{
-	if (parse_double(arg, out) < 0 || !(*out > 0) || *out > 1e6)
-		return cmd_bad(CMD, "give a positive number of seconds", "%s %s", opt, arg);
-	return 0;
-}
-
-static int parse_count(const char *opt, const char *arg, int max, int *out)
-{
-	if (parse_int(arg, out) < 0 || *out < 1 || *out > max)
-		return cmd_bad(CMD, "give a count from 1", "%s %s", opt, arg);
-	return 0;
-}
-
-static int parse_option(struct cli *cl, int id, const char *arg)
-{
-	double secs;
-	int n;
-	switch (id) {
-	case OPT_LISTEN: cl->listen = arg; return 0;
-	case 'o': cl->o.dir = arg; return 0;
-	case OPT_TOKEN_FILE: cl->token_file = arg; return 0;
-	case OPT_MAX_CONNS: return parse_count("--max-conns", arg, 4096, &cl->o.max_conns);
-	case OPT_TIMEOUT:
-		if (parse_seconds("--timeout", arg, &secs) < 0)
-			return -1;
-		cl->o.idle_ms = (int)(secs * 1000);
-		return 0;
-	case OPT_DURATION: return parse_seconds("--duration", arg, &cl->o.duration);
-	case OPT_STOP_AFTER:
-		if (parse_count("--stop-after", arg, 1 << 30, &n) < 0)
-			return -1;
-		cl->o.stop_after = (u64)n;
-		return 0;
-	default: return 0;
-	}
-}
-
-static int parse_one(void *ctx, int id, const char *arg)
-{
-	return parse_option(ctx, id, arg) < 0 ? -2 : 1;
-}
 
 const struct opt_cmd serve_cmd = {
 	.name = CMD,
@@ -114,7 +119,6 @@ const struct opt_cmd serve_cmd = {
 	.synopsis = synopsis,
 	.opts = options,
 	.column = 25,
-	.one = parse_one,
 };
 
 static void log_line(void *ctx, const char *line)

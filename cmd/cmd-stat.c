@@ -3,6 +3,7 @@
  * counts, metrics or the --ipc/--tlb table; the only printing part. */
 #include <getopt.h>
 #include <numa.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +16,7 @@
 
 #define CMD "stat"
 
-enum { OPT_JSON = 256, OPT_PER_NODE, OPT_PER_THREAD, OPT_DURATION, OPT_IPC,
-       OPT_TLB };
+enum { OPT_DURATION = 256 };
 
 enum metric_set { SET_NONE, SET_IPC, SET_TLB };
 
@@ -71,25 +71,18 @@ static int parse_targets(struct cli *cl, int c, const char *arg)
 	return rc;
 }
 
-/* 0, or -1 after printing why. */
+#define A(f) offsetof(struct cli, f)
+
+/* The options that print their own message: 0, or -1 after printing why. */
 static int parse_option(struct cli *cl, int c, const char *arg)
 {
 	switch (c) {
 	case 'e': return cmd_said(CMD, pmc_parse(&cl->events, arg));
-	case 'a': cl->system_wide = true; return 0;
 	case 'C': case 'p': case 't': return parse_targets(cl, c, arg);
 	case 'I': return parse_positive("-I", arg, &cl->interval_ms);
 	case 'r': return parse_repeat(cl, arg);
-	case 'x': cl->sep = arg; return 0;
-	case OPT_JSON: cl->json = true; return 0;
-	case 'A': cl->agg = PMC_AGG_CPU; return 0;
-	case OPT_PER_NODE: cl->agg = PMC_AGG_NODE; return 0;
-	case OPT_PER_THREAD: cl->agg = PMC_AGG_THREAD; return 0;
 	case OPT_DURATION:
 		return parse_positive("--duration", arg, &cl->duration);
-	case OPT_IPC: cl->set = SET_IPC; return 0;
-	case OPT_TLB: cl->set = SET_TLB; return 0;
-	case 'o': cl->output = arg; return 0;
 	default: return 0;
 	}
 }
@@ -105,21 +98,21 @@ static const struct opt options[] = {
 	  "read together); default: task-clock,\n"
 	  "context-switches, cpu-migrations, page-faults,\n"
 	  "cycles, instructions, branches, branch-misses"),
-	OPT('a', 'a', "all-cpus", OPT_NO_ARG, NULL, "system-wide, on every CPU"),
+	OPT_BOOL('a', "all-cpus", A(system_wide), "system-wide, on every CPU"),
 	OPT('C', 'C', "cpu", OPT_ARG, "LIST", "system-wide on these CPUs (0-3,6)"),
 	OPT('p', 'p', "pid", OPT_ARG, "PIDS", "these processes (all their threads)"),
 	OPT('t', 't', "tid", OPT_ARG, "TIDS", "these threads"),
 	OPT('I', 'I', "interval-print", OPT_ARG, "MS", "print the counts every MS milliseconds"),
 	OPT('r', 'r', "repeat", OPT_ARG, "N", "run the command N times: mean and +- stddev"),
-	OPT('x', 'x', "field-separator", OPT_ARG, "SEP", "CSV output"),
-	OPT(OPT_JSON, 0, "json", OPT_NO_ARG, NULL, "JSON output, one object per line"),
-	OPT('A', 'A', "per-cpu", OPT_NO_ARG, NULL, "a row per CPU (with -a or -C)"),
-	OPT(OPT_PER_NODE, 0, "per-node", OPT_NO_ARG, NULL, "a row per NUMA node (with -a or -C)"),
-	OPT(OPT_PER_THREAD, 0, "per-thread", OPT_NO_ARG, NULL, "a row per thread (with -p or -t)"),
+	OPT_STRING('x', "field-separator", A(sep), "SEP", "CSV output"),
+	OPT_BOOL(0, "json", A(json), "JSON output, one object per line"),
+	OPT_SET('A', "per-cpu", A(agg), PMC_AGG_CPU, 0, "a row per CPU (with -a or -C)"),
+	OPT_SET(0, "per-node", A(agg), PMC_AGG_NODE, 0, "a row per NUMA node (with -a or -C)"),
+	OPT_SET(0, "per-thread", A(agg), PMC_AGG_THREAD, 0, "a row per thread (with -p or -t)"),
 	OPT(OPT_DURATION, 0, "duration", OPT_ARG, "SECS", "stop after SECS seconds"),
-	OPT(OPT_IPC, 0, "ipc", OPT_NO_ARG, NULL, "K_CYCLES, K_INSTR and IPC (needs a hardware PMU)"),
-	OPT(OPT_TLB, 0, "tlb", OPT_NO_ARG, NULL, "tlbstat columns: walks, walk cycles, DTLB% ITLB%"),
-	OPT('o', 'o', "output", OPT_ARG, "FILE", "write the counts to FILE (default: stderr)"),
+	OPT_SET(0, "ipc", A(set), SET_IPC, 0, "K_CYCLES, K_INSTR and IPC (needs a hardware PMU)"),
+	OPT_SET(0, "tlb", A(set), SET_TLB, 0, "tlbstat columns: walks, walk cycles, DTLB% ITLB%"),
+	OPT_STRING('o', "output", A(output), "FILE", "write the counts to FILE (default: stderr)"),
 	OPT_END,
 };
 

@@ -3,6 +3,7 @@
  * shared target options and its help; one command runs any of them and
  * says what the run found.  The tools themselves are sinks in tools/. */
 #include <getopt.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,43 +16,22 @@ struct tool_cli {
 	struct tool_opts o;
 };
 
-enum {
-	OPT_FAILED = TOOL_OPT_OWN, OPT_TIMESTAMPS, OPT_NAME, OPT_LATENCY, OPT_PER_PROCESS,
-	OPT_TOP, OPT_THREADS, OPT_OFFCPU, OPT_MILLIS, OPT_DIST, OPT_COUNTS, OPT_FOLDED, OPT_FLAME,
-};
+#define C(f) offsetof(struct tool_cli, f)
+#define O(f) offsetof(struct tool_cli, o.f)
+/* The shared groups, at their structs in tool_cli. */
+#define TARGET OPT_INCLUDE_AT(tool_target_opts, C(tg))
+#define INTERVALS OPT_INCLUDE_AT(live_interval_opts, C(tg.live))
 
-static int parse_own(struct tool_opts *o, int id, const char *arg)
+/* -T N: how many rows (u32). */
+static int set_top(void *field, const char *arg)
 {
 	u64 v;
-	switch (id) {
-	case OPT_FAILED: o->failed = true; return 1;
-	case OPT_TIMESTAMPS: o->timestamps = true; return 1;
-	case OPT_NAME: o->name = arg; return 1;
-	case OPT_LATENCY: o->latency = true; return 1;
-	case OPT_PER_PROCESS: o->per_process = true; return 1;
-	case OPT_TOP:
-		if (parse_u64(arg, &v) < 0 || !v || v > 1000000) {
-			err_set("-T %s: give how many rows to print, e.g. -T 10", arg);
-			return -1;
-		}
-		o->top = (u32)v;
-		return 1;
-	case OPT_THREADS: o->threads = true; return 1;
-	case OPT_OFFCPU: o->offcpu = true; return 1;
-	case OPT_MILLIS: o->millis = true; return 1;
-	case OPT_DIST: o->dist = true; return 1;
-	case OPT_COUNTS: o->counts = true; return 1;
-	case OPT_FOLDED: o->folded = true; return 1;
-	case OPT_FLAME: o->flame = arg; return 1;
-	default: return 0;
+	if (parse_u64(arg, &v) < 0 || !v || v > 1000000) {
+		err_set("-T %s: give how many rows to print, e.g. -T 10", arg);
+		return -1;
 	}
-}
-
-static int parse_one(void *ctx, int id, const char *arg)
-{
-	struct tool_cli *c = ctx;
-	int rc = tool_parse_target(&c->tg, id, arg);
-	return rc ? rc : parse_own(&c->o, id, arg);
+	*(u32 *)field = (u32)v;
+	return 0;
 }
 
 #define TOOL_SYNOPSIS(name, what)                                              \
@@ -65,79 +45,80 @@ static int parse_one(void *ctx, int id, const char *arg)
 /* ---- Each tool's own options ------------------------------------------ */
 
 static const struct opt execsnoop_opts[] = {
-	OPT_INCLUDE(tool_target_opts),
-	OPT(OPT_FAILED, 'x', "fails", OPT_NO_ARG, NULL, "include failed execs"),
-	OPT(OPT_TIMESTAMPS, 't', "timestamp", OPT_NO_ARG, NULL,
+	TARGET,
+	OPT_BOOL('x', "fails", O(failed), "include failed execs"),
+	OPT_BOOL('t', "timestamp", O(timestamps),
 	  "a TIME(s) column: seconds since the first event"),
 	OPT_END,
 };
 
 static const struct opt opensnoop_opts[] = {
-	OPT_INCLUDE(tool_target_opts),
-	OPT(OPT_FAILED, 'x', "failed", OPT_NO_ARG, NULL, "only failed opens"),
-	OPT(OPT_NAME, 'n', "name", OPT_ARG, "NAME", "only processes whose name contains NAME"),
-	OPT(OPT_TIMESTAMPS, 'T', "timestamp", OPT_NO_ARG, NULL,
+	TARGET,
+	OPT_BOOL('x', "failed", O(failed), "only failed opens"),
+	OPT_STRING('n', "name", O(name), "NAME", "only processes whose name contains NAME"),
+	OPT_BOOL('T', "timestamp", O(timestamps),
 	  "a TIME(s) column: seconds since the first event"),
 	OPT_END,
 };
 
 static const struct opt syscount_opts[] = {
-	OPT_INCLUDE(tool_target_opts),
-	OPT_INCLUDE(live_interval_opts),
-	OPT(OPT_LATENCY, 'L', "latency", OPT_NO_ARG, NULL,
+	TARGET,
+	INTERVALS,
+	OPT_BOOL('L', "latency", O(latency),
 	  "total and average time in each syscall"),
-	OPT(OPT_PER_PROCESS, 'P', "process", OPT_NO_ARG, NULL, "by process, not by syscall"),
-	OPT(OPT_TOP, 'T', "top", OPT_ARG, "N", "print the N largest rows (default 10)"),
+	OPT_BOOL('P', "process", O(per_process), "by process, not by syscall"),
+	OPT_CALLBACK('T', "top", OPT_ARG, O(top), "N", "print the N largest rows (default 10)",
+		     set_top),
 	OPT_END,
 };
 
 static const struct opt exitsnoop_opts[] = {
-	OPT_INCLUDE(tool_target_opts),
-	OPT(OPT_FAILED, 'x', "failed", OPT_NO_ARG, NULL, "only exits with a code or a signal"),
-	OPT(OPT_THREADS, 0, "per-thread", OPT_NO_ARG, NULL, "every thread's exit, not only processes'"),
+	TARGET,
+	OPT_BOOL('x', "failed", O(failed), "only exits with a code or a signal"),
+	OPT_BOOL(0, "per-thread", O(threads), "every thread's exit, not only processes'"),
 	OPT_END,
 };
 
 static const struct opt cpudist_opts[] = {
-	OPT_INCLUDE(tool_target_opts),
-	OPT_INCLUDE(live_interval_opts),
-	OPT(OPT_OFFCPU, 'O', "offcpu", OPT_NO_ARG, NULL, "off-CPU lengths instead"),
-	OPT(OPT_PER_PROCESS, 'P', "pids", OPT_NO_ARG, NULL, "a histogram per process"),
-	OPT(OPT_MILLIS, 'm', "milliseconds", OPT_NO_ARG, NULL, "in milliseconds, not microseconds"),
+	TARGET,
+	INTERVALS,
+	OPT_BOOL('O', "offcpu", O(offcpu), "off-CPU lengths instead"),
+	OPT_BOOL('P', "pids", O(per_process), "a histogram per process"),
+	OPT_BOOL('m', "milliseconds", O(millis), "in milliseconds, not microseconds"),
 	OPT_END,
 };
 
 static const struct opt irqs_opts[] = {
-	OPT_INCLUDE(tool_target_opts_no_c),
-	OPT_INCLUDE(live_interval_opts),
-	OPT(OPT_DIST, 'd', "dist", OPT_NO_ARG, NULL, "a histogram of durations for each"),
-	OPT(OPT_COUNTS, 'C', "count-only", OPT_NO_ARG, NULL, "how many times, not how long"),
+	OPT_INCLUDE_AT(tool_target_opts_no_c, C(tg)),
+	INTERVALS,
+	OPT_BOOL('d', "dist", O(dist), "a histogram of durations for each"),
+	OPT_BOOL('C', "count-only", O(counts), "how many times, not how long"),
 	OPT_END,
 };
 
 static const struct opt funccount_opts[] = {
-	OPT_INCLUDE(tool_target_opts),
-	OPT_INCLUDE(live_interval_opts),
-	OPT(OPT_PER_PROCESS, 'P', "per-process", OPT_NO_ARG, NULL, "a count per process"),
+	TARGET,
+	INTERVALS,
+	OPT_BOOL('P', "per-process", O(per_process), "a count per process"),
 	OPT_END,
 };
 
 static const struct opt stackcount_opts[] = {
-	OPT_INCLUDE(tool_target_opts),
-	OPT_INCLUDE(live_interval_opts),
-	OPT(OPT_FOLDED, 'f', "folded", OPT_NO_ARG, NULL, "folded lines (process;root;...;leaf N)"),
-	OPT(OPT_FLAME, 0, "flame", OPT_ARG, "FILE.svg", "a flame graph of the stacks into FILE.svg"),
+	TARGET,
+	INTERVALS,
+	OPT_BOOL('f', "folded", O(folded), "folded lines (process;root;...;leaf N)"),
+	OPT_STRING(0, "flame", O(flame), "FILE.svg", "a flame graph of the stacks into FILE.svg"),
 	OPT_END,
 };
 
 static const struct opt plain_opts[] = {
-	OPT_INCLUDE(tool_target_opts),
+	TARGET,
 	OPT_END,
 };
 
 static const struct opt writeback_opts[] = {
-	OPT_INCLUDE(tool_target_opts),
-	OPT_INCLUDE(live_interval_opts),
+	TARGET,
+	INTERVALS,
 	OPT_END,
 };
 
@@ -154,7 +135,7 @@ struct tool_cmd {
 /* A tool with the usual synopsis: targets, then its options. */
 #define TOOL(nm, mk, table, sum, what)                                        \
 	{ .cmd = { .name = nm, .summary = sum, .synopsis = TOOL_SYNOPSIS(nm, what), \
-		   .opts = table, .stop_at_operand = true, .one = parse_one }, \
+		   .opts = table, .stop_at_operand = true },                \
 	  .make = mk }
 
 /* funccount and stackcount: PATTERN, with options after it too (as BCC
@@ -165,7 +146,7 @@ struct tool_cmd {
 	"       ember " nm " -i FILE [options]\n\n" what "\n"
 #define PATTERN_TOOL(nm, mk, table, sum, what)                                \
 	{ .cmd = { .name = nm, .summary = sum, .synopsis = PATTERN_SYNOPSIS(nm, what), \
-		   .opts = table, .one = parse_one },                         \
+		   .opts = table },                                          \
 	  .make = mk, .pattern = true }
 
 /* In the order 'ember --help' lists them. */

@@ -4,6 +4,7 @@
  * refresh with --stdio.  The options and the wiring: the screen is
  * views/top/ui.c's on screen/'s terminal view, which restores the
  * terminal on every way out. */
+#include <stddef.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -15,8 +16,6 @@
 
 #define CMD "top"
 
-enum { OPT_STDIO = 0x7100, OPT_HIDE_KERNEL, OPT_HIDE_USER };
-
 struct top_args {
 	struct rp_opts rp;
 	struct live_view lv;
@@ -26,47 +25,35 @@ struct top_args {
 	bool zero, stdio, graph, hide_kernel, hide_user;
 };
 
-static int parse_one(void *ctx, int opt, const char *arg)
+#define A(f) offsetof(struct top_args, f)
+
+/* -s KEYS: kept as given (the screen's prompt shows them) and parsed. */
+static int set_sort(void *field, const char *arg)
 {
-	struct top_args *a = ctx;
-	switch (opt) {
-	case 'd':
-		if (parse_double(arg, &a->delay) < 0 || !(a->delay > 0)) {
-			err_set("bad -d '%s': give the seconds between refreshes, e.g. -d 2", arg);
-			return -1;
-		}
-		return 1;
-	case 'z': a->zero = true; return 1;
-	case 's': a->sort = arg; return hist_parse_sort(&a->keys, arg) < 0 ? -1 : 1;
-	case 'g': a->graph = true; return 1;
-	case 'K': a->hide_kernel = true; return 1;
-	case 'U': a->hide_user = true; return 1;
-	case OPT_STDIO: a->stdio = true; return 1;
-	default: {
-		int r = live_parse_opt(&a->lv.opts, opt, arg);
-		return r ? r : rp_parse_filter_opt(&a->rp, opt, arg);
-	}
-	}
+	struct top_args *a = field;
+	a->sort = arg;
+	return hist_parse_sort(&a->keys, arg);
 }
 
 static const struct opt options[] = {
-	OPT('d', 'd', "delay", OPT_ARG, "SECS", "seconds between refreshes (default 2)"),
-	OPT('z', 'z', "zero", OPT_NO_ARG, NULL, "zero the counts at each refresh (default: decay by 1/8)"),
-	OPT('s', 's', "sort", OPT_ARG, "KEYS", "comm,pid,dso,sym,cpu (default dso,sym); pid: the\n"
-	  "thread, TID:COMM (its name at the sample; tid: the same)"),
-	OPT('g', 'g', NULL, OPT_NO_ARG, NULL,
+	OPT_DOUBLE('d', "delay", A(delay), "SECS", "seconds between refreshes (default 2)", 0,
+		   "bad -d '%s': give the seconds between refreshes, e.g. -d 2"),
+	OPT_BOOL('z', "zero", A(zero), "zero the counts at each refresh (default: decay by 1/8)"),
+	OPT_CALLBACK('s', "sort", OPT_ARG, 0, "KEYS", "comm,pid,dso,sym,cpu (default dso,sym); pid: the\n"
+	  "thread, TID:COMM (its name at the sample; tid: the same)", set_sort),
+	OPT_BOOL('g', NULL, A(graph),
 	  "record call chains (as record -g): children (inclusive)\n"
 	  "weights, and callers to expand"),
-	OPT('K', 'K', "hide-kernel", OPT_NO_ARG, NULL, "hide kernel symbols"),
-	OPT('U', 'U', "hide-user", OPT_NO_ARG, NULL, "hide user symbols"),
-	OPT(OPT_STDIO, 0, "stdio", OPT_NO_ARG, NULL,
+	OPT_BOOL('K', "hide-kernel", A(hide_kernel), "hide kernel symbols"),
+	OPT_BOOL('U', "hide-user", A(hide_user), "hide user symbols"),
+	OPT_BOOL(0, "stdio", A(stdio),
 	  "print each refresh as text: report's header lines and\n"
 	  "table of that refresh's samples (as with -z), for scripts"),
-	OPT(LV_OPT_COUNT, 0, "count", OPT_ARG, "N", "exit after N refreshes"),
-	OPT_INCLUDE(live_target_opts),
-	OPT_INCLUDE(live_pid_opts),
-	OPT_INCLUDE(rp_sample_opts),
-	OPT_INCLUDE(rp_symbol_opts),
+	LIVE_COUNT_OPT(A(lv.opts), "exit after N refreshes"),
+	OPT_INCLUDE_AT(live_target_opts, A(lv.opts)),
+	OPT_INCLUDE_AT(live_pid_opts, A(lv.opts)),
+	OPT_INCLUDE_AT(rp_sample_opts, A(rp)),
+	OPT_INCLUDE_AT(rp_symbol_opts, A(rp)),
 	OPT_END,
 };
 
@@ -86,7 +73,6 @@ const struct opt_cmd top_cmd = {
 	.opts = options,
 	.column = 25,
 	.notes = "Ctrl-C, SIGTERM and q restore the terminal and exit 0.\n",
-	.one = parse_one,
 };
 
 /* ---- the full screen (views/top/ui.c on screen/) ------------------------------ */

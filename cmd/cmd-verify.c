@@ -22,14 +22,9 @@ static const char synopsis[] =
 
 static const struct opt options[] = { OPT_END };
 
-static int no_option(void *ctx, int opt, const char *arg)
-{
-	return 0;
-}
-
 const struct opt_cmd verify_cmd = {
 	.name = CMD, .summary = "check a data file or blktrace capture record by record",
-	.synopsis = synopsis, .opts = options, .one = no_option,
+	.synopsis = synopsis, .opts = options, .operand = "file",
 };
 
 int cmd_verify(int argc, char **argv)
@@ -37,11 +32,6 @@ int cmd_verify(int argc, char **argv)
 	int rc = opt_parse(&verify_cmd, argc, argv, NULL);
 	if (rc >= 0)
 		return rc;
-	if (argc != 2 || argv[1][0] == '-') {
-		cmd_error(CMD, "%s: give one file: see 'ember verify --help'",
-			  argc < 2 ? "no file" : argv[1]);
-		return EXIT_USAGE;
-	}
 	u64 problems;
 	if (pd_verify(argv[1], stdout, &problems) < 0) {
 		cmd_error(CMD, "%s", err_msg());

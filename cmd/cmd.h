@@ -1,12 +1,14 @@
 /* cmd.h - the command layer: every `ember COMMAND` (cmd-*.c, one file a
- * command, as git's builtin/), their option tables, and what they share
- * on the command line (options.c): collapse's options, the warnings after
- * a replay, and the helpers two commands share.  Only ember.c and cmd/
- * include this header. */
+ * command, as git's builtin/), their option tables over the option engine
+ * (parse-options.c, options-internal.h: the only parser of argv, with the
+ * shared groups of replay-options.c, live-options.c and tool-options.c),
+ * and what they share on the command line (options.c): collapse's
+ * options, the warnings after a replay, and the helpers two commands
+ * share.  Only ember.c and cmd/ include this header. */
 #ifndef EMBER_CMD_H
 #define EMBER_CMD_H
 
-#include "common/options.h"
+#include "cmd/options-internal.h"
 #include "replay/replay.h"
 #include "views/collapse/collapse.h"
 #include "views/sched/sched.h"
@@ -16,7 +18,6 @@ int cmd_script(int argc, char **argv);
 int cmd_collapse(int argc, char **argv);
 int cmd_flame(int argc, char **argv);
 int cmd_offcpu(int argc, char **argv);
-int cmd_sched(int argc, char **argv);
 int cmd_bio(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_btrace(int argc, char **argv);
@@ -31,7 +32,7 @@ int cmd_stat(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 
-/* Their option tables (common/options.h): --help, man pages, completion. */
+/* Their option tables (options-internal.h): --help, man pages, completion. */
 extern const struct opt_cmd report_cmd, script_cmd, collapse_cmd, flame_cmd, offcpu_cmd,
 	sched_cmd, bio_cmd, btrace_cmd, verify_cmd, archive_cmd, top_cmd, export_cmd, push_cmd,
 	record_cmd, stat_cmd, list_cmd, serve_cmd;
@@ -42,32 +43,15 @@ extern const struct opt_cmd report_cmd, script_cmd, collapse_cmd, flame_cmd, off
 const struct opt_cmd *tool_command(size_t i);
 int cmd_tool(int argc, char **argv);
 
-/* collapse's options, shared by flame's data-file input: its own and the
- * shared view options, whose bare --pid/--tid name process frames here
- * (--pid=LIST still filters). */
-enum {
-	COLLAPSE_OPT_PID = 0x3000, COLLAPSE_OPT_TID, COLLAPSE_OPT_ANNOTATE,
-	COLLAPSE_OPT_WEIGHT, COLLAPSE_OPT_SRCLINE,
+/* collapse's options, shared by flame's data-file input: its own, bound
+ * into a struct collapse_args (bare --pid/--tid name process frames
+ * here, --pid=LIST still filters), then the shared view options at the
+ * command's struct rp_opts (collapse_rp_options). */
+struct collapse_args {
+	struct collapse_opts *c;
+	struct rp_opts *rp;
 };
-extern const struct opt collapse_options[];
-/* 1 when opt was one of collapse_options, 0 when not, -1 with err_set()
- * on a bad value. */
-int collapse_parse_opt(struct collapse_opts *c, struct rp_opts *rp, int opt, const char *arg);
-
-/* ---- ember bio --replay and --save-plan (cmd-bio-replay.c) ------------- */
-
-/* The replay's options, in bio's table; its parse takes their ids (1
- * taken, 0 not ours, -1 err_set) into *b, made at the first one. */
-struct bio_replay;
-struct bio_view_opts;
-extern const struct opt bio_replay_opts[];
-int bio_replay_parse(struct bio_replay **b, int opt, const char *arg);
-/* -1 to go on, or EXIT_USAGE having said why (b NULL: no replay). */
-int bio_replay_check(const struct bio_replay *b, bool input_set, bool other_view);
-/* The plan (of rp's input, filtered by v and rp's filters, or --plan's),
- * saved and/or replayed; returns the exit status, having said why. */
-int bio_replay_cmd(struct bio_replay *b, const struct rp_opts *rp, const struct bio_view_opts *v);
-void bio_replay_free(struct bio_replay *b);
+extern const struct opt collapse_options[], collapse_rp_options[];
 
 /* ---- After a replay (options.c, notes.c) ------------------------------- */
 

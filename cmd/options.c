@@ -1,5 +1,5 @@
 /* options.c - what the analysis commands share beyond the replay's own
- * option groups (replay/options.c): collapse's options (collapse and
+ * option groups (replay-options.c): collapse's options (collapse and
  * flame) and the warnings after a replay. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,58 +8,79 @@
 
 #include "cmd/cmd.h"
 
+/* collapse's own options: callbacks on the struct collapse_args the
+ * table includes them at. */
+static int set_weight(void *field, const char *arg)
+{
+	struct collapse_args *ca = field;
+	if (!strcmp(arg, "period") || !strcmp(arg, "samples")) {
+		ca->c->weight_period = !strcmp(arg, "period");
+		return 0;
+	}
+	err_set("bad --weight '%s' (expected samples or period)", arg);
+	return -1;
+}
+
+static int set_annotate(void *field, const char *arg)
+{
+	((struct collapse_args *)field)->c->annotate = true;
+	return 0;
+}
+
+static int set_srcline(void *field, const char *arg)
+{
+	((struct collapse_args *)field)->c->srcline = true;
+	return 0;
+}
+
+/* Bare --pid/--tid name process frames; --pid=LIST filters. */
+static int name_or_filter(struct collapse_args *ca, const char *arg, bool tid)
+{
+	if (arg)
+		return (tid ? rp_set_tids : rp_set_pids)(&ca->rp->filter, arg);
+	if (tid)
+		ca->c->tid = true;
+	else
+		ca->c->pid = true;
+	return 0;
+}
+
+static int set_pid(void *field, const char *arg)
+{
+	return name_or_filter(field, arg, false);
+}
+
+static int set_tid(void *field, const char *arg)
+{
+	return name_or_filter(field, arg, true);
+}
+
 const struct opt collapse_options[] = {
-	OPT(COLLAPSE_OPT_WEIGHT, 0, "weight", OPT_ARG, "WHAT",
+	OPT_CALLBACK(0, "weight", OPT_ARG, 0, "WHAT",
 	  "samples (default) or period: sum each sample's period\n"
 	  "(what stackcollapse-perf.pl does since 2022 when\n"
-	  "perf script shows the period)"),
-	OPT(COLLAPSE_OPT_ANNOTATE, 0, "annotate", OPT_NO_ARG, NULL,
-	  "mark kernel frames _[k] and JIT frames _[j]"),
-	OPT(COLLAPSE_OPT_PID, 0, "pid", OPT_OPT_ARG, "LIST",
+	  "perf script shows the period)", set_weight),
+	OPT_CALLBACK(0, "annotate", OPT_NO_ARG, 0, NULL,
+	  "mark kernel frames _[k] and JIT frames _[j]", set_annotate),
+	OPT_CALLBACK(0, "pid", OPT_OPT_ARG, 0, "LIST",
 	  "name the process frame comm-PID; --pid=LIST: only\n"
-	  "these processes (note the '=')"),
-	OPT(COLLAPSE_OPT_TID, 0, "tid", OPT_OPT_ARG, "LIST",
+	  "these processes (note the '=')", set_pid),
+	OPT_CALLBACK(0, "tid", OPT_OPT_ARG, 0, "LIST",
 	  "name the process frame comm-PID/TID; --tid=LIST:\n"
-	  "only these threads"),
-	OPT(COLLAPSE_OPT_SRCLINE, 0, "srcline", OPT_NO_ARG, NULL,
+	  "only these threads", set_tid),
+	OPT_CALLBACK(0, "srcline", OPT_NO_ARG, 0, NULL,
 	  "add \" file:line\" to each frame the DWARF has a line\n"
-	  "for (an inline chain's outer frames: the call site)"),
+	  "for (an inline chain's outer frames: the call site)", set_srcline),
+	OPT_END,
+};
+
+/* After them, the replay's groups collapse takes. */
+const struct opt collapse_rp_options[] = {
 	OPT_INCLUDE(rp_sample_opts),
 	OPT_INCLUDE(rp_symbol_opts),
 	OPT_INCLUDE(rp_unwind_opts),
 	OPT_END,
 };
-
-int collapse_parse_opt(struct collapse_opts *c, struct rp_opts *rp, int opt, const char *arg)
-{
-	switch (opt) {
-	case COLLAPSE_OPT_PID:
-		if (arg)
-			return rp_parse_filter_opt(rp, RP_OPT_PID, arg);
-		c->pid = true;
-		return 1;
-	case COLLAPSE_OPT_TID:
-		if (arg)
-			return rp_parse_filter_opt(rp, RP_OPT_TID, arg);
-		c->tid = true;
-		return 1;
-	case COLLAPSE_OPT_ANNOTATE:
-		c->annotate = true;
-		return 1;
-	case COLLAPSE_OPT_SRCLINE:
-		c->srcline = true;
-		return 1;
-	case COLLAPSE_OPT_WEIGHT:
-		if (!strcmp(arg, "period") || !strcmp(arg, "samples")) {
-			c->weight_period = !strcmp(arg, "period");
-			return 1;
-		}
-		err_set("bad --weight '%s' (expected samples or period)", arg);
-		return -1;
-	default:
-		return rp_parse_filter_opt(rp, opt, arg);
-	}
-}
 
 /* "3 of type 17 (KSYMBOL), 1 of type 200 (unknown)": the records the
  * reader handed on unread, by type. */

@@ -11,13 +11,6 @@
 #include "record/record.h"
 #include "replay/replay.h"
 
-/* getopt codes of the live options (below the views' own). */
-enum {
-	LV_OPT_INTERVAL = 0x7000, LV_OPT_COUNT, LV_OPT_DURATION, LV_OPT_FREQ, LV_OPT_PAGES,
-	LV_OPT_ALL = 'a', LV_OPT_CPUS = 'C', LV_OPT_PIDS = 'p', LV_OPT_TIDS = 't',
-	LV_OPT_OUTPUT = 'o',
-};
-
 struct live_opts {
 	bool all;                  /* -a */
 	int *cpus; int ncpus;      /* -C */
@@ -38,18 +31,6 @@ struct live_opts {
 					      (REC_LIVE_BLOCK), none for all */
 };
 
-/* The option groups, for the views' tables: targets (-a, -C, -t, -o, -F,
- * --duration), -p as a target, and --interval/--count. */
-extern const struct opt live_target_opts[];
-/* Parts of it, for views that take fewer targets (bio: no -t, no -F):
- * -a and -C; --duration, -o and --mmap-pages. */
-extern const struct opt live_system_opts[];
-extern const struct opt live_keep_opts[];
-extern const struct opt live_pid_opts[];
-extern const struct opt live_interval_opts[];
-
-/* 1 taken, 0 not a live option, -1 with err_set(). */
-int live_parse_opt(struct live_opts *o, int opt, const char *arg);
 /* Whether a target was given (or the view's operands name a command):
  * the view runs live.  Options that need a target without one: -1 with
  * err_set(). */
@@ -100,8 +81,8 @@ int live_end(struct live *l, const char *cmd, int status);
 
 /* ---- A view's command line (view.c) -----------------------------------
  * What every view that runs live given a target, or else on a file, goes
- * through: its parse hands the live options to live_parse_opt (opts), then
- * live_view_parse, live_view_start, its own work, and live_view_end on
+ * through: its parse (cmd/'s live option groups and live_view_parse) fills
+ * opts, then live_view_start, its own work, and live_view_end on
  * every path, which frees what was parsed. */
 struct live_view {
 	const char *cmd;           /* messages: "sched" */
@@ -110,11 +91,9 @@ struct live_view {
 	struct rp_opts *rp;        /* the view's replay options */
 	struct live_opts opts;
 	struct live *live;         /* the recording, while live */
+	/* A file's progress line on a terminal (the command layer's). */
+	void (*progress)(u64 done, u64 total);
 };
-/* After opt_parse, whose result rc is: a stray operand (a command comes
- * after "--") and the live options' conflicts said.  -1 to go on, else
- * the exit status (rc when it was one). */
-int live_view_parse(struct live_view *v, int rc, int argc, char **argv);
 /* Whether a target was given: the view runs live. */
 bool live_view_target(const struct live_view *v);
 /* A target: the recording of kind starts, rp to read its stream.  A file:

@@ -1,27 +1,12 @@
 /* view.c - the sequence every view that runs live or on a file goes
- * through around its own work (report, sched lat, offcpu, bio, top): the
- * operands, whether a target was given, the recording's start or a
+ * through around its own work (report, sched lat, offcpu, bio, top)
+ * after the command layer parsed its line: whether a target was given, the recording's start or a
  * file's settings, and one end for every path, so none misses a step. */
 #include <string.h>
+#include <unistd.h>
 
 #include "live/live.h"
 #include "replay/replay.h"
-
-int live_view_parse(struct live_view *v, int rc, int argc, char **argv)
-{
-	if (rc >= 0)
-		return rc;
-	/* A command only after "--": a stray word is not run. */
-	if (optind < argc && strcmp(argv[optind - 1], "--"))
-		return cmd_extra_argument(v->cmd, v->help, argv[optind]);
-	if (live_wanted(&v->opts, argc, argv, optind) < 0) {
-		cmd_error(v->cmd, "%s", err_msg());
-		return EXIT_USAGE;
-	}
-	if (v->all_by_default && !live_view_target(v))
-		v->opts.all = true;
-	return -1;
-}
 
 bool live_view_target(const struct live_view *v)
 {
@@ -32,7 +17,8 @@ bool live_view_target(const struct live_view *v)
 int live_view_start(struct live_view *v, enum rec_live_kind kind)
 {
 	if (!live_view_target(v)) {
-		rp_progress_if_tty(v->rp);
+		if (v->progress && isatty(2))
+			v->rp->progress = v->progress;
 		if (v->opts.interval > 0)
 			v->rp->interval_ns = (u64)(v->opts.interval * 1e9 + 0.5);
 		return -1;

@@ -25,7 +25,6 @@
 #include <sys/socket.h>
 
 #include "common/common.h"
-#include "common/options.h"
 #include "format/format.h"
 
 

@@ -8,7 +8,6 @@
 #include <stdbool.h>
 
 #include "common/common.h"
-#include "common/options.h"
 
 /* One parsed event.  attr carries type, config*, exclude_* and precise_ip;
  * the sampling fields (period/freq, sample_type, ...) are the caller's. */

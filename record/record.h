@@ -11,7 +11,6 @@
 
 #include "common/child.h"
 #include "common/common.h"
-#include "common/options.h"
 #include "pmc/pmc.h"
 
 /* What a live view records. */

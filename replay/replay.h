@@ -6,7 +6,6 @@
 #define EMBER_REPLAY_H
 
 #include "common/common.h"
-#include "common/options.h"
 #include "format/format.h"
 #include "symbols/symbols.h"
 #include "unwind/unwind.h"
@@ -97,7 +96,7 @@ struct rp_filter {
 struct rp_opts {
 	const char *input;          /* path, "-" for stdin */
 	/* Called now and then with the bytes read and the total (big files
-	 * only); commands set it with rp_progress_if_tty (report.h). */
+	 * only); commands set it with rp_progress_if_tty (cmd/). */
 	void (*progress)(u64 done, u64 total);
 	bool callchains;            /* resolve whole chains, not only the ip */
 	bool branches;              /* resolve the branch stacks' addresses */
@@ -412,35 +411,10 @@ static inline const struct rp_frame *stackset_frames(const struct stackset *s, u
 
 /* ---- The replay's options (options.c) --------------------------------- */
 
-/* getopt_long codes for the shared options. */
-enum {
-	RP_OPT_COMM = 0x1000, RP_OPT_PID, RP_OPT_TID, RP_OPT_CPU, RP_OPT_TIME,
-	RP_OPT_NO_DEMANGLE, RP_OPT_UNWINDER, RP_OPT_LEAF_FIX, RP_OPT_NO_LEAF_FIX, RP_OPT_INLINE,
-	RP_OPT_NO_INLINE, RP_OPT_KALLSYMS,
-};
-/* The shared option groups, each defined once and included in the tables
- * of the commands that take it; their ids go to rp_parse_filter_opt.
- * rp_view_opts is all of them but -i. */
-extern const struct opt rp_input_opts[];     /* -i, --input FILE */
-extern const struct opt rp_pid_tid_opts[];   /* --pid LIST, --tid LIST */
-extern const struct opt rp_short_pid_opts[]; /* -p LIST, as --pid */
-extern const struct opt rp_sample_opts[];    /* --comm, --cpu, --time */
-extern const struct opt rp_symbol_opts[];    /* --no-demangle, --kallsyms */
-extern const struct opt rp_unwind_opts[];    /* --unwinder, --[no-]leaf-fix, --[no-]inline */
-extern const struct opt rp_view_opts[];
-
-/* Handles -i, --comm, --pid, --tid, --cpu, --time and the symbol and
- * unwinder options.  Returns 1 when opt was one of these, 0 when not, -1
- * with err_set() on a bad value. */
-int rp_parse_filter_opt(struct rp_opts *o, int opt, const char *arg);
 /* The views' defaults: input ember.data, names demangled, -g chains with
  * a frameless leaf's caller restored (from the snapshot record -g takes;
  * `script` turns it off to print chains as perf does). */
 void rp_opts_init(struct rp_opts *o);
 void rp_opts_free(struct rp_opts *o);
-
-/* A progress line on stderr for rp_opts.progress when stderr is a
- * terminal: rp_progress_if_tty(&opts). */
-void rp_progress_if_tty(struct rp_opts *o);
 
 #endif

@@ -6,7 +6,6 @@
 
 #include <stdio.h>
 
-#include "common/options.h"
 #include "live/live.h"
 #include "pmc/pmc.h"
 #include "replay/replay.h"
@@ -60,7 +59,7 @@ struct tool {
  * recording; --interval/--count for the tools that print summaries. */
 struct tool_target {
 	const char *input;
-	struct live_opts live;     /* live's, parsed by live_parse_opt */
+	struct live_opts live;     /* live's (bound by cmd/'s table) */
 	VEC(const char *) events;  /* -e for funccount and stackcount */
 	/* --tid, --comm, --time, and with -i -p and -C (live they are
 	 * targets: what is recorded) */
@@ -116,21 +115,7 @@ void tool_counting_total(struct tool_counting *k);
 int tool_counting_status(const struct tool_counting *k, int *die_sig);
 void tool_counting_free(struct tool_counting *k);
 
-/* Parses the options every tool shares (ids TOOL_OPT_*, table
- * tool_target_opts).  1 taken, 0 not ours, -1 with err_set(). */
-int tool_parse_target(struct tool_target *tg, int id, const char *arg);
-/* After the options: the operands (a command after --) and the checks.
- * -1 to go on, or the exit status. */
-int tool_finish_target(const char *cmd, struct tool_target *tg, int argc, char **argv);
 void tool_target_free(struct tool_target *tg);
-
-enum {
-	TOOL_OPT_INPUT = 0x6000, TOOL_OPT_EVENT,
-	TOOL_OPT_OWN = 0x6100,     /* the tools' own options start here */
-};
-extern const struct opt tool_target_opts[];     /* -i -o -a -p -C --duration --tid --comm --time */
-extern const struct opt tool_target_opts_no_c[];  /* the same, --cpu without -C */
-/* --interval and --count: live's live_interval_opts. */
 
 /* ---- Helpers for the tools' sinks (util.c) ------------------------------ */
 
