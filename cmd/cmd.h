@@ -9,9 +9,69 @@
 #define EMBER_CMD_H
 
 #include "cmd/options-internal.h"
+#include "live/live.h"
 #include "replay/replay.h"
 #include "views/collapse/collapse.h"
 #include "views/sched/sched.h"
+
+/* ---- How a command speaks (say.c) ------------------------------------ */
+
+/* Exit statuses of every command. */
+enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
+
+/* For commands only: print "ember CMD: message" to stderr. */
+void cmd_error(const char *cmd, const char *fmt, ...) PRINTF_LIKE(2, 3);
+void cmd_warn(const char *cmd, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* Bad input a command found: prints "ember CMD: WHAT: fix", WHAT from
+ * fmt, and returns -1. */
+int cmd_bad(const char *cmd, const char *fix, const char *fmt, ...) PRINTF_LIKE(3, 4);
+/* rc, having printed the library's message (err_msg) when rc < 0: for
+ * `return cmd_said(CMD, lib_call(...));`. */
+int cmd_said(const char *cmd, int rc);
+/* For opt_parse (parse-options.c), whose getopt_long prints nothing
+ * itself: prints that option `text` needs a value (opt == ':') or is
+ * unknown, pointing at 'ember CMD --help'.  Returns EXIT_USAGE. */
+int cmd_bad_option(const char *cmd, int opt, const char *text);
+/* For a word left over after the options: names it and points at
+ * 'ember HELP --help' (HELP: the command, e.g. "sched lat").  EXIT_USAGE. */
+int cmd_extra_argument(const char *cmd, const char *help, const char *text);
+/* Ends the process by signal sig as if it had not been caught (output
+ * flushed first), so a shell sees 128 + sig and a calling script stops
+ * too, as perf does after Ctrl-C.  Returns only if sig is ignored. */
+void cmd_die_of(int sig);
+
+/* ---- Views that run live or on a file (live-view.c) -------------------- */
+
+/* A live view's end (live-view.c): the recording stopped and waited for, its
+ * warnings printed as cmd's, its failure printed; the exit status: the
+ * recording's failure, else status when not 0, else the command's (as
+ * record gives it).  Frees l. */
+int live_end(struct live *l, const char *cmd, int status);
+
+/* ---- A view's command line (live-view.c) -----------------------------------
+ * What every view that runs live given a target, or else on a file, goes
+ * through: its parse (cmd/'s live option groups and live_view_parse) fills
+ * opts, then live_view_start, its own work, and live_view_end on
+ * every path, which frees what was parsed. */
+struct live_view {
+	const char *cmd;           /* messages: "sched" */
+	const char *help;          /* 'ember HELP --help': "sched lat" */
+	bool all_by_default;       /* no target: -a (top), not a file */
+	struct rp_opts *rp;        /* the view's replay options */
+	struct live_opts opts;
+	struct live *live;         /* the recording, while live */
+	/* A file's progress line on a terminal (the command layer's). */
+	void (*progress)(u64 done, u64 total);
+};
+/* Whether a target was given: the view runs live. */
+bool live_view_target(const struct live_view *v);
+/* A target: the recording of kind starts, rp to read its stream.  A file:
+ * a progress line on a terminal, and --interval's ticks.  -1 to go on,
+ * else the exit status (said). */
+int live_view_start(struct live_view *v, enum rec_live_kind kind);
+/* The end of every path: live_end when live, the options freed; the exit
+ * status. */
+int live_view_end(struct live_view *v, int status);
 
 int cmd_report(int argc, char **argv);
 int cmd_script(int argc, char **argv);

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "common/common.h"
-#include "cmd/options-internal.h"
+#include "cmd/cmd.h"
 
 /* getopt_long values of the long options: the entry's index plus this,
  * so a long name needs no id of its own and never clashes with a letter. */

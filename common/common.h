@@ -36,30 +36,6 @@ void err_set_errno(const char *fmt, ...) PRINTF_LIKE(1, 2);
 void err_prefix(const char *fmt, ...) PRINTF_LIKE(1, 2);
 const char *err_msg(void);
 
-/* Exit statuses of every command. */
-enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
-
-/* For commands only: print "ember CMD: message" to stderr. */
-void cmd_error(const char *cmd, const char *fmt, ...) PRINTF_LIKE(2, 3);
-void cmd_warn(const char *cmd, const char *fmt, ...) PRINTF_LIKE(2, 3);
-/* Bad input a command found: prints "ember CMD: WHAT: fix", WHAT from
- * fmt, and returns -1. */
-int cmd_bad(const char *cmd, const char *fix, const char *fmt, ...) PRINTF_LIKE(3, 4);
-/* rc, having printed the library's message (err_msg) when rc < 0: for
- * `return cmd_said(CMD, lib_call(...));`. */
-int cmd_said(const char *cmd, int rc);
-/* For opt_parse (common/options.c), whose getopt_long prints nothing
- * itself: prints that option `text` needs a value (opt == ':') or is
- * unknown, pointing at 'ember CMD --help'.  Returns EXIT_USAGE. */
-int cmd_bad_option(const char *cmd, int opt, const char *text);
-/* For a word left over after the options: names it and points at
- * 'ember HELP --help' (HELP: the command, e.g. "sched lat").  EXIT_USAGE. */
-int cmd_extra_argument(const char *cmd, const char *help, const char *text);
-/* Ends the process by signal sig as if it had not been caught (output
- * flushed first), so a shell sees 128 + sig and a calling script stops
- * too, as perf does after Ctrl-C.  Returns only if sig is ignored. */
-void cmd_die_of(int sig);
-
 /* --- Memory: these abort on exhaustion, as nothing sane can follow. ---- */
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);

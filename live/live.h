@@ -73,37 +73,6 @@ struct live_tables {
 	u64 n, count;
 };
 int live_after_table(void *ctx, u64 end, bool last);
-/* A live view's end (view.c): the recording stopped and waited for, its
- * warnings printed as cmd's, its failure printed; the exit status: the
- * recording's failure, else status when not 0, else the command's (as
- * record gives it).  Frees l. */
-int live_end(struct live *l, const char *cmd, int status);
-
-/* ---- A view's command line (view.c) -----------------------------------
- * What every view that runs live given a target, or else on a file, goes
- * through: its parse (cmd/'s live option groups and live_view_parse) fills
- * opts, then live_view_start, its own work, and live_view_end on
- * every path, which frees what was parsed. */
-struct live_view {
-	const char *cmd;           /* messages: "sched" */
-	const char *help;          /* 'ember HELP --help': "sched lat" */
-	bool all_by_default;       /* no target: -a (top), not a file */
-	struct rp_opts *rp;        /* the view's replay options */
-	struct live_opts opts;
-	struct live *live;         /* the recording, while live */
-	/* A file's progress line on a terminal (the command layer's). */
-	void (*progress)(u64 done, u64 total);
-};
-/* Whether a target was given: the view runs live. */
-bool live_view_target(const struct live_view *v);
-/* A target: the recording of kind starts, rp to read its stream.  A file:
- * a progress line on a terminal, and --interval's ticks.  -1 to go on,
- * else the exit status (said). */
-int live_view_start(struct live_view *v, enum rec_live_kind kind);
-/* The end of every path: live_end when live, the options freed; the exit
- * status. */
-int live_view_end(struct live_view *v, int status);
-
 /* "# live: 12 samples lost since the last table (30 in all), 4 KB waiting to
  * be read" (the lost since the previous call); nothing said is hidden. */
 void live_print_counts(FILE *out, struct live *l, const struct rp_summary *sum);

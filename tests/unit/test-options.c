@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "common/common.h"
-#include "cmd/options-internal.h"
+#include "cmd/cmd.h"
 #include "tests/unit/test.h"
 
 enum { ID_WIDE = 0x100, ID_LEVEL, ID_SHARED };

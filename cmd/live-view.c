@@ -1,12 +1,13 @@
-/* view.c - the sequence every view that runs live or on a file goes
- * through around its own work (report, sched lat, offcpu, bio, top)
- * after the command layer parsed its line: whether a target was given, the recording's start or a
- * file's settings, and one end for every path, so none misses a step. */
+/* live-view.c - the sequence every view that runs live or on a file goes
+ * through around its own work (report, sched lat, offcpu, bio, top, the
+ * tools) after its line is parsed: whether a target was given, the
+ * recording's start or a file's settings, and one end for every path, so
+ * none misses a step.  The command layer's: it prints the recorder's
+ * warnings and failures and picks the exit status. */
 #include <string.h>
 #include <unistd.h>
 
-#include "live/live.h"
-#include "replay/replay.h"
+#include "cmd/cmd.h"
 
 bool live_view_target(const struct live_view *v)
 {
@@ -31,9 +32,6 @@ int live_view_start(struct live_view *v, enum rec_live_kind kind)
 	return usage ? EXIT_USAGE : EXIT_RUNTIME;
 }
 
-/* Here beside live_view_end, not in live.c: it prints the recorder's
- * warnings and picks the exit status, the command layer's work, where
- * this file is going (#31). */
 int live_end(struct live *l, const char *cmd, int status)
 {
 	live_stop(l);
