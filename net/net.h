@@ -28,7 +28,7 @@
 #include "format/format.h"
 
 
-/* --- The wire (docs/ARCHITECTURE.md, "net/") -------------------------------
+/* --- The wire (net.h's opening comment, above) -------------------------------
  * Client to server: a hello (16 bytes: "EMBERNET", then big-endian u16
  * version, host length, token length, flags 0; then the host name and the
  * token), then frames: a big-endian u32 length and that many bytes of the

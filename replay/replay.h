@@ -358,7 +358,7 @@ static inline const char *rp_fold_at(const struct rp_fold *fo, size_t i)
  * chain (fo is scratch space), for views that show a frame per line. */
 void rp_fold_name(struct strbuf *sb, struct rp_fold *fo, const struct rp_frame *f, bool java);
 
-/* stackset.h - unique stacks of resolved frames,
+/* Stacksets (stackset.c): unique stacks of resolved frames,
  * each stored once per process and found again by hash: the off-CPU and
  * block I/O views key their totals by these ids. */
 
