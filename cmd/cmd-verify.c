@@ -1,5 +1,5 @@
 /* cmd-verify.c - `ember verify FILE`: the record-by-record checks of the
- * bio library (format/verify.c) on a data file or blktrace capture;
+ * format reader (format/verify.c) on a data file or blktrace capture;
  * exits 1 when any problem was found. */
 #include <stdio.h>
 #include <string.h>
