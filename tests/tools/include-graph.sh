@@ -15,15 +15,10 @@
 # Exit 0 when the rules hold, 1 with the cycle or the header named when
 # not, 2 on bad usage.
 set -u
-TOP=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
-[ -d "$TOP" ] || { echo "usage: $0 [SOURCE-TOP]" >&2; exit 2; }
-cd "$TOP" || exit 2
-
+. "$(dirname "$0")/tree-lib.sh"
 # "FROM-FILE INCLUDED-PATH" for each quoted include with a folder in it.
 includes() {
-	find . \( -path ./tests -o -path './build*' -o -path ./.git \) -prune -o \
-		\( -name '*.c' -o -name '*.h' \) -print | sed 's#^\./##' | sort |
-	while read -r f; do
+	sources | while read -r f; do
 		sed -nE 's/^#[[:space:]]*include[[:space:]]+"([^"]+\/[^"]+)".*/\1/p' "$f" |
 			while read -r inc; do echo "$f $inc"; done
 	done

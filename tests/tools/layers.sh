@@ -18,14 +18,7 @@
 # tests/, build outputs and .git are left out.  Each offence is printed as
 # FILE:LINE: what.  Exit 0 when the rules hold, 1 when not, 2 on bad usage.
 set -u
-TOP=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
-[ -d "$TOP" ] || { echo "usage: $0 [SOURCE-TOP]" >&2; exit 2; }
-cd "$TOP" || exit 2
-
-sources() {
-	find . \( -path ./tests -o -path './build*' -o -path ./.git \) -prune -o \
-		\( -name '*.c' -o -name '*.h' \) -print | sed 's#^\./##' | sort
-}
+. "$(dirname "$0")/tree-lib.sh"
 
 bad=0
 offence() { echo "$*" >&2; bad=1; }
