@@ -312,14 +312,7 @@ static int check_targets(struct rec_opts *o)
  * smaller rings (256 MiB in all at most). */
 static u32 default_pages(const struct rec_opts *o)
 {
-	if (!rec_copies_stacks(o) || geteuid() != 0)
-		return REC_DEFAULT_PAGES;
-	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
-	u64 fit = REC_STACK_RINGS_MAX / (u64)(ncpus > 0 ? ncpus : 1) / (u64)sysconf(_SC_PAGESIZE);
-	u32 pages = REC_STACK_PAGES;
-	while (pages > REC_DEFAULT_PAGES && pages > fit)
-		pages /= 2;
-	return pages;
+	return rec_copies_stacks(o) ? rec_stack_pages(REC_STACK_PAGES) : REC_DEFAULT_PAGES;
 }
 
 /* -1 to go on, or the exit status to stop with. */

@@ -37,7 +37,8 @@ struct rec_live {
 static int live_tool_events(struct rec_opts *o, const struct rec_live_opts *lo)
 {
 	o->freq = 0;                  /* every hit, as record --tool */
-	o->callgraph = REC_CG_NONE;   /* rec_tool_add says (stackcount: fp) */
+	/* rec_tool_add says (stackcount: unwound while recording, as -g) */
+	o->callgraph = lo->fp_chains ? REC_CG_FP : REC_CG_NONE;
 	o->tool = lo->tool;
 	for (size_t i = 0; i < lo->nevents; i++)
 		if (pmc_parse(&o->events, lo->events[i]) < 0)
@@ -90,6 +91,18 @@ static int live_events(struct rec_live *l, const struct rec_live_opts *lo)
 		return rec_add_block_events(o, lo->devs, lo->ndevs);
 	}
 	return 0;
+}
+
+u32 rec_stack_pages(u32 want)
+{
+	if (geteuid() != 0)
+		return REC_DEFAULT_PAGES;
+	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	u64 fit = REC_STACK_RINGS_MAX / (u64)(ncpus > 0 ? ncpus : 1) / (u64)sysconf(_SC_PAGESIZE);
+	u32 pages = want;
+	while (pages > REC_DEFAULT_PAGES && pages > fit)
+		pages /= 2;
+	return pages;
 }
 
 int rec_parse_pages(const char *arg, u32 *out)

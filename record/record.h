@@ -33,6 +33,8 @@ struct rec_live_opts {
 	char **command;            /* -- command, NULL-terminated, or NULL */
 	u64 freq;                  /* samples per second per CPU; 0: default */
 	bool callchains;           /* -g: as record -g (unwound while recording) */
+	bool fp_chains;            /* REC_LIVE_TOOL: frame-pointer chains
+				      (--call-graph fp), not unwound with CFI */
 	const u32 *devs; int ndevs;        /* REC_LIVE_BLOCK: only these devices
 					      (kernel dev_t, as record -d) */
 	double duration;           /* seconds, 0 for none */
@@ -51,6 +53,11 @@ struct rec_live_opts {
  * with K, M or G (512K, 4M) made pages.  0, or -1 with err_set() saying
  * the fix. */
 int rec_parse_pages(const char *arg, u32 *pages);
+/* want pages per CPU of rings that hold user stack copies, halved down
+ * to REC_DEFAULT_PAGES until every CPU's ring fits REC_STACK_RINGS_MAX
+ * in all; REC_DEFAULT_PAGES when not root (only root may lock more than
+ * perf_event_mlock_kb). */
+u32 rec_stack_pages(u32 want);
 
 struct rec_live;
 
