@@ -71,3 +71,15 @@ check "--stacks without -g: exit 1, says to record with -g" \
 check "--bytes without --folded: exit 2" eval 'test $rc -eq 2 && grep -q "add --folded" "$TMP/e"'
 "$EMBER" bio -i "$F" --stacks --rows 0 >/dev/null 2>"$TMP/e"; rc=$?
 check "--rows 0: exit 2" test $rc -eq 2
+
+# Debian's dd has no frame pointers: live, the submitters' user stacks are
+# unwound with its CFI while recording (#36), so each of its 50 direct
+# writes' stacks reaches __libc_start_call_main.
+if [ -x /usr/bin/dd ]; then
+	"$EMBER" bio --folded -d "$LOOP" -- /usr/bin/dd if=/dev/zero of="$LOOP" bs=64k count=50 \
+		oflag=direct >"$TMP/dd.folded" 2>/dev/null
+	read -r n whole < <(awk '/^#/ { next } { t += $NF; if (index($0, "__libc_start_call_main;")) w += $NF }
+		END { print t + 0, w + 0 }' "$TMP/dd.folded")
+	check "live --folded of Debian's dd: 50 writes, every stack whole ($whole of $n)" \
+		test "$n" = 50 -a "$whole" = 50
+fi
