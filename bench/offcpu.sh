@@ -12,11 +12,14 @@
 # disturbs it much less than the rate, so its extra over bare is the
 # steadier measure of what recording costs.
 #
-# ember --off-cpu records more than sched_switch -g (also switch records,
-# for the switch-ins a per-task recording cannot see in sched_switch, and
-# a 128-byte stack snapshot that restores the caller of the libc wrapper a
-# thread blocked in; --no-leaf-fix drops it, a row of its own), so
-# perf is also run with those same events: the like-for-like row.  The
+# ember --off-cpu walks frame pointers and keeps a 128-byte stack
+# snapshot that restores the caller of the libc wrapper a thread blocked
+# in (--no-leaf-fix drops it, a row of its own), beside perf's
+# sched_switch -g; with -g it unwinds each switch's user stack with CFI
+# while recording (a 16 KB stack copy a switch), beside perf's
+# --call-graph dwarf.  ember also records switch records, for the
+# switch-ins a per-task recording cannot see in sched_switch, so perf is
+# also run with those same events.  The
 # higher --off-cpu levels are shown for their cost: =wakeups adds
 # sched_wakeup(_new) without call chains (sched lat), =wakers adds their
 # call chains (offcpu --wakers).  perf gets --no-bpf-event and -B
@@ -37,11 +40,13 @@ bench_setup offcpu pingpong
 PP=$WORKLOADS/pingpong
 
 # The rows: each a name and its label.
-ROWS=(bare ember nofix perf same wakeups wakers)
+ROWS=(bare ember nofix perf same cfi dwarf wakeups wakers)
 declare -A LABEL=(
 	[bare]="bare"
 	[ember]="ember record --off-cpu"
 	[nofix]="ember record --off-cpu --no-leaf-fix"
+	[cfi]="ember record --off-cpu -g (CFI)"
+	[dwarf]="perf record sched_switch --call-graph dwarf"
 	[perf]="perf record -e sched:sched_switch -g"
 	[same]="perf record, the same events as --off-cpu"
 	[wakeups]="ember record --off-cpu=wakeups"
@@ -56,7 +61,9 @@ run_row() {
 	case $1 in
 	bare) "${pp[@]}" ;;
 	ember) "$EMBER" record -q --off-cpu -o "$T/$1.data" -- "${pp[@]}" ;;
+	cfi) "$EMBER" record -q --off-cpu -g -o "$T/$1.data" -- "${pp[@]}" ;;
 	nofix) "$EMBER" record -q --off-cpu --no-leaf-fix -o "$T/$1.data" -- "${pp[@]}" ;;
+	dwarf) "${perf[@]}" -e sched:sched_switch --call-graph dwarf -- "${pp[@]}" ;;
 	wakeups|wakers) "$EMBER" record -q "--off-cpu=$1" -o "$T/$1.data" -- "${pp[@]}" ;;
 	perf) "${perf[@]}" -e sched:sched_switch -g -- "${pp[@]}" ;;
 	same) "${perf[@]}" -e sched:sched_switch --switch-events -g -- "${pp[@]}" ;;
@@ -106,6 +113,7 @@ ratio() {
 echo "$(ratio ember perf "ember/perf(sched_switch -g):") (target: at most 1)"
 echo "$(ratio ember same "ember/perf(same events):    ")"
 echo "$(ratio nofix perf "ember --no-leaf-fix/perf(sched_switch -g):")"
+echo "$(ratio cfi dwarf "ember -g/perf(--call-graph dwarf):")"
 # Lost events make a run look cheaper than it was: name the runs that lost.
 for f in "$T"/*.err; do
 	grep -i 'lost' "$f" 2>/dev/null | sed "s|^|$(basename "$f" .err) (last run): |" | head -2

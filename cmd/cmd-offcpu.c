@@ -114,6 +114,7 @@ static const struct opt options[] = {
 	OPT_INCLUDE_AT(rp_view_opts, A(rp)),
 	OPT_INCLUDE_AT(live_target_opts, A(lv.opts)),
 	OPT_INCLUDE_AT(live_interval_opts, A(lv.opts)),
+	OPT_INCLUDE_AT(live_stack_opts, A(lv.opts)),
 	OPT_END,
 };
 
@@ -133,10 +134,12 @@ const struct opt_cmd offcpu_cmd = {
 	"to exit or end) within --time; ON_MS the time seen on-CPU (switch-in or a\n"
 	"sample to switch-out) on the --cpu CPUs; OFF_MS the intervals the filters\n"
 	"keep; OTHER_MS the rest (unknown or filtered out).  Threads never seen\n"
-	"switching or sampled are left out.  --no-leaf-fix keeps\n"
-	"user stacks as the frame-pointer walk found them: by default the caller of\n"
-	"the libc wrapper a thread blocked in (read, poll...) is restored from the\n"
-	"stack snapshot record --off-cpu takes.\n"
+	"switching or sampled are left out.  User stacks are frame-pointer walks\n"
+	"(cheap at any rate of switches): the caller of a frameless libc wrapper\n"
+	"a thread blocked in (read, poll...) comes back from a stack snapshot\n"
+	"(--no-leaf-fix keeps the chain as walked).  For whole stacks of code\n"
+	"built without frame pointers, record --off-cpu -g, or live --call-graph\n"
+	"dwarf: unwound with the binaries' CFI while recording.\n"
 	"Given a target (-a, -C, -t, -- command) it records what it needs while it\n"
 	"runs and shows the result at the end (Ctrl-C, --duration, the command's\n"
 	"end), or the table or folded stacks of each --interval; -p stays the\n"

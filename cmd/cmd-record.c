@@ -327,8 +327,6 @@ static int parse_cli(struct cli *cl, int argc, char **argv)
 		return rc;
 	if (optind < argc)
 		o->command = argv + optind;
-	if (!o->mmap_pages)
-		o->mmap_pages = default_pages(o);
 	return check_targets(o) < 0 ? EXIT_USAGE : -1;
 }
 
@@ -591,6 +589,10 @@ int cmd_record(int argc, char **argv)
 	}
 	if (cl.o.events.n == 0 && add_default_event(&cl) < 0)
 		goto out;
+	/* The rings' size once the events say whether they copy stacks
+	 * (--off-cpu's and the tools' chains are unwound while recording). */
+	if (!cl.o.mmap_pages)
+		cl.o.mmap_pages = default_pages(&cl.o);
 	if ((cl.token_file || cl.fallback || !strncmp(cl.o.output, "tcp://", 6)) &&
 	    (rc = connect_server(&cl)) >= 0)
 		goto out;

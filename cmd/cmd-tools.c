@@ -103,27 +103,12 @@ static const struct opt funccount_opts[] = {
 	OPT_END,
 };
 
-/* --call-graph fp|dwarf: how a live recording walks user stacks. */
-static int set_call_graph(void *field, const char *arg)
-{
-	if (strcmp(arg, "fp") && strcmp(arg, "dwarf")) {
-		err_set("--call-graph '%s': give fp (frame pointers) or dwarf (the "
-			"binaries' CFI, the default)", arg);
-		return -1;
-	}
-	*(bool *)field = !strcmp(arg, "fp");
-	return 0;
-}
-
 static const struct opt stackcount_opts[] = {
 	TARGET,
 	INTERVALS,
 	OPT_BOOL('f', "folded", O(folded), "folded lines (process;root;...;leaf N)"),
 	OPT_STRING(0, "flame", O(flame), "FILE.svg", "a flame graph of the stacks into FILE.svg"),
-	OPT_CALLBACK(0, "call-graph", OPT_ARG, C(tg.live.fp_chains), "MODE",
-	  "live: dwarf (the default) unwinds user stacks with\n"
-	  "the binaries' CFI while recording, as record -g;\n"
-	  "fp walks frame pointers (no stack copies)", set_call_graph),
+	OPT_INCLUDE_AT(live_stack_opts, C(tg.live)),
 	OPT_END,
 };
 
@@ -268,8 +253,8 @@ static int pattern_operands(const char *cmd, struct tool_cli *c, int argc, char 
 		cmd_error(cmd, "-i FILE counts the events the file has: leave out PATTERN");
 		return EXIT_USAGE;
 	}
-	if (c->tg.input && c->tg.live.fp_chains) {
-		cmd_error(cmd, "--call-graph fp chooses how a live recording walks stacks: "
+	if (c->tg.input && c->tg.live.callgraph != REC_CG_NONE) {
+		cmd_error(cmd, "--call-graph chooses how a live recording walks stacks: "
 			  "with -i the file's stacks are used (record --tool %s "
 			  "--call-graph fp for frame pointers)", cmd);
 		return EXIT_USAGE;
@@ -348,7 +333,7 @@ static int replay_tool(struct tool *t, const struct tool_target *tg, struct rp_o
 	/* Live stacks unwound with CFI copy each hit's user stack: a storm of
 	 * hits (200,000 getppid in 0.9 s) overflows the ring, frame pointers
 	 * copy none (none lost there). */
-	bool copies = live && t->callchains && !tg->live.fp_chains;
+	bool copies = live && t->callchains && tg->live.callgraph != REC_CG_FP;
 	if (sum->lost)
 		cmd_warn(t->name, "%llu events lost at the ring: the figures miss them%s",
 			 (unsigned long long)sum->lost,

@@ -200,6 +200,7 @@ extern const struct opt live_system_opts[];
 extern const struct opt live_keep_opts[];
 extern const struct opt live_pid_opts[];
 extern const struct opt live_interval_opts[];
+extern const struct opt live_stack_opts[];     /* --call-graph fp|dwarf */
 
 /* Callbacks on a struct live_opts: -C's and -p's lists. */
 int live_set_cpus(void *live_opts, const char *arg);

@@ -27,6 +27,12 @@ int live_wanted(struct live_opts *o, int argc, char **argv, int first_operand)
 		return -1;
 	}
 	bool target = o->all || o->cpus || o->pids || o->tids || o->command;
+	if (!target && o->callgraph != REC_CG_NONE) {
+		err_set("--call-graph is for a live view: give a target (-a, -C, -p, -t or "
+			"-- command); a recording's stacks are the file's (record "
+			"--call-graph fp)");
+		return -1;
+	}
 	if (!target && (o->duration > 0 || o->output || o->freq || o->mmap_pages)) {
 		err_set("--duration, -o, -F and --mmap-pages are for a live view: give a "
 			"target (-a, -C, -p, -t or -- command)");
@@ -112,7 +118,7 @@ struct live *live_start(const struct live_opts *o, enum rec_live_kind kind,
 		.kind = kind, .system_wide = o->all,
 		.cpus = o->cpus, .ncpus = o->ncpus, .pids = o->pids, .npids = o->npids,
 		.tids = o->tids, .ntids = o->ntids, .command = o->command,
-		.freq = o->freq, .callchains = o->callchains, .fp_chains = o->fp_chains,
+		.freq = o->freq, .callchains = o->callchains, .callgraph = o->callgraph,
 		.duration = o->duration,
 		.devs = o->devs, .ndevs = o->ndevs, .output = o->output,
 		.mmap_pages = o->mmap_pages,

@@ -24,7 +24,7 @@ struct live_opts {
 	const char *output;        /* -o FILE: keep the recording */
 	u64 freq;                  /* -F HZ */
 	bool callchains;           /* set by the view (-g) */
-	bool fp_chains;            /* a tool's chains by frame pointers */
+	enum rec_callgraph callgraph;  /* --call-graph; REC_CG_NONE: the view's */
 	const char *tool;          /* REC_LIVE_TOOL: set by the tool, with */
 	const char *const *events; /* the events it counts (-e) */
 	size_t nevents;

@@ -38,7 +38,7 @@ static int live_tool_events(struct rec_opts *o, const struct rec_live_opts *lo)
 {
 	o->freq = 0;                  /* every hit, as record --tool */
 	/* rec_tool_add says (stackcount: unwound while recording, as -g) */
-	o->callgraph = lo->fp_chains ? REC_CG_FP : REC_CG_NONE;
+	o->callgraph = lo->callgraph;
 	o->tool = lo->tool;
 	for (size_t i = 0; i < lo->nevents; i++)
 		if (pmc_parse(&o->events, lo->events[i]) < 0)
@@ -71,8 +71,15 @@ static int live_events(struct rec_live *l, const struct rec_live_opts *lo)
 	case REC_LIVE_OFFCPU_WAKERS:
 		o->freq = lo->freq;   /* CPU samples only when asked, as record's */
 		o->off_cpu = lo->kind == REC_LIVE_OFFCPU ? REC_OFFCPU_SWITCHES : REC_OFFCPU_WAKERS;
-		o->mmap_pages = 512;
-		return rec_add_off_cpu_events(o, &fell_back);
+		if (lo->callgraph != REC_CG_NONE)
+			o->callgraph = lo->callgraph;
+		if (rec_add_off_cpu_events(o, &fell_back) < 0)
+			return -1;
+		/* 2 MiB of frame-pointer chains; stack copies (16 KB a
+		 * switch) get record's rings. */
+		o->mmap_pages = o->callgraph == REC_CG_ONLINE
+			? rec_stack_pages(REC_STACK_PAGES) : 512;
+		return 0;
 	case REC_LIVE_TOOL:
 		return live_tool_events(o, lo);
 	case REC_LIVE_BLOCK:

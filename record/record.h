@@ -13,6 +13,11 @@
 #include "common/common.h"
 #include "pmc/pmc.h"
 
+/* -g is REC_CG_ONLINE: user stacks unwound while recording (online.c);
+ * --call-graph fp the kernel's frame-pointer walk; dwarf raw stack copies
+ * for the reporter to unwind. */
+enum rec_callgraph { REC_CG_NONE, REC_CG_FP, REC_CG_DWARF, REC_CG_ONLINE };
+
 /* What a live view records. */
 enum rec_live_kind {
 	REC_LIVE_SAMPLES,          /* CPU samples (the default event) */
@@ -33,8 +38,8 @@ struct rec_live_opts {
 	char **command;            /* -- command, NULL-terminated, or NULL */
 	u64 freq;                  /* samples per second per CPU; 0: default */
 	bool callchains;           /* -g: as record -g (unwound while recording) */
-	bool fp_chains;            /* REC_LIVE_TOOL: frame-pointer chains
-				      (--call-graph fp), not unwound with CFI */
+	enum rec_callgraph callgraph;  /* --call-graph: REC_CG_FP or REC_CG_ONLINE
+				      (tools, offcpu); REC_CG_NONE: the kind's */
 	const u32 *devs; int ndevs;        /* REC_LIVE_BLOCK: only these devices
 					      (kernel dev_t, as record -d) */
 	double duration;           /* seconds, 0 for none */
@@ -84,11 +89,6 @@ void rec_live_free(struct rec_live *l);
 #define REC_DEFAULT_PAGES 128      /* 512 KiB per CPU, perf's default */
 #define REC_STACK_PAGES 1024       /* 4 MiB, with user stack copies ... */
 #define REC_STACK_RINGS_MAX (256u << 20)  /* ... and 256 MiB at most in all */
-
-/* -g is REC_CG_ONLINE: user stacks unwound while recording (online.c);
- * --call-graph fp the kernel's frame-pointer walk; dwarf raw stack copies
- * for the reporter to unwind. */
-enum rec_callgraph { REC_CG_NONE, REC_CG_FP, REC_CG_DWARF, REC_CG_ONLINE };
 
 /* --off-cpu's detail levels, each adding to the one before.  Each costs
  * the recorded task time in the kernel on every switch or wakeup, so the

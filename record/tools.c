@@ -178,7 +178,7 @@ int rec_tool_add(struct rec_opts *o, const char *name)
 	 * get 16 MiB: with 4 MiB the live drain lost 1623 of 2000 getppid
 	 * hits of a tight loop, with 16 MiB none (and 662 of 50,000;
 	 * --call-graph fp loses none). */
-	if (o->mmap_pages == REC_DEFAULT_PAGES)
+	if (!o->mmap_pages || o->mmap_pages == REC_DEFAULT_PAGES)
 		o->mmap_pages = o->callgraph == REC_CG_ONLINE
 			? rec_stack_pages(4 * REC_STACK_PAGES) : REC_STACK_PAGES;
 	return 0;
