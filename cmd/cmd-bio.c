@@ -393,7 +393,7 @@ static int start(struct args *a)
 		a->lv.opts.devs = &a->v.dev;
 		a->lv.opts.ndevs = 1;
 	}
-	a->lv.opts.callchains = wants_stacks(a);
+	a->lv.opts.callgraph = wants_stacks(a) ? REC_CG_ONLINE : REC_CG_NONE;
 	return live_view_start(&a->lv, REC_LIVE_BLOCK);
 }
 

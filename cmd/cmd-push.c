@@ -323,7 +323,7 @@ static void say_end(const struct push_stats *st, const struct rp_summary *sum)
 
 static int run_live(struct push_args *a, struct push_client *c, struct push_spool *s)
 {
-	a->live.callchains = a->graph;
+	a->live.callgraph = a->graph ? REC_CG_ONLINE : REC_CG_NONE;
 	a->rp.interval_ns = (u64)(a->every * 1e9 + 0.5);
 	bool usage;
 	struct live *live = live_start(&a->live, REC_LIVE_SAMPLES, &a->rp, &usage);

@@ -254,7 +254,8 @@ int cmd_report(int argc, char **argv)
 	};
 	rp_opts_init(&a.rp);
 	int rc = parse_args(&a, argc, argv);
-	a.lv.opts.callchains = a.children == 1 || (a.graph_set && a.hist.graph != HG_NONE);
+	bool wants_chains = a.children == 1 || (a.graph_set && a.hist.graph != HG_NONE);
+	a.lv.opts.callgraph = wants_chains ? REC_CG_ONLINE : REC_CG_NONE;
 	if (rc < 0)
 		rc = live_view_start(&a.lv, REC_LIVE_SAMPLES);
 	if (rc >= 0)

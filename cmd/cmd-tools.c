@@ -253,12 +253,6 @@ static int pattern_operands(const char *cmd, struct tool_cli *c, int argc, char 
 		cmd_error(cmd, "-i FILE counts the events the file has: leave out PATTERN");
 		return EXIT_USAGE;
 	}
-	if (c->tg.input && c->tg.live.callgraph != REC_CG_NONE) {
-		cmd_error(cmd, "--call-graph chooses how a live recording walks stacks: "
-			  "with -i the file's stacks are used (record --tool %s "
-			  "--call-graph fp for frame pointers)", cmd);
-		return EXIT_USAGE;
-	}
 	return -1;
 }
 

@@ -173,7 +173,7 @@ int cmd_top(int argc, char **argv)
 		cmd_error(CMD, "the full screen needs a terminal: add --stdio for text");
 		rc = EXIT_USAGE;
 	}
-	a.lv.opts.callchains = a.graph;
+	a.lv.opts.callgraph = a.graph ? REC_CG_ONLINE : REC_CG_NONE;
 	a.rp.interval_ns = (u64)(a.delay * 1e9 + 0.5);
 	if (rc < 0)
 		rc = live_view_start(&a.lv, REC_LIVE_SAMPLES);   /* -a by default: always live */

@@ -85,6 +85,12 @@ int tool_finish_target(const char *cmd, struct tool_target *tg, int argc, char *
 			  "are for tracing live; give one or the other");
 		return EXIT_USAGE;
 	}
+	if (tg->input && lo->callgraph != REC_CG_NONE) {
+		cmd_error(cmd, "--call-graph chooses how a live recording walks stacks: "
+			  "with -i the file's stacks are used (record --tool %s "
+			  "--call-graph fp for frame pointers)", cmd);
+		return EXIT_USAGE;
+	}
 	if (lo->pids && lo->command) {
 		cmd_error(cmd, "-p with a command: trace either running processes or a command");
 		return EXIT_USAGE;

@@ -23,8 +23,8 @@ struct live_opts {
 	u32 mmap_pages;            /* --mmap-pages: ring pages per CPU, 0 the view's */
 	const char *output;        /* -o FILE: keep the recording */
 	u64 freq;                  /* -F HZ */
-	bool callchains;           /* set by the view (-g) */
-	enum rec_callgraph callgraph;  /* --call-graph; REC_CG_NONE: the view's */
+	enum rec_callgraph callgraph;  /* the stacks: set by the view (REC_CG_ONLINE
+				      for -g) or its --call-graph */
 	const char *tool;          /* REC_LIVE_TOOL: set by the tool, with */
 	const char *const *events; /* the events it counts (-e) */
 	size_t nevents;

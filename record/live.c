@@ -37,8 +37,7 @@ struct rec_live {
 static int live_tool_events(struct rec_opts *o, const struct rec_live_opts *lo)
 {
 	o->freq = 0;                  /* every hit, as record --tool */
-	/* rec_tool_add says (stackcount: unwound while recording, as -g) */
-	o->callgraph = lo->callgraph;
+	/* o->callgraph NONE: rec_tool_add says (stackcount: as -g) */
 	o->tool = lo->tool;
 	for (size_t i = 0; i < lo->nevents; i++)
 		if (pmc_parse(&o->events, lo->events[i]) < 0)
@@ -52,11 +51,11 @@ static int live_events(struct rec_live *l, const struct rec_live_opts *lo)
 	struct rec_opts *o = &l->o;
 	bool fell_back;
 	o->freq = lo->freq ? lo->freq : REC_DEFAULT_FREQ;
-	o->callgraph = lo->callchains ? REC_CG_ONLINE : REC_CG_NONE;
+	o->callgraph = lo->callgraph;
 	o->mmap_pages = REC_DEFAULT_PAGES;
 	switch (lo->kind) {
 	case REC_LIVE_SAMPLES:
-		if (lo->callchains)
+		if (o->callgraph == REC_CG_ONLINE)
 			o->mmap_pages = REC_STACK_PAGES / 4;   /* 1 MiB: stack copies */
 		return rec_add_default_event(&o->events, &fell_back);
 	case REC_LIVE_SCHED:
@@ -71,8 +70,6 @@ static int live_events(struct rec_live *l, const struct rec_live_opts *lo)
 	case REC_LIVE_OFFCPU_WAKERS:
 		o->freq = lo->freq;   /* CPU samples only when asked, as record's */
 		o->off_cpu = lo->kind == REC_LIVE_OFFCPU ? REC_OFFCPU_SWITCHES : REC_OFFCPU_WAKERS;
-		if (lo->callgraph != REC_CG_NONE)
-			o->callgraph = lo->callgraph;
 		if (rec_add_off_cpu_events(o, &fell_back) < 0)
 			return -1;
 		/* 2 MiB of frame-pointer chains; stack copies (16 KB a
@@ -86,7 +83,7 @@ static int live_events(struct rec_live *l, const struct rec_live_opts *lo)
 		o->freq = 0;          /* block events only, as record --block -F 0 */
 		/* 2 MiB: a busy disk's events come in bursts; 4 MiB, as record
 		 * --block -g, with the submitters' stacks. */
-		o->mmap_pages = lo->callchains ? REC_STACK_PAGES : 512;
+		o->mmap_pages = o->callgraph == REC_CG_ONLINE ? REC_STACK_PAGES : 512;
 		/* Completions run in interrupts and other tasks' time. */
 		if (lo->npids || lo->ntids) {
 			err_set("block I/O completes outside the task: record system-wide "

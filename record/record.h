@@ -37,9 +37,9 @@ struct rec_live_opts {
 	const pid_t *tids; int ntids;      /* -t */
 	char **command;            /* -- command, NULL-terminated, or NULL */
 	u64 freq;                  /* samples per second per CPU; 0: default */
-	bool callchains;           /* -g: as record -g (unwound while recording) */
-	enum rec_callgraph callgraph;  /* --call-graph: REC_CG_FP or REC_CG_ONLINE
-				      (tools, offcpu); REC_CG_NONE: the kind's */
+	enum rec_callgraph callgraph;  /* the stacks: REC_CG_ONLINE as -g, REC_CG_FP
+				      (a view's --call-graph); REC_CG_NONE the
+				      kind's default (none, or a tool's own) */
 	const u32 *devs; int ndevs;        /* REC_LIVE_BLOCK: only these devices
 					      (kernel dev_t, as record -d) */
 	double duration;           /* seconds, 0 for none */
