@@ -53,12 +53,17 @@ share() {
 		END { print t + 0, w + 0 }' "$1"
 }
 
+# lost ERRFILE: the events the run said it lost at the ring (the drain can
+# fall behind on a busy machine; what is tested here is the stacks).
+lost() { grep -oE '[0-9]+ events lost at the ring' "$1" | awk '{ n += $1 } END { print n + 0 }'; }
+
 busy_cpus 30
 P=t:syscalls:sys_enter_getppid
 "$EMBER" stackcount -f -o "$TMP/cfi.data" $P -- "$TMP/nofp" 2000 >"$TMP/cfi" 2>"$TMP/cfi.err"
 read -r hits with < <(share "$TMP/cfi" "main;middle;leaf")
-check "live: 2000 hits, every stack main;middle;leaf (${hits} hits, ${with} with it)" \
-	test "$hits" = 2000 -a "$with" = 2000
+n=$(lost "$TMP/cfi.err")
+check "live: 2000 hits (less $n lost), every stack main;middle;leaf (${hits} hits, ${with} with it)" \
+	test $((hits + n)) = 2000 -a "$with" = "$hits" -a "$hits" -ge 1000
 "$EMBER" stackcount -f -i "$TMP/cfi.data" >"$TMP/cfi-file" 2>/dev/null
 check "the recording kept with -o gives the same stacks" cmp -s "$TMP/cfi" "$TMP/cfi-file"
 
@@ -69,10 +74,11 @@ read -r hits with < <(share "$TMP/rec" "main;middle;leaf")
 check "record --tool stackcount: the same whole stacks (${hits} hits, ${with} with it)" \
 	test "$hits" = 2000 -a "$with" = 2000
 
-"$EMBER" stackcount -f --call-graph fp $P -- "$TMP/nofp" 2000 >"$TMP/fp" 2>/dev/null
+"$EMBER" stackcount -f --call-graph fp $P -- "$TMP/nofp" 2000 >"$TMP/fp" 2>"$TMP/fp.err"
 read -r hits with < <(share "$TMP/fp" "main;middle;leaf")
-check "--call-graph fp walks frame pointers: 2000 hits, under 10% whole (${with})" \
-	test "$hits" = 2000 -a "$with" -lt 200
+n=$(lost "$TMP/fp.err")
+check "--call-graph fp walks frame pointers: 2000 hits (less $n lost), under 10% whole (${with})" \
+	test $((hits + n)) = 2000 -a "$hits" -ge 1000 -a $((with * 10)) -lt "$hits"
 
 if [ -x /usr/bin/python3 ]; then
 	"$EMBER" stackcount -f t:syscalls:sys_enter_brk -- /usr/bin/python3 -c \
