@@ -20,7 +20,7 @@ MODULES := common format pmc pmc/stat record symbols unwind replay screen views/
 PKGS    := libelf:libelf-dev libdw:libdw-dev libunwind:libunwind-dev libunwind-generic:libunwind-dev \
            numa:libnuma-dev zlib:zlib1g-dev libtraceevent:libtraceevent-dev \
            libzstd:libzstd-dev libprotobuf-c:libprotobuf-c-dev liburing:liburing-dev \
-           blkid:libblkid-dev libcurl:libcurl4-openssl-dev
+           blkid:libblkid-dev libcurl:libcurl4-openssl-dev capstone:libcapstone-dev
 PKGNAMES := $(foreach p,$(PKGS),$(firstword $(subst :, ,$(p))))
 
 ifeq ($(filter deps clean,$(MAKECMDGOALS)),)
@@ -145,7 +145,7 @@ asan:
 # is missing.
 DEB_DEPS := build-essential pkg-config linux-libc-dev libelf-dev libdw-dev libunwind-dev \
             libnuma-dev zlib1g-dev libzstd-dev libtraceevent-dev libiberty-dev \
-            liburing-dev libblkid-dev \
+            liburing-dev libblkid-dev libcapstone-dev \
             linux-perf chromium blktrace clang libclang-rt-14-dev \
             python3 python3-dbg libc6-dbg fio dwz \
             util-linux procps protobuf-c-compiler libprotobuf-c-dev golang-go e2fsprogs \
@@ -249,7 +249,7 @@ fuzz: $(addprefix $(FUZZ_DIR)/,$(FUZZ_TARGETS))
 # ('ember CMD --man') and committed, so that install needs no build of
 # them.  tests/e2e/options-docs.sh fails when one lags behind its table.
 MAN_GENERATED := report top script flame export push stat list offcpu sched bio btrace verify archive serve \
-                 execsnoop opensnoop syscount exitsnoop cpudist softirqs hardirqs funccount \
+                 execsnoop opensnoop statsnoop filelife syscount exitsnoop cpudist softirqs hardirqs funccount \
                  oomkill drsnoop writeback stackcount
 man: $(EMBER_BIN)
 	@for c in $(MAN_GENERATED); do \

@@ -245,8 +245,8 @@ static const struct opt options[] = {
 	  "(completions run outside the task); see 'ember bio'"),
 	OPT_STRING(0, "tool", A(o.tool), "NAME",
 	  "record the events tool NAME reads (execsnoop,\n"
-	  "opensnoop, syscount, exitsnoop, cpudist, softirqs,\n"
-	  "hardirqs, oomkill, drsnoop, writeback; funccount and\n"
+	  "opensnoop, statsnoop, filelife, syscount, exitsnoop,\n"
+	  "cpudist, softirqs, hardirqs, oomkill, drsnoop, writeback; funccount and\n"
 	  "stackcount with -e), for 'ember NAME -i FILE'"),
 	OPT('d', 'd', "device", OPT_ARG, "DEV",
 	  "with --block, only this block device (repeatable;\n"
@@ -560,7 +560,7 @@ static int record(struct cli *cl)
 		rc = stop_exit_status(&end, &die_sig);
 	}
 	rec_session_free(s);
-	rec_execargs_remove(&cl->o.execargs);   /* its descriptors closed */
+	rec_probes_remove(&cl->o.probes);   /* its descriptors closed */
 	if (die_sig)
 		cmd_die_of(die_sig);
 	return rc;
@@ -598,7 +598,7 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	rc = record(&cl);
 out:
-	rec_execargs_remove(&cl.o.execargs);
+	rec_probes_remove(&cl.o.probes);
 	net_client_free(cl.net);
 	free(cl.stored);
 	pmc_list_free(&cl.o.events);

@@ -61,6 +61,14 @@ static const struct opt opensnoop_opts[] = {
 	OPT_END,
 };
 
+static const struct opt statsnoop_opts[] = {
+	TARGET,
+	OPT_BOOL('x', "failed", O(failed), "only failed calls"),
+	OPT_BOOL('t', "timestamp", O(timestamps),
+	  "a TIME(s) column: seconds since the first event"),
+	OPT_END,
+};
+
 static const struct opt syscount_opts[] = {
 	TARGET,
 	INTERVALS,
@@ -125,6 +133,16 @@ static const struct opt writeback_opts[] = {
 
 /* ---- The tools ---------------------------------------------------------- */
 
+/* How the path tools read the paths the syscalls point at. */
+#define PATHS_HOW                                                              \
+	"path is fetched where the call is\n"                                  \
+	"made: a uprobe at each syscall instruction of the C library and loader\n" \
+	"(tracefs's uprobe_events, ember_PID/path_di and path_si, removed at the\n" \
+	"end).  A program that makes its syscalls elsewhere (static, Go), or a\n" \
+	"run without tracefs, gets the path from the copy of the caller's stack\n" \
+	"or the file a literal lies in; a path in none shows as its address."
+
+
 /* One tool's command: its option table and help, its constructor, and
  * whether it takes a PATTERN operand (funccount, stackcount). */
 struct tool_cmd {
@@ -161,8 +179,20 @@ static const struct tool_cmd tools[] = {
 	  "new image's stack (the program's path and \"...\" when it is not there)."),
 	TOOL("opensnoop", opensnoop_new, opensnoop_opts, "one line per open: PID COMM FD ERR PATH",
 	  "One line per open, openat and openat2, as BCC's opensnoop prints it.  The\n"
-	  "path is read from the copy of the caller's stack taken at the call, or\n"
-	  "from the file a literal path lies in; one on the heap shows as its address."),
+	  PATHS_HOW),
+	TOOL("statsnoop", statsnoop_new, statsnoop_opts,
+	  "one line per stat: PID COMM RET ERR PATH",
+	  "One line per stat, lstat, fstatat, statx and statfs, as BCC's statsnoop\n"
+	  "prints it.  The " PATHS_HOW),
+	TOOL("filelife", filelife_new, plain_opts,
+	  "files created and deleted while tracing, with their age",
+	  "Files created and deleted while tracing, as BCC's filelife shows them:\n"
+	  "one line at each delete, TIME(s) (seconds since the first event), the\n"
+	  "deleting process, the file's age and its path as the program gave it.\n"
+	  "Syscall level, not the VFS's: a file is born at the first successful open\n"
+	  "with O_CREAT (or creat) of its path seen, which may be of a file that\n"
+	  "existed already, and dies at a successful unlink or unlinkat of the same\n"
+	  "path; renames and links are not followed.  The " PATHS_HOW),
 	TOOL("syscount", syscount_new, syscount_opts,
 	  "syscalls by count and time, per syscall or process",
 	  "Syscalls by count, as BCC's syscount prints them, the names from the\n"

@@ -176,7 +176,7 @@ static void *live_thread(void *arg)
 
 static void live_free_opts(struct rec_live *l)
 {
-	rec_execargs_remove(&l->o.execargs);   /* after the session's descriptors */
+	rec_probes_remove(&l->o.probes);   /* after the session's descriptors */
 	pmc_list_free(&l->o.events);
 	free(l->o.cpus);
 	free(l->o.pids);

@@ -58,10 +58,27 @@
 
 
 
-/* execargs.c: makes --tool execsnoop's event (stale groups of embers gone
- * first): 0, or -1 with err_set() saying why not (no tracefs or
- * permission, no interpreter). */
-int rec_execargs_create(struct rec_execargs *ea);
+/* probes.c: adds a uprobe at offset of the file at path to the run's
+ * group as event (a second call with the same event and fetch adds a
+ * probe point to it), the group begun on first use: 0, or -1 with
+ * err_set() (no tracefs, no permission, a refused probe).  Its name as
+ * -e takes it ("ember_PID:EVENT") into out. */
+int rec_probes_add(struct rec_probes *p, const char *event, const char *path, u64 offset,
+		   const char *fetch);
+void rec_probes_event_name(const struct rec_probes *p, const char *event, char *out, size_t cap);
+
+/* execargs.c: adds --tool execsnoop's event, its name into name: 0, or
+ * -1 with err_set() saying why not (no tracefs or permission, no
+ * interpreter). */
+int rec_execargs_create(struct rec_probes *p, char *name, size_t cap);
+
+/* strings.c: makes the path probes at the sites of the syscalls nrs (n
+ * of them) in the C libraries and loaders o's target maps (ember's own
+ * always, which a command gets), and puts their events' names, comma-
+ * separated, into names: 0, or -1 with err_set() saying why none could
+ * be made (the tool then reads stack copies alone). */
+int rec_strings_create(struct rec_probes *p, const struct rec_opts *o, const int *nrs,
+		       size_t n, char *names, size_t cap);
 
 /* One mmap'd ring buffer: the metadata page then 2^n data pages. */
 struct rec_ring {

@@ -100,18 +100,22 @@ enum rec_offcpu {
 	REC_OFFCPU_WAKERS,         /* + the wakers' call chains: offcpu --wakers */
 };
 
-/* execsnoop's uprobe at the dynamic loader's entry (execargs.c): argc
- * and this many argv strings (BCC execsnoop's default --max-args). */
-#define REC_EXECARGS_MAX 20
-struct rec_execargs {
-	bool made;                 /* the event exists in uprobe_events */
-	int watch_fd;              /* its watchdog's pipe, or -1 */
+/* The events ember adds to tracefs's uprobe_events for a run
+ * (probes.c): one group, ember_PID, which a watchdog process removes
+ * should ember end before rec_probes_remove. */
+struct rec_probes {
+	bool begun;                /* the group's tracefs and watchdog set up */
+	bool made;                 /* some event exists in uprobe_events */
+	int watch_fd;              /* the watchdog's pipe, or -1 */
 	char tracefs[128];
 	char group[32];            /* ember_PID */
-	char name[48];             /* "ember_PID:exec_args", as -e names it */
 };
-/* Removes it once no descriptor holds it; a no-op when not made. */
-void rec_execargs_remove(struct rec_execargs *ea);
+/* Removes them once no descriptor holds them; a no-op when none made. */
+void rec_probes_remove(struct rec_probes *p);
+
+/* execsnoop's uprobe at the dynamic loader's entry (execargs.c) fetches
+ * argc and this many argv strings (BCC execsnoop's default --max-args). */
+#define REC_EXECARGS_MAX 20
 
 /* Everything the command line decides; filled by cmd-record.c. */
 struct rec_opts {
@@ -142,7 +146,7 @@ struct rec_opts {
 	size_t snap_n;             /* of the user stack and the user sp */
 	u32 snap_bytes;            /* (--tool: strings the events point at) */
 	const char *tool;          /* --tool NAME, or NULL */
-	struct rec_execargs execargs;  /* --tool execsnoop's uprobe */
+	struct rec_probes probes;  /* --tool's uprobes (execsnoop's, the paths') */
 	char tool_note[256];       /* why a tool's better path is not taken */
 	bool block;                /* --block: block tracepoints, every hit */
 	bool no_buildid_cache;     /* -N: leave ~/.debug alone */

@@ -18,7 +18,16 @@ struct tool_events {
 	bool chains;               /* call chains (as -g, unless -g/--call-graph says) */
 	bool switches;             /* context-switch records */
 	u32 snap_bytes;            /* the copy's size; 0 for SNAP_BYTES */
+	const int *path_nrs;       /* syscalls whose paths are probed where */
+	size_t n_path_nrs;         /* they are made (strings.c), or none */
 };
+
+/* x86-64 syscall numbers whose paths the tools show. */
+static const int open_nrs[] = { 2, 257, 437 };           /* open openat openat2 */
+static const int stat_nrs[] = { 4, 6, 262, 332, 137 };   /* stat lstat newfstatat statx statfs */
+static const int life_nrs[] = { 2, 85, 257, 437, 87, 263 };  /* + creat unlink unlinkat */
+static const int exec_nrs[] = { 59, 322 };               /* execve execveat */
+#define NRS(a) a, ARRAY_SIZE(a)
 
 /* 8 KiB reaches the paths a program builds in its own locals. */
 #define SNAP_BYTES 8192
@@ -34,28 +43,41 @@ static const struct tool_events tools[] = {
 	{ "execsnoop", "sched:sched_process_exec,syscalls:sys_enter_execve,"
 		       "syscalls:sys_enter_execveat",
 	  "syscalls:sys_exit_execve,syscalls:sys_exit_execveat", false, false, false,
-	  EXEC_SNAP_BYTES },
+	  EXEC_SNAP_BYTES, NRS(exec_nrs) },
 	{ "opensnoop", "syscalls:sys_enter_open,syscalls:sys_enter_openat,"
 		       "syscalls:sys_enter_openat2",
 	  "syscalls:sys_exit_open,syscalls:sys_exit_openat,syscalls:sys_exit_openat2",
-	  false, false, false, 0 },
-	{ "syscount", NULL, "raw_syscalls:sys_enter,raw_syscalls:sys_exit", false, false, false, 0 },
+	  false, false, false, 0, NRS(open_nrs) },
+	{ "statsnoop", "syscalls:sys_enter_newstat,syscalls:sys_enter_newlstat,"
+		       "syscalls:sys_enter_newfstatat,syscalls:sys_enter_statx,"
+		       "syscalls:sys_enter_statfs",
+	  "syscalls:sys_exit_newstat,syscalls:sys_exit_newlstat,syscalls:sys_exit_newfstatat,"
+	  "syscalls:sys_exit_statx,syscalls:sys_exit_statfs", false, false, false, 0,
+	  NRS(stat_nrs) },
+	/* The opens that may create a file and the unlinks that end one. */
+	{ "filelife", "syscalls:sys_enter_creat,syscalls:sys_enter_open,syscalls:sys_enter_openat,"
+		      "syscalls:sys_enter_openat2,syscalls:sys_enter_unlink,"
+		      "syscalls:sys_enter_unlinkat",
+	  "syscalls:sys_exit_creat,syscalls:sys_exit_open,syscalls:sys_exit_openat,"
+	  "syscalls:sys_exit_openat2,syscalls:sys_exit_unlink,syscalls:sys_exit_unlinkat",
+	  false, false, false, 0, NRS(life_nrs) },
+	{ "syscount", NULL, "raw_syscalls:sys_enter,raw_syscalls:sys_exit", false, false, false, 0, NULL, 0 },
 	/* signal_generate: the parent's SIGCHLD, whose code says CLD_DUMPED. */
 	{ "exitsnoop", NULL, "sched:sched_process_exit,syscalls:sys_enter_exit_group,"
 			     "syscalls:sys_enter_exit,signal:signal_deliver,signal:signal_generate",
-	  false, false, false, 0 },
+	  false, false, false, 0, NULL, 0 },
 	/* Switch records, not sched_switch: a task's switch-in is another
 	 * task's sched_switch, which a per-task recording cannot see. */
-	{ "cpudist", NULL, "dummy", false, false, true, 0 },
-	{ "softirqs", NULL, "irq:softirq_entry,irq:softirq_exit", false, false, false, 0 },
-	{ "hardirqs", NULL, "irq:irq_handler_entry,irq:irq_handler_exit", false, false, false, 0 },
-	{ "oomkill", NULL, "oom:mark_victim", false, false, false, 0 },
+	{ "cpudist", NULL, "dummy", false, false, true, 0, NULL, 0 },
+	{ "softirqs", NULL, "irq:softirq_entry,irq:softirq_exit", false, false, false, 0, NULL, 0 },
+	{ "hardirqs", NULL, "irq:irq_handler_entry,irq:irq_handler_exit", false, false, false, 0, NULL, 0 },
+	{ "oomkill", NULL, "oom:mark_victim", false, false, false, 0, NULL, 0 },
 	{ "drsnoop", NULL, "vmscan:mm_vmscan_direct_reclaim_begin,"
 			   "vmscan:mm_vmscan_direct_reclaim_end,vmscan:mm_vmscan_memcg_reclaim_begin,"
-			   "vmscan:mm_vmscan_memcg_reclaim_end", false, false, false, 0 },
-	{ "writeback", NULL, "writeback:writeback_start,writeback:writeback_written", false, false, false, 0 },
-	{ "funccount", NULL, NULL, true, false, false, 0 },
-	{ "stackcount", NULL, NULL, true, true, false, 0 },
+			   "vmscan:mm_vmscan_memcg_reclaim_end", false, false, false, 0, NULL, 0 },
+	{ "writeback", NULL, "writeback:writeback_start,writeback:writeback_written", false, false, false, 0, NULL, 0 },
+	{ "funccount", NULL, NULL, true, false, false, 0, NULL, 0 },
+	{ "stackcount", NULL, NULL, true, true, false, 0, NULL, 0 },
 };
 
 static const struct tool_events *find_tool(const char *name)
@@ -132,11 +154,28 @@ int rec_tool_exclude_self(struct rec_session *s)
  * serve, and a note says why. */
 static int add_exec_args(struct rec_opts *o)
 {
-	if (rec_execargs_create(&o->execargs) == 0 && add_tracepoints(o, o->execargs.name) == 0)
+	char name[64];
+	if (rec_execargs_create(&o->probes, name, sizeof(name)) == 0 &&
+	    add_tracepoints(o, name) == 0)
 		return 0;
 	snprintf(o->tool_note, sizeof(o->tool_note), "exec arguments from the stack "
 		 "copy only (an exec may show its path and \"...\"): %s", err_msg());
-	rec_execargs_remove(&o->execargs);
+	return 0;
+}
+
+/* The paths the tool's syscalls point at, fetched where they are made
+ * (strings.c); without the probes, from the stack copies alone, and a
+ * note says why. */
+static int add_path_probes(struct rec_opts *o, const struct tool_events *t)
+{
+	char names[160];
+	if (rec_strings_create(&o->probes, o, t->path_nrs, t->n_path_nrs, names,
+			       sizeof(names)) == 0 &&
+	    add_tracepoints(o, names) == 0)
+		return 0;
+	if (!o->tool_note[0])      /* execsnoop's says why already */
+		snprintf(o->tool_note, sizeof(o->tool_note), "paths from the stack copy "
+			 "only (a path on the heap shows as its address): %s", err_msg());
 	return 0;
 }
 
@@ -163,6 +202,8 @@ int rec_tool_add(struct rec_opts *o, const char *name)
 	if (t->plain && add_tracepoints(o, t->plain) < 0)
 		return -1;
 	if (!strcmp(name, "execsnoop") && add_exec_args(o) < 0)
+		return -1;
+	if (t->n_path_nrs && add_path_probes(o, t) < 0)
 		return -1;
 	o->switch_events |= t->switches;
 	/* Stacks as record -g's: user stacks unwound with the binaries' CFI

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "symbols/symbols.h"
+#include "symbols/symbols-internal.h"
 
 /* "malloc" matches "malloc" and the versioned "malloc@@GLIBC_2.2.5". */
 static bool name_matches(const char *sym, const char *name)
@@ -51,7 +51,7 @@ static u64 find_symbol(Elf *elf, const char *name)
 }
 
 /* The file offset of address addr, through the PT_LOAD holding it. */
-static int to_offset(Elf *elf, u64 addr, u64 *off)
+int sym_elf_offset(Elf *elf, u64 addr, u64 *off)
 {
 	size_t n;
 	if (elf_getphdrnum(elf, &n) != 0)
@@ -69,7 +69,7 @@ static int to_offset(Elf *elf, u64 addr, u64 *off)
 
 /* The ELF file at path, opened for reading; NULL with err_set() (*fd
  * closed) when it is none. */
-static Elf *open_elf(const char *path, int *fd)
+Elf *sym_elf_open(const char *path, int *fd)
 {
 	elf_version(EV_CURRENT);
 	*fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -91,13 +91,13 @@ static Elf *open_elf(const char *path, int *fd)
 int sym_func_offset(const char *path, const char *name, u64 *off)
 {
 	int fd, rc = -1;
-	Elf *elf = open_elf(path, &fd);
+	Elf *elf = sym_elf_open(path, &fd);
 	if (!elf)
 		return -1;
 	u64 addr = find_symbol(elf, name);
 	if (!addr)
 		err_set("no function '%s' in %s (see nm -D %s)", name, path, path);
-	else if (to_offset(elf, addr, off) < 0)
+	else if (sym_elf_offset(elf, addr, off) < 0)
 		err_set("%s: function '%s' at %#llx lies in no loadable segment", path, name,
 			(unsigned long long)addr);
 	else
@@ -110,13 +110,13 @@ int sym_func_offset(const char *path, const char *name, u64 *off)
 int sym_entry_offset(const char *path, u64 *off)
 {
 	int fd, rc = -1;
-	Elf *elf = open_elf(path, &fd);
+	Elf *elf = sym_elf_open(path, &fd);
 	if (!elf)
 		return -1;
 	GElf_Ehdr eh;
 	if (!gelf_getehdr(elf, &eh))
 		err_set("%s: not an ELF file", path);
-	else if (to_offset(elf, eh.e_entry, off) < 0)
+	else if (sym_elf_offset(elf, eh.e_entry, off) < 0)
 		err_set("%s: its entry point is in no loadable segment", path);
 	else
 		rc = 0;

@@ -240,4 +240,10 @@ struct sym_dso *jit_load(struct sym_ctx *c, const char *path);
 /* find.c: locates and loads the symbols of a file dso. */
 void file_load(struct sym_ctx *c, struct sym_dso *d, pid_t pid);
 
+/* byname.c: the ELF file at path opened for reading (NULL with err_set(),
+ * *fd closed, when it is none); an address's file offset through the
+ * PT_LOAD holding it (-1 when none does). */
+Elf *sym_elf_open(const char *path, int *fd);
+int sym_elf_offset(Elf *elf, u64 addr, u64 *off);
+
 #endif

@@ -63,6 +63,22 @@ int sym_func_offset(const char *path, const char *name, u64 *off);
  * on its start goes.  0, or -1 with err_set(). */
 int sym_entry_offset(const char *path, u64 *off);
 
+/* The syscall instructions of an ELF file (sites.c) whose number, set
+ * just before them, is one of nrs: each one's file offset (where a
+ * uprobe goes) and number; unknown counts the syscall instructions whose
+ * number is set elsewhere (the generic syscall(2)).  x86-64 only. */
+struct sym_syscall_site {
+	u64 offset;
+	int nr;
+};
+struct sym_syscall_sites {
+	VEC(struct sym_syscall_site) v;
+	size_t unknown;
+};
+/* 0, or -1 with err_set() (not ELF, not x86-64); free with _free. */
+int sym_syscall_sites(const char *path, const int *nrs, size_t n, struct sym_syscall_sites *out);
+void sym_syscall_sites_free(struct sym_syscall_sites *s);
+
 /* ---- Resolving addresses ------------------------------------------------ */
 
 struct sym_opts {

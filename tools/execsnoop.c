@@ -115,9 +115,13 @@ static void enter_args(const struct execsnoop *x, const struct rp_sample *s, cha
 	while (n < ARGS_MAX + 1 && tool_user_u64(s, argv + 8 * n, &p) && p)
 		n++;
 	if (!join_argv(s, argv, n, &sb)) {
+		/* The path the probe or the copy has, and "..." for the
+		 * arguments no one read. */
 		char buf[LINE_MAX_];
-		const char *f = tool_user_str(s, tool_field(x->env, s, "filename"), buf, sizeof(buf));
-		sb_puts(&sb, f ? f : "");
+		const char *f = tool_syscall_str(x->env, s, tool_field(x->env, s, "filename"), buf,
+						 sizeof(buf));
+		if (f)
+			sb_printf(&sb, "%s ...", f);
 	}
 	snprintf(out, LINE_MAX_, "%s", sb.s ? sb.s : "");
 	sb_free(&sb);

@@ -14,6 +14,7 @@
 struct counted {
 	struct rp_sink inner;
 	const struct tool *t;
+	const struct tool_env *env;
 	struct live *live;         /* NULL for a file */
 	u64 interval_ns;
 	u64 left;
@@ -82,12 +83,18 @@ static int counted_tick(void *ctx, u64 end, bool last)
 static int counted_sample(void *ctx, const struct rp_sample *s)
 {
 	struct counted *c = ctx;
-	return !c->done && c->inner.sample ? c->inner.sample(c->inner.ctx, s) : 0;
+	if (tool_strings_take(c->env->strings, c->env, s))
+		return 0;          /* a path probe's hit, for its sys_enter */
+	int rc = !c->done && c->inner.sample ? c->inner.sample(c->inner.ctx, s) : 0;
+	tool_strings_done(c->env->strings, s);
+	return rc;
 }
 
 static int counted_event(void *ctx, const struct pd_event *ev, const struct rp_thread *t)
 {
 	struct counted *c = ctx;
+	if (ev->type == PERF_RECORD_LOST || ev->type == PERF_RECORD_LOST_SAMPLES)
+		tool_strings_forget(c->env->strings);
 	return !c->done && c->inner.event ? c->inner.event(c->inner.ctx, ev, t) : 0;
 }
 
@@ -138,9 +145,10 @@ struct tool_replay *tool_replay_open(struct tool *t, const struct tool_target *t
 		err_prefix("%s: tracing data", o->input);
 		goto fail;
 	}
+	x->env.strings = tool_strings_new(&x->env);
 	if (t->start && t->start(t->ctx, &x->env) < 0)
 		goto fail;
-	x->c = (struct counted){ .inner = t->sink, .t = t, .live = live,
+	x->c = (struct counted){ .inner = t->sink, .t = t, .env = &x->env, .live = live,
 				 .interval_ns = o->interval_ns, .left = tg->live.count };
 	return x;
 fail:;
@@ -174,6 +182,7 @@ void tool_replay_close(struct tool_replay *x)
 {
 	if (x->r)
 		rp_close(x->r);
+	tool_strings_free(x->env.strings);
 	x->o->filter = (struct rp_filter){0};
 	free(x);
 }

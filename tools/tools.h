@@ -20,6 +20,8 @@ struct tool_env {
 	 * tests them with rp_filter_pass. */
 	const struct rp_filter *filter;
 	const struct tool *tool;   /* the tool: tool_note says through it */
+	/* The path probes' hits, kept until their sys_enter (strings.c). */
+	struct tool_strings *strings;
 };
 
 /* One tool: its sink (ctx shared with start), and the step that finds
@@ -136,10 +138,37 @@ const char *tool_field_str(const struct tool_env *env, const struct rp_sample *s
  * strings), else from the file mapped there (literals); NULL when it is
  * in neither, or cut. */
 const char *tool_user_str(const struct rp_sample *s, u64 addr, char *buf, size_t cap);
+/* The path a syscall's sys_enter sample s points at (addr) into buf:
+ * from the path probe's hit that announced this very call (strings.c),
+ * else as tool_user_str; NULL when neither has it. */
+const char *tool_syscall_str(const struct tool_env *env, const struct rp_sample *s, u64 addr,
+			     char *buf, size_t cap);
+/* A path syscall's path argument: its "filename" field, else its
+ * "pathname" (statfs, creat, unlink). */
+u64 tool_path_arg(const struct tool_env *env, const struct rp_sample *s);
 /* The user pointer at addr (from the copy); false when not in it. */
 bool tool_user_u64(const struct rp_sample *s, u64 addr, u64 *v);
 /* "missing tracepoints: record with 'ember record --tool NAME'" */
 int tool_missing(const char *tool, const char *what);
+
+/* The path probes' hits (strings.c), which tool_replay keeps for the
+ * tools: new finds their events in env's recording; take keeps sample s
+ * when it is a hit (true: the tool does not see it); forget drops every
+ * kept hit (after lost records); get hands the hit that announced the
+ * sys_enter sample s, when its syscall and pointer addr are the same,
+ * and forgets it (NULL when none). */
+struct tool_strings;
+struct tool_strings *tool_strings_new(const struct tool_env *env);
+void tool_strings_free(struct tool_strings *x);
+bool tool_strings_recorded(const struct tool_strings *x);
+bool tool_strings_take(struct tool_strings *x, const struct tool_env *env,
+		       const struct rp_sample *s);
+void tool_strings_forget(struct tool_strings *x);
+/* After the tool saw sample s: its thread's hit, if any, is forgotten
+ * (the sample was the call the hit announced, or the call never came). */
+void tool_strings_done(struct tool_strings *x, const struct rp_sample *s);
+const char *tool_strings_get(struct tool_strings *x, const struct tool_env *env,
+			     const struct rp_sample *s, u64 addr);
 
 /* A string per thread, kept from a syscall's entry to its exit. */
 #define TOOL_STR_MAX 512
@@ -248,6 +277,8 @@ struct tool_opts {
 /* Each tool's constructor. */
 struct tool *execsnoop_new(const struct tool_opts *o);
 struct tool *opensnoop_new(const struct tool_opts *o);
+struct tool *statsnoop_new(const struct tool_opts *o);
+struct tool *filelife_new(const struct tool_opts *o);
 struct tool *syscount_new(const struct tool_opts *o);
 struct tool *exitsnoop_new(const struct tool_opts *o);
 struct tool *cpudist_new(const struct tool_opts *o);

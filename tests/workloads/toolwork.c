@@ -3,6 +3,15 @@
  *                             says how long the loop took (bench/syscount.sh)
  *   toolwork open N M         opens an existing file N times and a missing
  *                             one M times, paths built on its stack (opensnoop)
+ *   toolwork heapopen N       N times: opens, then stats, a missing path
+ *                             "/nonexistent-ember-heap/I" built in one heap
+ *                             buffer (opensnoop, statsnoop: paths no stack
+ *                             copy holds, and each call's own)
+ *   toolwork filelife N MS DIR N times: creates DIR/ember-life-I (a heap
+ *                             path), and deletes it MS ms later (filelife)
+ *   toolwork heapexec N       N execs of missing programs
+ *                             "/nonexistent-ember-heap/exec-I", path and
+ *                             argv on the heap (execsnoop -x)
  *   toolwork execfail         one exec of a missing program, argv on its
  *                             stack, literal strings (execsnoop -x)
  *   toolwork runsleep N MS    N times: runs MS ms on the CPU, sleeps MS ms (cpudist)
@@ -18,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -56,6 +66,56 @@ static int do_open(long n, long m)
 	for (long i = 0; i < m; i++)
 		failed += open(missing, O_RDONLY) < 0 && errno == ENOENT;
 	printf("toolwork: %ld opens, %ld failed with ENOENT\n", ok, failed);
+	return 0;
+}
+
+static int do_heapopen(long n)
+{
+	char *path = malloc(64);
+	long failed = 0;
+	struct stat st;
+	for (long i = 0; i < n; i++) {
+		snprintf(path, 64, "/nonexistent-ember-heap/%ld", i);
+		failed += open(path, O_RDONLY) < 0 && errno == ENOENT;
+		failed += stat(path, &st) < 0 && errno == ENOENT;
+	}
+	free(path);
+	printf("toolwork: %ld of %ld calls failed with ENOENT\n", failed, 2 * n);
+	return 0;
+}
+
+static int do_filelife(long n, long ms, const char *dir)
+{
+	char *path = malloc(4096);
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+	long done = 0;
+	for (long i = 0; i < n; i++) {
+		snprintf(path, 4096, "%s/ember-life-%ld", dir, i);
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0)
+			continue;
+		close(fd);
+		nanosleep(&ts, NULL);
+		done += unlink(path) == 0;
+	}
+	free(path);
+	printf("toolwork: %ld files created and deleted\n", done);
+	return 0;
+}
+
+static int do_heapexec(long n)
+{
+	char **argv = calloc(2, sizeof(char *));
+	argv[0] = malloc(64);
+	long failed = 0;
+	for (long i = 0; i < n; i++) {
+		snprintf(argv[0], 64, "/nonexistent-ember-heap/exec-%ld", i);
+		execv(argv[0], argv);
+		failed += errno == ENOENT;
+	}
+	free(argv[0]);
+	free(argv);
+	printf("toolwork: %ld of %ld execs failed with ENOENT\n", failed, n);
 	return 0;
 }
 
@@ -135,6 +195,12 @@ int main(int argc, char **argv)
 		return do_getppid(a);
 	if (!strcmp(mode, "open") && a >= 0 && b >= 0)
 		return do_open(a, b);
+	if (!strcmp(mode, "heapopen") && a > 0)
+		return do_heapopen(a);
+	if (!strcmp(mode, "filelife") && a > 0 && b >= 0 && argc > 4)
+		return do_filelife(a, b, argv[4]);
+	if (!strcmp(mode, "heapexec") && a > 0)
+		return do_heapexec(a);
 	if (!strcmp(mode, "execfail"))
 		return do_execfail();
 	if (!strcmp(mode, "runsleep") && a > 0 && b > 0)
@@ -145,7 +211,7 @@ int main(int argc, char **argv)
 		return do_alloc(a);
 	if (!strcmp(mode, "paced") && a >= 100 && b > 0)
 		return do_paced(a, b);
-	fprintf(stderr, "usage: toolwork getppid N | open N M | execfail | runsleep N MS | "
+	fprintf(stderr, "usage: toolwork getppid N | open N M | heapopen N | filelife N MS DIR | heapexec N | execfail | runsleep N MS | "
 		"malloc N | alloc MB | paced RATE SECS\n");
 	return 2;
 }

@@ -1,0 +1,152 @@
+/* strings.c - the paths syscalls point at, as the tools read them.  The
+ * recording's path probes (record/strings.c: ember_PID:path_di and
+ * path_si, a uprobe at each syscall instruction of the C library and the
+ * loader) fetched the string at the very pointer the kernel was about to
+ * take.  A hit is kept for its thread until the sys_enter it announces:
+ * the next sample of that thread, taken only when the syscall number and
+ * the pointer are the same, so a string is never shown for a call it did
+ * not come from.  A lost-records report forgets every kept hit (its sys_enter
+ * might have been the lost one).  Without a hit the stack copy and the
+ * files mapped serve (util.c), as for programs that make their syscalls
+ * elsewhere (static, Go). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/tools.h"
+
+/* One thread's last hit. */
+struct kept {
+	u64 ptr;
+	u64 nr;
+	bool full;                 /* a hit waits for its sys_enter */
+	char s[TOOL_STR_MAX];
+};
+
+struct tool_strings {
+	u64 id[2];
+	bool have[2];
+	struct u64map index;       /* tid -> index + 1 */
+	VEC(struct kept *) v;
+	u64 hits, named;           /* probe hits; paths taken from them */
+};
+
+/* The probes' group is named after the recorder's pid: any ember_*. */
+static void find_events(struct tool_strings *x, const struct tool_env *env)
+{
+	static const char *const names[2] = { "path_di", "path_si" };
+	for (size_t i = 0; env->trace && i < pd_reader_nattrs(env->reader); i++) {
+		const struct pd_attr *a = pd_reader_attr(env->reader, i);
+		const char *n = a->attr.type == PERF_TYPE_TRACEPOINT
+				? pd_trace_name(env->trace, a->attr.config) : NULL;
+		const char *colon = n ? strchr(n, ':') : NULL;
+		for (int r = 0; colon && r < 2; r++)
+			if (!strncmp(n, "ember_", 6) && !strcmp(colon + 1, names[r])) {
+				x->id[r] = a->attr.config;
+				x->have[r] = true;
+			}
+	}
+}
+
+struct tool_strings *tool_strings_new(const struct tool_env *env)
+{
+	struct tool_strings *x = xcalloc(1, sizeof(*x));
+	u64map_init(&x->index);
+	find_events(x, env);
+	return x;
+}
+
+void tool_strings_free(struct tool_strings *x)
+{
+	if (!x)
+		return;
+	for (size_t i = 0; i < x->v.n; i++)
+		free(x->v.v[i]);
+	VEC_FREE(&x->v);
+	u64map_free(&x->index);
+	free(x);
+}
+
+bool tool_strings_recorded(const struct tool_strings *x)
+{
+	return x && (x->have[0] || x->have[1]);
+}
+
+static struct kept *slot_of(struct tool_strings *x, u32 tid)
+{
+	bool created;
+	u64 *slot = u64map_slot(&x->index, tid, &created);
+	if (created) {
+		VEC_PUSH(&x->v, xcalloc(1, sizeof(struct kept)));
+		*slot = x->v.n;
+	}
+	return x->v.v[*slot - 1];
+}
+
+/* The fetched string, whole: the kernel writes a faulted fetch (the page
+ * not resident) as length 0, a string as its bytes and the NUL. */
+static bool fetched(const struct tool_env *env, const struct rp_sample *s, char *out)
+{
+	u64 loc = tool_field(env, s, "path");
+	size_t off = loc & 0xffff, len = (loc >> 16) & 0xffff;
+	if (!len || off >= s->s->raw_size || len > s->s->raw_size - off)
+		return false;
+	const char *src = (const char *)s->s->raw + off;
+	if (src[len - 1] != '\0' || strlen(src) != len - 1 || len > TOOL_STR_MAX)
+		return false;
+	memcpy(out, src, len);
+	return true;
+}
+
+bool tool_strings_take(struct tool_strings *x, const struct tool_env *env,
+		       const struct rp_sample *s)
+{
+	if (!x)
+		return false;
+	bool hit = (x->have[0] && tool_is_tp(s, x->id[0])) ||
+		   (x->have[1] && tool_is_tp(s, x->id[1]));
+	if (!hit)
+		return false;
+	struct kept *k = slot_of(x, s->s->tid);
+	k->ptr = tool_field(env, s, "ptr");
+	k->nr = tool_field(env, s, "nr");
+	k->full = fetched(env, s, k->s);
+	x->hits++;
+	return true;
+}
+
+void tool_strings_forget(struct tool_strings *x)
+{
+	for (size_t i = 0; x && i < x->v.n; i++)
+		x->v.v[i]->full = false;
+}
+
+const char *tool_strings_get(struct tool_strings *x, const struct tool_env *env,
+			     const struct rp_sample *s, u64 addr)
+{
+	u64 *slot = x ? u64map_get(&x->index, s->s->tid) : NULL;
+	if (!slot)
+		return NULL;
+	struct kept *k = x->v.v[*slot - 1];
+	bool ok = k->full && k->ptr == addr && k->nr == tool_field(env, s, "__syscall_nr");
+	k->full = false;
+	x->named += ok;
+	return ok ? k->s : NULL;
+}
+
+void tool_strings_done(struct tool_strings *x, const struct rp_sample *s)
+{
+	u64 *slot = x && x->v.n ? u64map_get(&x->index, s->s->tid) : NULL;
+	if (slot)
+		x->v.v[*slot - 1]->full = false;
+}
+
+const char *tool_syscall_str(const struct tool_env *env, const struct rp_sample *s, u64 addr,
+			     char *buf, size_t cap)
+{
+	const char *p = tool_strings_get(env->strings, env, s, addr);
+	if (p) {
+		snprintf(buf, cap, "%s", p);
+		return buf;
+	}
+	return tool_user_str(s, addr, buf, cap);
+}
