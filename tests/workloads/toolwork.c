@@ -9,6 +9,9 @@
  *                             copy holds, and each call's own)
  *   toolwork filelife N MS DIR N times: creates DIR/ember-life-I (a heap
  *                             path), and deletes it MS ms later (filelife)
+ *   toolwork openloop N       opens and closes /etc/hostname N times (the
+ *                             path in a heap buffer), and says how long the
+ *                             loop took and its CPU time (bench/opensnoop.sh)
  *   toolwork heapexec N       N execs of missing programs
  *                             "/nonexistent-ember-heap/exec-I", path and
  *                             argv on the heap (execsnoop -x)
@@ -100,6 +103,24 @@ static int do_filelife(long n, long ms, const char *dir)
 	}
 	free(path);
 	printf("toolwork: %ld files created and deleted\n", done);
+	return 0;
+}
+
+static int do_openloop(long n)
+{
+	char *path = strdup("/etc/hostname");
+	double start = wl_now(), cpu = now_ms();
+	long ok = 0;
+	for (long i = 0; i < n; i++) {
+		int fd = open(path, O_RDONLY);
+		if (fd >= 0) {
+			ok++;
+			close(fd);
+		}
+	}
+	printf("toolwork: %ld opens in %.6f s, cpu %.6f s\n", ok, wl_now() - start,
+	       (now_ms() - cpu) / 1e3);
+	free(path);
 	return 0;
 }
 
@@ -199,6 +220,8 @@ int main(int argc, char **argv)
 		return do_heapopen(a);
 	if (!strcmp(mode, "filelife") && a > 0 && b >= 0 && argc > 4)
 		return do_filelife(a, b, argv[4]);
+	if (!strcmp(mode, "openloop") && a > 0)
+		return do_openloop(a);
 	if (!strcmp(mode, "heapexec") && a > 0)
 		return do_heapexec(a);
 	if (!strcmp(mode, "execfail"))
@@ -211,7 +234,7 @@ int main(int argc, char **argv)
 		return do_alloc(a);
 	if (!strcmp(mode, "paced") && a >= 100 && b > 0)
 		return do_paced(a, b);
-	fprintf(stderr, "usage: toolwork getppid N | open N M | heapopen N | filelife N MS DIR | heapexec N | execfail | runsleep N MS | "
+	fprintf(stderr, "usage: toolwork getppid N | open N M | heapopen N | filelife N MS DIR | heapexec N | openloop N | execfail | runsleep N MS | "
 		"malloc N | alloc MB | paced RATE SECS\n");
 	return 2;
 }
