@@ -5,8 +5,10 @@
 # its own loop and CPU), bare; under `ember opensnoop` (live: the path
 # probes at libc's syscall instructions fetch each path, every line
 # printed); under `ember record --tool opensnoop` (the same events into a
-# file); and under bpftrace's opensnoop one-liner (sys_enter_openat with
-# str(args->filename), each line printed), in the same run.  A benchmark,
+# file); under bpftrace's opensnoop one-liner (sys_enter_openat with
+# str(args->filename), each line printed); and, for the floor any uprobe
+# pays, a bare uprobe at libc's open64 counted by perf stat (perf probe,
+# removed at the end), in the same run.  A benchmark,
 # not a test: it asserts nothing.
 #
 # Each row runs REPEAT times in turn with the others and keeps its best
@@ -24,12 +26,17 @@ bench_setup opensnoop toolwork
 W=$WORKLOADS/toolwork
 BPFTRACE=$(command -v bpftrace || true)
 
-ROWS=(bare ember record ${BPFTRACE:+bpftrace})
+ROWS=(bare ember record ${BPFTRACE:+bpftrace} uprobe)
+LIBC=$(ldd "$W" | awk '/libc.so/ { print $3 }')
+"$PERF" probe -q -x "$LIBC" -a ember_bench_open=open64 >/dev/null 2>&1 ||
+	ROWS=("${ROWS[@]/uprobe/}")
+trap '"$PERF" probe -q -d "probe_libc:ember_bench_open" >/dev/null 2>&1; rm -rf "$T"' EXIT
 declare -A LABEL=(
 	[bare]="bare"
 	[ember]="ember opensnoop (live)"
 	[record]="ember record --tool opensnoop"
 	[bpftrace]="bpftrace opensnoop one-liner"
+	[uprobe]="a bare uprobe on open64 (perf stat)"
 )
 
 # The one-liner in the background until the workload is done; it prints
@@ -50,6 +57,7 @@ run() {
 	ember) "$EMBER" opensnoop -- "$W" openloop "$OPENS" ;;
 	record) "$EMBER" record --tool opensnoop -o "$T/rec.data" -- "$W" openloop "$OPENS" ;;
 	bpftrace) bpftrace_row ;;
+	uprobe) "$PERF" stat -e probe_libc:ember_bench_open -- "$W" openloop "$OPENS" ;;
 	esac
 }
 
@@ -63,7 +71,7 @@ named() {
 
 declare -A LOOP TRACER NAMED
 for ((i = 0; i < REPEAT; i++)); do
-	for r in "${ROWS[@]}"; do
+	for r in ${ROWS[@]}; do
 		bench_run "$r" run "$r"
 		line=$(cat "$T/$r.out" "$T/$r.err" | grep '^toolwork: .* opens in')
 		loop=$(echo "$line" | awk '{ print $5 }')
@@ -80,7 +88,7 @@ ratio() {
 }
 printf '%-34s %9s %9s %12s %14s %s\n' "open x $OPENS, best of $REPEAT" "loop (s)" "slowdown" \
 	"vs bpftrace" "tracer CPU (s)" "named (last run)"
-for r in "${ROWS[@]}"; do
+for r in ${ROWS[@]}; do
 	printf '%-34s %9.3f %9s %12s %14s %s\n' "${LABEL[$r]}" "${LOOP[$r]}" \
 		"$(ratio "${LOOP[$r]}" "${LOOP[bare]}")" "$(ratio "${LOOP[$r]}" "${LOOP[bpftrace]:-0}")" \
 		"$([ "$r" = bare ] && echo - || echo "${TRACER[$r]}")" "${NAMED[$r]:-}"

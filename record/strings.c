@@ -2,11 +2,14 @@
  * made.  Each syscall instruction of the C library and the loader that
  * makes one of a tool's path syscalls (open, openat, stat, unlink,
  * execve, ...; symbols/sites.c finds them) gets a tracefs uprobe that
- * fetches the syscall number, the path pointer and the string there, from
- * the very registers the kernel is about to take.  Two events carry them,
- * by the register the path is passed in (ember_PID:path_di for open's
- * first argument, path_si for openat's second); the tools pair each hit
- * with the sys_enter that follows it on the same thread (tools/util.c).
+ * fetches the path pointer and the string there: at the entry of the
+ * function holding it when the path is in an argument register there
+ * (cheaper: the kernel emulates the first instruction instead of
+ * single-stepping it), else at the syscall instruction, from the very
+ * register the kernel takes.  One event per register carries them
+ * (ember_PID:path_di, path_si, ...: uprobe_events wants one fetch per
+ * event); the tools pair each hit with the sys_enter that follows it on
+ * the same thread when the pointers are equal (tools/strings.c).
  * A program that makes its syscalls elsewhere (static, Go) is not seen
  * here, and its tools fall back on the stack copies. */
 #include <dirent.h>
@@ -34,26 +37,25 @@ static const struct {
 	{ 322, true },  /* execveat */
 };
 
-static const char *const event_of[2] = { "path_di", "path_si" };
-static const char *const fetch_of[2] = {
-	"nr=%ax:u64 ptr=%di:u64 path=+0(%di):ustring",
-	"nr=%ax:u64 ptr=%si:u64 path=+0(%si):ustring",
-};
+/* The argument registers, as uprobe_events names them. */
+static const char *const reg_name[SYM_SITE_ARGS] = { "di", "si", "dx", "cx", "r8", "r9" };
 
-/* Whether nr passes its path in %si; -1 when it takes no path. */
-static int path_register(int nr)
+/* The wanted sites' numbers with their path argument. */
+static size_t wants_of(const int *nrs, size_t n, struct sym_syscall_want *want)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(path_syscalls); i++)
-		if (path_syscalls[i].nr == nr)
-			return path_syscalls[i].in_si;
-	return -1;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < ARRAY_SIZE(path_syscalls); j++)
+			if (path_syscalls[j].nr == nrs[i])
+				want[k++] = (struct sym_syscall_want){ nrs[i], path_syscalls[j].in_si };
+	return k;
 }
 
 /* The files probed so far, by device and inode: a library seen through
  * several processes (or their /proc/PID/root) is probed once. */
 struct probed {
 	VEC(struct stat) files;
-	bool made[2];              /* which events have a probe point */
+	bool made[SYM_SITE_ARGS];  /* which events have a probe point */
 	size_t sites;
 };
 
@@ -76,6 +78,28 @@ static bool is_libc_or_loader(const char *path)
 	       !strncmp(base, "ld-linux", 8) || !strncmp(base, "ld-musl", 7);
 }
 
+/* One probe: at the function's entry when the path is in an argument
+ * register there (once per function), else at the syscall instruction. */
+static int probe_site(struct rec_probes *p, struct probed *pr, const char *path,
+		      const struct sym_syscall_sites *sites, size_t i)
+{
+	const struct sym_syscall_site *s = &sites->v.v[i];
+	bool entry = s->entry_arg >= 0;
+	for (size_t j = 0; entry && j < i; j++)
+		if (sites->v.v[j].entry_arg >= 0 && sites->v.v[j].entry == s->entry)
+			return 0;  /* that function's entry is probed already */
+	int reg = entry ? s->entry_arg : s->arg;
+	char event[16], fetch[64];
+	snprintf(event, sizeof(event), "path_%s", reg_name[reg]);
+	snprintf(fetch, sizeof(fetch), "ptr=%%%s:u64 path=+0(%%%s):ustring", reg_name[reg],
+		 reg_name[reg]);
+	if (rec_probes_add(p, event, path, entry ? s->entry : s->offset, fetch) < 0)
+		return -1;
+	pr->made[reg] = true;
+	pr->sites++;
+	return 0;
+}
+
 /* Probes the file's sites of the syscalls nrs: 0, or -1 with err_set(). */
 static int probe_file(struct rec_probes *p, struct probed *pr, const char *path,
 		      const int *nrs, size_t n)
@@ -83,18 +107,13 @@ static int probe_file(struct rec_probes *p, struct probed *pr, const char *path,
 	struct stat st;
 	if (stat(path, &st) < 0 || seen_before(pr, &st))
 		return 0;
+	struct sym_syscall_want want[ARRAY_SIZE(path_syscalls)];
 	struct sym_syscall_sites sites;
-	if (sym_syscall_sites(path, nrs, n, &sites) < 0)
+	if (sym_syscall_sites(path, want, wants_of(nrs, n, want), &sites) < 0)
 		return -1;
 	int rc = 0;
-	for (size_t i = 0; i < sites.v.n && rc == 0; i++) {
-		int reg = path_register(sites.v.v[i].nr);
-		if (reg < 0)
-			continue;
-		rc = rec_probes_add(p, event_of[reg], path, sites.v.v[i].offset, fetch_of[reg]);
-		pr->made[reg] |= rc == 0;
-		pr->sites += rc == 0;
-	}
+	for (size_t i = 0; i < sites.v.n && rc == 0; i++)
+		rc = probe_site(p, pr, path, &sites, i);
 	sym_syscall_sites_free(&sites);
 	return rc;
 }
@@ -167,14 +186,15 @@ int rec_strings_create(struct rec_probes *p, const struct rec_opts *o, const int
 		rc = -1;
 	}
 	names[0] = '\0';
-	for (int r = 0; rc == 0 && r < 2; r++) {
+	for (int r = 0; rc == 0 && r < SYM_SITE_ARGS; r++) {
 		if (!pr.made[r])
 			continue;
+		char event[16];
 		size_t len = strlen(names);
-		if (len)
-			snprintf(names + len, cap - len, ",");
+		snprintf(event, sizeof(event), "path_%s", reg_name[r]);
+		snprintf(names + len, cap - len, "%s", len ? "," : "");
 		len = strlen(names);
-		rec_probes_event_name(p, event_of[r], names + len, cap - len);
+		rec_probes_event_name(p, event, names + len, cap - len);
 	}
 	return rc;
 }

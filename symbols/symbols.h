@@ -64,19 +64,31 @@ int sym_func_offset(const char *path, const char *name, u64 *off);
 int sym_entry_offset(const char *path, u64 *off);
 
 /* The syscall instructions of an ELF file (sites.c) whose number, set
- * just before them, is one of nrs: each one's file offset (where a
- * uprobe goes) and number; unknown counts the syscall instructions whose
- * number is set elsewhere (the generic syscall(2)).  x86-64 only. */
-struct sym_syscall_site {
-	u64 offset;
+ * just before them, is one of those wanted (each with its path
+ * argument: 0 for the first, 1 for the second): where each is (its file
+ * offset: a uprobe there sees the syscall's registers), and, when the
+ * path is in an argument register on entry of the function holding it,
+ * that function's first instruction and the register (0 rdi, 1 rsi, 2
+ * rdx, 3 rcx, 4 r8, 5 r9).  unknown counts the syscall instructions
+ * whose number is set elsewhere (the generic syscall(2)).  x86-64 only. */
+#define SYM_SITE_ARGS 6
+struct sym_syscall_want {
 	int nr;
+	int arg;                   /* the path's argument: 0 or 1 */
+};
+struct sym_syscall_site {
+	u64 offset;                /* the syscall instruction */
+	int nr, arg;
+	u64 entry;                 /* the function's first instruction, */
+	int entry_arg;             /* its register with the path; -1 none */
 };
 struct sym_syscall_sites {
 	VEC(struct sym_syscall_site) v;
 	size_t unknown;
 };
 /* 0, or -1 with err_set() (not ELF, not x86-64); free with _free. */
-int sym_syscall_sites(const char *path, const int *nrs, size_t n, struct sym_syscall_sites *out);
+int sym_syscall_sites(const char *path, const struct sym_syscall_want *want, size_t n,
+		      struct sym_syscall_sites *out);
 void sym_syscall_sites_free(struct sym_syscall_sites *s);
 
 /* ---- Resolving addresses ------------------------------------------------ */

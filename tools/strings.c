@@ -1,8 +1,8 @@
 /* strings.c - the paths syscalls point at, as the tools read them.  The
- * recording's path probes (record/strings.c: ember_PID:path_di and
- * path_si, a uprobe at each syscall instruction of the C library and the
- * loader) fetched the string at the very pointer the kernel was about to
- * take.  A hit is kept for its thread until the sys_enter it announces:
+ * recording's path probes (record/strings.c: ember_PID:path_di, path_si,
+ * ..., uprobes at the syscall instructions of the C library and the
+ * loader, or at the entry of the functions holding them) fetched the
+ * string at the pointer the kernel was about to take.  A hit is kept for its thread until the sys_enter it announces:
  * the next sample of that thread, taken only when the syscall number and
  * the pointer are the same, so a string is never shown for a call it did
  * not come from.  A lost-records report forgets every kept hit (its sys_enter
@@ -17,33 +17,32 @@
 /* One thread's last hit. */
 struct kept {
 	u64 ptr;
-	u64 nr;
 	bool full;                 /* a hit waits for its sys_enter */
 	char s[TOOL_STR_MAX];
 };
 
+#define PROBE_EVENTS 6            /* path_di, path_si, path_dx, ... */
+
 struct tool_strings {
-	u64 id[2];
-	bool have[2];
+	u64 id[PROBE_EVENTS];
+	size_t n;
 	struct u64map index;       /* tid -> index + 1 */
 	VEC(struct kept *) v;
 	u64 hits, named;           /* probe hits; paths taken from them */
 };
 
-/* The probes' group is named after the recorder's pid: any ember_*. */
+/* The probes' group is named after the recorder's pid: any
+ * ember_*:path_*. */
 static void find_events(struct tool_strings *x, const struct tool_env *env)
 {
-	static const char *const names[2] = { "path_di", "path_si" };
 	for (size_t i = 0; env->trace && i < pd_reader_nattrs(env->reader); i++) {
 		const struct pd_attr *a = pd_reader_attr(env->reader, i);
 		const char *n = a->attr.type == PERF_TYPE_TRACEPOINT
 				? pd_trace_name(env->trace, a->attr.config) : NULL;
 		const char *colon = n ? strchr(n, ':') : NULL;
-		for (int r = 0; colon && r < 2; r++)
-			if (!strncmp(n, "ember_", 6) && !strcmp(colon + 1, names[r])) {
-				x->id[r] = a->attr.config;
-				x->have[r] = true;
-			}
+		if (colon && !strncmp(n, "ember_", 6) && !strncmp(colon + 1, "path_", 5) &&
+		    x->n < PROBE_EVENTS)
+			x->id[x->n++] = a->attr.config;
 	}
 }
 
@@ -68,7 +67,7 @@ void tool_strings_free(struct tool_strings *x)
 
 bool tool_strings_recorded(const struct tool_strings *x)
 {
-	return x && (x->have[0] || x->have[1]);
+	return x && x->n;
 }
 
 static struct kept *slot_of(struct tool_strings *x, u32 tid)
@@ -100,15 +99,13 @@ static bool fetched(const struct tool_env *env, const struct rp_sample *s, char 
 bool tool_strings_take(struct tool_strings *x, const struct tool_env *env,
 		       const struct rp_sample *s)
 {
-	if (!x)
-		return false;
-	bool hit = (x->have[0] && tool_is_tp(s, x->id[0])) ||
-		   (x->have[1] && tool_is_tp(s, x->id[1]));
+	bool hit = false;
+	for (size_t i = 0; x && i < x->n && !hit; i++)
+		hit = tool_is_tp(s, x->id[i]);
 	if (!hit)
 		return false;
 	struct kept *k = slot_of(x, s->s->tid);
 	k->ptr = tool_field(env, s, "ptr");
-	k->nr = tool_field(env, s, "nr");
 	k->full = fetched(env, s, k->s);
 	x->hits++;
 	return true;
@@ -127,7 +124,7 @@ const char *tool_strings_get(struct tool_strings *x, const struct tool_env *env,
 	if (!slot)
 		return NULL;
 	struct kept *k = x->v.v[*slot - 1];
-	bool ok = k->full && k->ptr == addr && k->nr == tool_field(env, s, "__syscall_nr");
+	bool ok = k->full && k->ptr == addr;
 	k->full = false;
 	x->named += ok;
 	return ok ? k->s : NULL;

@@ -155,8 +155,8 @@ int tool_missing(const char *tool, const char *what);
  * tools: new finds their events in env's recording; take keeps sample s
  * when it is a hit (true: the tool does not see it); forget drops every
  * kept hit (after lost records); get hands the hit that announced the
- * sys_enter sample s, when its syscall and pointer addr are the same,
- * and forgets it (NULL when none). */
+ * sys_enter sample s, when its pointer is addr, and forgets it (NULL
+ * when none). */
 struct tool_strings;
 struct tool_strings *tool_strings_new(const struct tool_env *env);
 void tool_strings_free(struct tool_strings *x);

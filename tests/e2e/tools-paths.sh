@@ -78,6 +78,27 @@ n=$(awk -v d="$TMP/life" '$3 == "toolwork" && $4 >= 0.09 && $4 < 1.5 &&
 	index($5, d "/ember-life-") == 1' "$TMP/life.out" | wc -l)
 check "filelife: 5 files born and deleted, aged about 0.1 s ($n)" test "$n" = 5
 
+# uprobe_events unusable (/dev/null over it, in a mount namespace of our
+# own): one warning saying why, and paths on the stack still named from
+# the copy (toolwork open builds them there), heap ones shown as addresses.
+UEV=/sys/kernel/tracing/uprobe_events
+if command -v unshare >/dev/null && unshare -m sh -c "mount --bind /dev/null $UEV" 2>/dev/null; then
+	unshare -m sh -c "mount --bind /dev/null $UEV && exec $EMBER opensnoop -- $W open 10 5" \
+		>"$TMP/fb" 2>"$TMP/fb.err"
+	check "without uprobes: one warning naming the stack copy and why" \
+		test "$(grep -c 'warning: paths from the stack copy only .*: ' "$TMP/fb.err")" = 1
+	n=$(awk '$2 == "toolwork" && ($5 == "/proc/self/stat" || $5 == "/nonexistent-ember-toolwork")' \
+		"$TMP/fb" | wc -l)
+	check "without uprobes: the 15 stack paths from the copy ($n)" test "$n" = 15
+	unshare -m sh -c "mount --bind /dev/null $UEV && exec $EMBER opensnoop -- $W heapopen 5" \
+		>"$TMP/fb2" 2>/dev/null
+	n=$(awk '$2 == "toolwork" && $4 == 2 && $5 == "[path" && $9 == "copied]"' "$TMP/fb2" | wc -l)
+	check "without uprobes: the 5 failed heap paths shown as addresses, not guessed ($n)" \
+		test "$n" = 5
+else
+	skip "tools-paths without uprobes" "cannot bind-mount in a mount namespace"
+fi
+
 # Nothing left behind: no ember_PID group whose ember is gone.
 left=$(sed -n 's/^[pr]:ember_\([0-9]*\)\/.*/\1/p' /sys/kernel/tracing/uprobe_events | sort -u |
 	while read -r pid; do kill -0 "$pid" 2>/dev/null || echo "$pid"; done | wc -l)

@@ -1534,6 +1534,57 @@ static void test_process_maps(void)
 	sym_maps_free(m);
 }
 
+/* Syscall sites, known by construction: a shared object whose my_open
+ * passes its first argument to openat (the path arrives in rdi, moves to
+ * rsi), whose my_stat loads its path from memory (no entry register has
+ * it), and whose my_any makes a syscall of a number it was passed. */
+static const char sites_src[] =
+	".text\n"
+	".globl my_open\n.type my_open,@function\nmy_open:\n.cfi_startproc\n"
+	"push %rbx\n.cfi_def_cfa_offset 16\nmov %rdi,%rbx\nmov %rbx,%rsi\n"
+	"mov $-100,%edi\nxor %edx,%edx\nmov $257,%eax\nsyscall\n"
+	"pop %rbx\n.cfi_def_cfa_offset 8\nret\n.cfi_endproc\n"
+	".p2align 4\n"
+	".globl my_stat\n.type my_stat,@function\nmy_stat:\n.cfi_startproc\n"
+	"lea name(%rip),%rsi\nmov $-100,%edi\nmov $262,%eax\nsyscall\nret\n.cfi_endproc\n"
+	".p2align 4\n"
+	".globl my_any\n.type my_any,@function\nmy_any:\n.cfi_startproc\n"
+	"mov %rdi,%rax\nsyscall\nret\n.cfi_endproc\n"
+	".section .rodata\nname: .asciz \"/\"\n";
+
+static void test_syscall_sites(void)
+{
+	char *src = tpath("sites.s"), *lib = tpath("libsites.so");
+	FILE *f = fopen(src, "w");
+	fputs(sites_src, f);
+	fclose(f);
+	if (sh("cc -shared -o %s %s", lib, src) != 0) {
+		CHECK(0, "cannot assemble %s", src);
+		return;
+	}
+	struct sym_syscall_want want[] = { { 257, 1 }, { 262, 1 } };
+	struct sym_syscall_sites s;
+	CHECK(sym_syscall_sites(lib, want, 2, &s) == 0, "%s", err_msg());
+	CHECK(s.v.n == 2 && s.unknown == 1, "%zu sites, %zu unknown", s.v.n, s.unknown);
+	int fd = open(lib, O_RDONLY);
+	for (size_t i = 0; i < s.v.n; i++) {
+		const struct sym_syscall_site *t = &s.v.v[i];
+		unsigned char insn[2] = { 0, 0 };
+		CHECK(pread(fd, insn, 2, (off_t)t->offset) == 2 && insn[0] == 0x0f && insn[1] == 0x05,
+		      "site %zu at %#llx is no syscall instruction", i, (unsigned long long)t->offset);
+		const char *fn = t->nr == 257 ? "my_open" : "my_stat";
+		CHECK(t->entry == nm_value(lib, fn), "%s: entry %#llx, nm says %#llx", fn,
+		      (unsigned long long)t->entry, (unsigned long long)nm_value(lib, fn));
+		CHECK(t->entry_arg == (t->nr == 257 ? 0 : -1), "%s: path in argument %d on entry",
+		      fn, t->entry_arg);
+	}
+	close(fd);
+	sym_syscall_sites_free(&s);
+	CHECK(sym_syscall_sites(src, want, 2, &s) < 0, "an assembly file taken for ELF");
+	free(src);
+	free(lib);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -1564,6 +1615,7 @@ int main(void)
 	RUN(test_dwarf_renew);
 	RUN_UNLESS(dwz_skip(), test_inline_index_dwz);
 	RUN(test_inflated_copy);
+	RUN(test_syscall_sites);
 	free(last_dwarf_file);
 	RUN_UNLESS(demangle_skip(), test_demangle);
 	RUN_UNLESS(perf_skip(), test_against_perf_script);
