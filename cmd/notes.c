@@ -30,6 +30,9 @@ int offcpu_say_run(const char *cmd, const char *input, int rc, const struct offc
 		cmd_error(cmd, "%s", err_msg());
 		return EXIT_RUNTIME;
 	}
-	rp_warn_view(cmd, &n->summary, input, "some intervals may be repaired or missing");
+	/* The whole stacks' 16 KB copies are what a storm of switches
+	 * overflows; frame-pointer chains copy none. */
+	rp_warn_view(cmd, &n->summary, input, "some intervals may be repaired or missing; "
+		     "--call-graph fp stacks copy no stack");
 	return n->summary.input_error ? EXIT_RUNTIME : EXIT_OK;
 }

@@ -187,9 +187,9 @@ fi
 
 # Blocking inside a libc wrapper: pingpong's pong() calls read(), which
 # libc builds without a frame pointer, so the frame-pointer walk
-# (record --off-cpu's default) skips pong (perf shows read <- start_thread).
-# The small stack snapshot record --off-cpu takes gives it
-# back; --no-leaf-fix shows the chain as walked.  With -g the stacks are
+# (record --off-cpu --call-graph fp) skips pong (perf shows read <- start_thread).
+# The small stack snapshot it takes gives it
+# back; --no-leaf-fix shows the chain as walked.  By default (and -g) the stacks are
 # unwound with CFI while recording: pong is there without any fix.
 "$EMBER" record -q --off-cpu -g -o "$TMP/pp-cfi.data" -- "$WORKLOADS/pingpong" 0.3 >/dev/null 2>&1
 "$EMBER" offcpu -i "$TMP/pp-cfi.data" --folded --no-leaf-fix >"$TMP/pp.cfi" 2>/dev/null
@@ -197,7 +197,7 @@ cfi_pong=$(grep -c ';start_thread;pong;read;.*schedule' "$TMP/pp.cfi")
 cfi_skip=$(grep -c ';start_thread;read;' "$TMP/pp.cfi")
 check "-g (CFI): start_thread;pong;read unwound ($cfi_pong stacks, $cfi_skip without pong)" \
 	test "$cfi_pong" -ge 1 -a "$cfi_skip" = 0
-"$EMBER" record -q --off-cpu -o "$TMP/pp.data" -- "$WORKLOADS/pingpong" 0.3 >/dev/null 2>&1
+"$EMBER" record -q --off-cpu --call-graph fp -o "$TMP/pp.data" -- "$WORKLOADS/pingpong" 0.3 >/dev/null 2>&1
 "$EMBER" offcpu -i "$TMP/pp.data" --folded >"$TMP/pp.fixed" 2>/dev/null
 "$EMBER" offcpu -i "$TMP/pp.data" --folded --no-leaf-fix >"$TMP/pp.raw" 2>/dev/null
 fixed=$(grep -c ';start_thread;pong;read;.*schedule' "$TMP/pp.fixed")

@@ -2,8 +2,8 @@
 # offcpu-cfi.sh - off-CPU stacks, and the wakers', unwound with the
 # binaries' CFI while recording (live --call-graph dwarf, record
 # --off-cpu -g), as record -g's, so code built without frame pointers
-# shows whole stacks (#36); the default stays the frame-pointer walk,
-# which a storm of switches can afford.  A program built here with -O2
+# shows whole stacks (#36), by default live and recorded; --call-graph
+# fp keeps the frame-pointer walk, which a storm of switches can afford.  A program built here with -O2
 # -fomit-frame-pointer: main -> middle -> waker() writes a pipe 10 times,
 # 20 ms apart (usleep), and its thread reader -> reader_wait blocks in read
 # on that pipe each time.  By construction the reader is off-CPU about
@@ -97,15 +97,19 @@ checks "$TMP/live" "live --call-graph dwarf"
 "$EMBER" offcpu --wakers --folded -i "$TMP/w.data" >"$TMP/file" 2>/dev/null
 checks "$TMP/file" "record --off-cpu=wakers -g"
 
-# The frame-pointer walk (the default, and --call-graph fp) loses these
-# frames.
-for how in "" "--call-graph fp"; do
-	"$EMBER" offcpu --folded $how -- "$TMP/nofp" >"$TMP/fp" 2>/dev/null
-	sleep_fp=$(us "$TMP/fp" ";main;middle;waker;usleep;")
-	all_fp=$(us "$TMP/fp" ";")
-	check "${how:-the default}: under 10% of the time under main;middle;waker ($sleep_fp of $all_fp us)" \
-		test "$all_fp" -gt 0 -a $((sleep_fp * 10)) -lt "$all_fp"
-done
+# The defaults, live and recorded, are the same whole stacks.
+"$EMBER" offcpu --wakers --folded -- taskset -c 0 "$TMP/nofp" >"$TMP/dflt" 2>/dev/null
+checks "$TMP/dflt" "live, the default"
+"$EMBER" record -q --off-cpu=wakers -o "$TMP/d.data" -- taskset -c 0 "$TMP/nofp" >/dev/null 2>&1
+"$EMBER" offcpu --wakers --folded -i "$TMP/d.data" >"$TMP/dfile" 2>/dev/null
+checks "$TMP/dfile" "record --off-cpu=wakers, the default"
+
+# The frame-pointer walk (--call-graph fp) loses these frames.
+"$EMBER" offcpu --folded --call-graph fp -- "$TMP/nofp" >"$TMP/fp" 2>/dev/null
+sleep_fp=$(us "$TMP/fp" ";main;middle;waker;usleep;")
+all_fp=$(us "$TMP/fp" ";")
+check "--call-graph fp: under 10% of the time under main;middle;waker ($sleep_fp of $all_fp us)" \
+	test "$all_fp" -gt 0 -a $((sleep_fp * 10)) -lt "$all_fp"
 "$EMBER" offcpu --call-graph fp -i "$TMP/w.data" >/dev/null 2>"$TMP/e"; rc=$?
 check "--call-graph with -i: exit 2, one line naming record --call-graph fp" \
 	eval 'test $rc -eq 2 && grep -q "record --call-graph fp" "$TMP/e" && test "$(wc -l <"$TMP/e")" -eq 1'
