@@ -17,7 +17,24 @@ struct stackcount {
 	VEC(char *) comms;         /* by stack id: the process's name */
 	struct strbuf sb;
 	struct rp_fold fold;       /* rp_fold_name's scratch */
+	VEC(struct rp_frame) part; /* -U, -K: the frames kept of a sample's */
 };
+
+/* The frames of s that -U or -K keeps (all without them), in x->part
+ * when some are left out; their count in *n. */
+static const struct rp_frame *kept_frames(struct stackcount *x, const struct rp_sample *s,
+					  u32 *n)
+{
+	*n = s->nframes;
+	if (x->o.stack_part == TOOL_STACKS_BOTH)
+		return s->frames;
+	x->part.n = 0;
+	for (int i = 0; i < s->nframes; i++)
+		if (s->frames[i].kernel == (x->o.stack_part == (int)TOOL_STACKS_KERNEL))
+			VEC_PUSH(&x->part, s->frames[i]);
+	*n = (u32)x->part.n;
+	return x->part.v;
+}
 
 static int start(void *ctx, const struct tool_env *env)
 {
@@ -35,7 +52,9 @@ static int sample(void *ctx, const struct rp_sample *s)
 	if (!s->attr)
 		return 0;
 	bool added;
-	u32 id = stackset_intern(&x->stacks, s->frames, s->nframes, s->s->pid, NULL, NULL, &added);
+	u32 n;
+	const struct rp_frame *frames = kept_frames(x, s, &n);
+	u32 id = stackset_intern(&x->stacks, frames, n, s->s->pid, NULL, NULL, &added);
 	if (added) {
 		char buf[96];
 		snprintf(buf, sizeof(buf), "%s [%u]", s->thread ? s->thread->comm : "?", s->s->pid);
@@ -142,6 +161,7 @@ static void stackcount_free(void *ctx)
 	VEC_FREE(&x->comms);
 	sb_free(&x->sb);
 	rp_fold_free(&x->fold);
+	VEC_FREE(&x->part);
 	free(x);
 }
 

@@ -271,8 +271,12 @@ struct tool_opts {
 	bool offcpu, millis;       /* cpudist */
 	bool dist, counts;         /* softirqs, hardirqs */
 	bool folded;               /* stackcount */
+	int stack_part;            /* stackcount: TOOL_STACKS_* (-U, -K) */
 	const char *flame;         /* stackcount: FILE.svg */
 };
+
+/* stackcount's -U and -K: which frames of each stack it keeps. */
+enum { TOOL_STACKS_BOTH, TOOL_STACKS_USER, TOOL_STACKS_KERNEL };
 
 /* Each tool's constructor. */
 struct tool *execsnoop_new(const struct tool_opts *o);
