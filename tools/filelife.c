@@ -40,8 +40,7 @@ struct filelife {
 	const struct tool_env *env;
 	u64 enter_id[FL_N], exit_id[FL_N];
 	bool have_enter[FL_N], have_exit[FL_N];
-	struct u64map calls;       /* tid -> index + 1 into call_v */
-	VEC(struct call *) call_v;
+	struct tool_slots calls;   /* struct call by thread */
 	struct u64map files;       /* hash of key -> index + 1 into born_v */
 	VEC(struct born) born_v;
 	VEC(size_t) free_born;     /* slots of born_v to reuse */
@@ -71,17 +70,6 @@ static u64 hash_key(const char *s)
 	return h;
 }
 
-static struct call *call_of(struct filelife *x, u32 tid)
-{
-	bool created;
-	u64 *slot = u64map_slot(&x->calls, tid, &created);
-	if (created) {
-		VEC_PUSH(&x->call_v, xcalloc(1, sizeof(struct call)));
-		*slot = x->call_v.n;
-	}
-	return x->call_v.v[*slot - 1];
-}
-
 /* Whether the open creates: O_CREAT in its flags (openat2's are the
  * first field of its struct open_how, read from the stack copy). */
 static bool creates(struct filelife *x, int kind, const struct rp_sample *s)
@@ -96,7 +84,7 @@ static bool creates(struct filelife *x, int kind, const struct rp_sample *s)
 
 static void on_enter(struct filelife *x, int kind, const struct rp_sample *s)
 {
-	struct call *c = call_of(x, s->s->tid);
+	struct call *c = tool_slots_get(&x->calls, s->s->tid);
 	char path[TOOL_STR_MAX];
 	c->kind = -1;
 	if (kind < FL_UNLINK ? !creates(x, kind, s)
@@ -161,8 +149,7 @@ static void died(struct filelife *x, const struct call *c, const struct rp_sampl
 
 static void on_exit_(struct filelife *x, const struct rp_sample *s)
 {
-	u64 *slot = u64map_get(&x->calls, s->s->tid);
-	struct call *c = slot ? x->call_v.v[*slot - 1] : NULL;
+	struct call *c = tool_slots_find(&x->calls, s->s->tid);
 	if (!c || c->kind < 0 || (s64)tool_field(x->env, s, "ret") < 0)
 		return;
 	if (c->kind < FL_UNLINK)
@@ -202,12 +189,9 @@ static int finish(void *ctx)
 static void filelife_free(void *ctx)
 {
 	struct filelife *x = ctx;
-	for (size_t i = 0; i < x->call_v.n; i++)
-		free(x->call_v.v[i]);
-	VEC_FREE(&x->call_v);
+	tool_slots_free(&x->calls);
 	VEC_FREE(&x->born_v);
 	VEC_FREE(&x->free_born);
-	u64map_free(&x->calls);
 	u64map_free(&x->files);
 	free(x);
 }
@@ -216,7 +200,7 @@ struct tool *filelife_new(const struct tool_opts *o)
 {
 	struct filelife *x = xcalloc(1, sizeof(*x));
 	x->o = *o;
-	u64map_init(&x->calls);
+	tool_slots_init(&x->calls, sizeof(struct call));
 	u64map_init(&x->files);
 	struct tool *t = xcalloc(1, sizeof(*t));
 	*t = (struct tool){ .name = "filelife", .ctx = x, .start = start,

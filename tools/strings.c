@@ -26,8 +26,7 @@ struct kept {
 struct tool_strings {
 	u64 id[PROBE_EVENTS];
 	size_t n;
-	struct u64map index;       /* tid -> index + 1 */
-	VEC(struct kept *) v;
+	struct tool_slots kept;    /* struct kept by thread */
 	u64 hits, named;           /* probe hits; paths taken from them */
 };
 
@@ -49,7 +48,7 @@ static void find_events(struct tool_strings *x, const struct tool_env *env)
 struct tool_strings *tool_strings_new(const struct tool_env *env)
 {
 	struct tool_strings *x = xcalloc(1, sizeof(*x));
-	u64map_init(&x->index);
+	tool_slots_init(&x->kept, sizeof(struct kept));
 	find_events(x, env);
 	return x;
 }
@@ -58,27 +57,13 @@ void tool_strings_free(struct tool_strings *x)
 {
 	if (!x)
 		return;
-	for (size_t i = 0; i < x->v.n; i++)
-		free(x->v.v[i]);
-	VEC_FREE(&x->v);
-	u64map_free(&x->index);
+	tool_slots_free(&x->kept);
 	free(x);
 }
 
 bool tool_strings_recorded(const struct tool_strings *x)
 {
 	return x && x->n;
-}
-
-static struct kept *slot_of(struct tool_strings *x, u32 tid)
-{
-	bool created;
-	u64 *slot = u64map_slot(&x->index, tid, &created);
-	if (created) {
-		VEC_PUSH(&x->v, xcalloc(1, sizeof(struct kept)));
-		*slot = x->v.n;
-	}
-	return x->v.v[*slot - 1];
 }
 
 /* The fetched string, whole: the kernel writes a faulted fetch (the page
@@ -104,7 +89,7 @@ bool tool_strings_take(struct tool_strings *x, const struct tool_env *env,
 		hit = tool_is_tp(s, x->id[i]);
 	if (!hit)
 		return false;
-	struct kept *k = slot_of(x, s->s->tid);
+	struct kept *k = tool_slots_get(&x->kept, s->s->tid);
 	k->ptr = tool_field(env, s, "ptr");
 	k->full = fetched(env, s, k->s);
 	x->hits++;
@@ -113,17 +98,16 @@ bool tool_strings_take(struct tool_strings *x, const struct tool_env *env,
 
 void tool_strings_forget(struct tool_strings *x)
 {
-	for (size_t i = 0; x && i < x->v.n; i++)
-		x->v.v[i]->full = false;
+	for (size_t i = 0; x && i < x->kept.v.n; i++)
+		((struct kept *)x->kept.v.v[i])->full = false;
 }
 
 const char *tool_strings_get(struct tool_strings *x, const struct tool_env *env,
 			     const struct rp_sample *s, u64 addr)
 {
-	u64 *slot = x ? u64map_get(&x->index, s->s->tid) : NULL;
-	if (!slot)
+	struct kept *k = x ? tool_slots_find(&x->kept, s->s->tid) : NULL;
+	if (!k)
 		return NULL;
-	struct kept *k = x->v.v[*slot - 1];
 	bool ok = k->full && k->ptr == addr;
 	k->full = false;
 	x->named += ok;
@@ -132,9 +116,9 @@ const char *tool_strings_get(struct tool_strings *x, const struct tool_env *env,
 
 void tool_strings_done(struct tool_strings *x, const struct rp_sample *s)
 {
-	u64 *slot = x && x->v.n ? u64map_get(&x->index, s->s->tid) : NULL;
-	if (slot)
-		x->v.v[*slot - 1]->full = false;
+	struct kept *k = x && x->kept.v.n ? tool_slots_find(&x->kept, s->s->tid) : NULL;
+	if (k)
+		k->full = false;
 }
 
 const char *tool_syscall_str(const struct tool_env *env, const struct rp_sample *s, u64 addr,

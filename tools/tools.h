@@ -170,11 +170,25 @@ void tool_strings_done(struct tool_strings *x, const struct rp_sample *s);
 const char *tool_strings_get(struct tool_strings *x, const struct tool_env *env,
 			     const struct rp_sample *s, u64 addr);
 
+/* Fixed-size records by thread (a call under way, a kept hit), made
+ * zeroed on first use and kept until the tool ends: threads come and go
+ * by the thousand, calls by the million. */
+struct tool_slots {
+	struct u64map index;       /* tid -> index + 1 */
+	VEC(void *) v;
+	size_t size;
+};
+void tool_slots_init(struct tool_slots *t, size_t size);
+void tool_slots_free(struct tool_slots *t);
+/* tid's record, made on first use. */
+void *tool_slots_get(struct tool_slots *t, u32 tid);
+/* tid's record; NULL when it has none. */
+void *tool_slots_find(const struct tool_slots *t, u32 tid);
+
 /* A string per thread, kept from a syscall's entry to its exit. */
 #define TOOL_STR_MAX 512
 struct tool_pending {
-	struct u64map index;       /* tid -> index + 1 */
-	VEC(char *) v;             /* TOOL_STR_MAX bytes each */
+	struct tool_slots slots;   /* TOOL_STR_MAX bytes each */
 };
 void tool_pending_init(struct tool_pending *p);
 void tool_pending_free(struct tool_pending *p);

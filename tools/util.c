@@ -122,44 +122,65 @@ int tool_missing(const char *tool, const char *what)
 	return -1;
 }
 
+void tool_slots_init(struct tool_slots *t, size_t size)
+{
+	memset(t, 0, sizeof(*t));
+	u64map_init(&t->index);
+	t->size = size;
+}
+
+void tool_slots_free(struct tool_slots *t)
+{
+	for (size_t i = 0; i < t->v.n; i++)
+		free(t->v.v[i]);
+	VEC_FREE(&t->v);
+	u64map_free(&t->index);
+}
+
+void *tool_slots_get(struct tool_slots *t, u32 tid)
+{
+	bool created;
+	u64 *slot = u64map_slot(&t->index, tid, &created);
+	if (created) {
+		VEC_PUSH(&t->v, xcalloc(1, t->size));
+		*slot = t->v.n;
+	}
+	return t->v.v[*slot - 1];
+}
+
+void *tool_slots_find(const struct tool_slots *t, u32 tid)
+{
+	u64 *slot = u64map_get(&t->index, tid);
+	return slot ? t->v.v[*slot - 1] : NULL;
+}
+
 void tool_pending_init(struct tool_pending *p)
 {
-	memset(p, 0, sizeof(*p));
-	u64map_init(&p->index);
+	tool_slots_init(&p->slots, TOOL_STR_MAX);
 }
 
 void tool_pending_free(struct tool_pending *p)
 {
-	for (size_t i = 0; i < p->v.n; i++)
-		free(p->v.v[i]);
-	VEC_FREE(&p->v);
-	u64map_free(&p->index);
+	tool_slots_free(&p->slots);
 }
 
 char *tool_pending_slot(struct tool_pending *p, u32 tid)
 {
-	bool created;
-	u64 *slot = u64map_slot(&p->index, tid, &created);
-	if (created) {
-		VEC_PUSH(&p->v, xcalloc(1, TOOL_STR_MAX));
-		*slot = p->v.n;
-	}
-	return p->v.v[*slot - 1];
+	return tool_slots_get(&p->slots, tid);
 }
 
 const char *tool_pending_peek(const struct tool_pending *p, u32 tid)
 {
-	u64 *slot = u64map_get(&p->index, tid);
-	return slot && p->v.v[*slot - 1][0] ? p->v.v[*slot - 1] : NULL;
+	const char *s = tool_slots_find(&p->slots, tid);
+	return s && s[0] ? s : NULL;
 }
 
 /* The string stays readable until tid's next entry. */
 const char *tool_pending_take(struct tool_pending *p, u32 tid)
 {
-	u64 *slot = u64map_get(&p->index, tid);
-	if (!slot || !p->v.v[*slot - 1][0])
+	char *s = tool_slots_find(&p->slots, tid);
+	if (!s || !s[0])
 		return NULL;
-	char *s = p->v.v[*slot - 1];
 	/* Marked taken by a NUL in front, the text kept behind it. */
 	memmove(s + 1, s, strnlen(s, TOOL_STR_MAX - 2) + 1);
 	s[TOOL_STR_MAX - 1] = '\0';
