@@ -14,7 +14,7 @@ ifeq ($(filter -j%,$(MAKEFLAGS)),)
   MAKEFLAGS += -j$(shell nproc)
 endif
 CC      ?= cc
-MODULES := common format pmc pmc/stat record symbols unwind replay screen views/hist views/top views/collapse views/script views/sched block block/btreplay live tools flamegraph export push net cmd
+MODULES := common format pmc pmc/stat record symbols unwind replay screen views/hist views/top views/collapse views/script views/sched block block/btreplay live tools trace flamegraph export push net cmd
 
 # pkg-config name -> Debian package that provides it.
 PKGS    := libelf:libelf-dev libdw:libdw-dev libunwind:libunwind-dev libunwind-generic:libunwind-dev \
@@ -147,9 +147,11 @@ DEB_DEPS := build-essential pkg-config linux-libc-dev libelf-dev libdw-dev libun
             libnuma-dev zlib1g-dev libzstd-dev libtraceevent-dev libiberty-dev \
             liburing-dev libblkid-dev libcapstone-dev \
             linux-perf chromium blktrace clang libclang-rt-14-dev \
-            python3 python3-dbg libc6-dbg fio dwz \
+            python3 python3-dbg libc6-dbg fio dwz bpftrace \
             util-linux procps protobuf-c-compiler libprotobuf-c-dev golang-go e2fsprogs \
             libcurl4-openssl-dev man-db groff-base
+# bpftrace: the reference ember trace is checked against, side by side
+# (tests/e2e/trace-list.sh).
 # libc6-dbg: libc's DWARF, whose inline frames report shows (and
 # tests/e2e/report-inline-alias.sh checks); man-db and groff-base:
 # tests/e2e/man-render.sh renders every man page.
@@ -250,7 +252,7 @@ fuzz: $(addprefix $(FUZZ_DIR)/,$(FUZZ_TARGETS))
 # them.  tests/e2e/options-docs.sh fails when one lags behind its table.
 MAN_GENERATED := report top script flame export push stat list offcpu sched bio btrace verify archive serve \
                  execsnoop opensnoop statsnoop filelife syscount exitsnoop cpudist softirqs hardirqs funccount \
-                 oomkill drsnoop writeback stackcount
+                 oomkill drsnoop writeback stackcount trace
 man: $(EMBER_BIN)
 	@for c in $(MAN_GENERATED); do \
 	  ./$(EMBER_BIN) $$c --man > docs/man/ember-$$c.1 || exit 1; done

@@ -24,6 +24,7 @@ static const struct command commands[] = {
 	{ &export_cmd, cmd_export },
 	{ &stat_cmd, cmd_stat },
 	{ &list_cmd, cmd_list },
+	{ &trace_cmd, cmd_trace },
 	{ &offcpu_cmd, cmd_offcpu },
 	{ &sched_cmd, NULL },
 	{ &bio_cmd, cmd_bio },

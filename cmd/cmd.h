@@ -91,11 +91,13 @@ int cmd_stat(int argc, char **argv);
 /* `ember list`: the events and metric sets this machine offers. */
 int cmd_list(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+/* `ember trace`: bpftrace's language (so far its probe listing). */
+int cmd_trace(int argc, char **argv);
 
 /* Their option tables (options-internal.h): --help, man pages, completion. */
 extern const struct opt_cmd report_cmd, script_cmd, collapse_cmd, flame_cmd, offcpu_cmd,
 	sched_cmd, bio_cmd, btrace_cmd, verify_cmd, archive_cmd, top_cmd, export_cmd, push_cmd,
-	record_cmd, stat_cmd, list_cmd, serve_cmd;
+	record_cmd, stat_cmd, list_cmd, serve_cmd, trace_cmd;
 
 /* The tools' commands (cmd-tools.c): the i-th one's option table
  * (NULL past the last), in the order 'ember --help' lists them, and the

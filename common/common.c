@@ -114,6 +114,14 @@ char *xstrdup(const char *s)
 	return d;
 }
 
+char *xstrndup(const char *s, size_t n)
+{
+	char *d = strndup(s, n);
+	if (!d)
+		out_of_memory(n);
+	return d;
+}
+
 char *xasprintf(const char *fmt, ...)
 {
 	char *s;

@@ -41,6 +41,7 @@ void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);   /* at most n bytes of s */
 /* p, unless NULL: then "ember: out of memory for WHAT" and the end, as
  * xmalloc's; for what other allocators make (zstd's contexts). */
 void *xneed(void *p, const char *what);

@@ -91,6 +91,12 @@ bool pmc_have_hw_pmu(void);
  * Writes it with err_set(). */
 void pmc_explain_open_error(const struct pmc_event *ev, int err);
 
+/* The file a uprobe's PATH names (uprobe.c): a path as it resolves, a
+ * library's short name ("libc", "c") the one ember maps or the first in
+ * the library folders, else a program on $PATH; malloc'ed, or NULL with
+ * err_set() saying what was tried. */
+char *pmc_probe_file(const char *file);
+
 /* ---- tracefs ---------------------------------------------------------- */
 
 /* The tracefs mount point, mounting it at /sys/kernel/tracing when absent

@@ -74,7 +74,7 @@ static char *find_program(const char *name)
 	return NULL;
 }
 
-static char *resolve_path(const char *file)
+char *pmc_probe_file(const char *file)
 {
 	if (strchr(file, '/')) {
 		char *real = realpath(file, NULL);
@@ -130,7 +130,7 @@ int pmc_uprobe_attr(const char *text, struct perf_event_attr *attr, char **path)
 	}
 	char *file = xstrdup(spec);
 	file[colon - spec] = '\0';
-	*path = resolve_path(file);
+	*path = pmc_probe_file(file);
 	free(file);
 	u64 off;
 	if (!*path || sym_func_offset(*path, colon + 1, &off) < 0 || uprobe_pmu(attr, ret) < 0) {

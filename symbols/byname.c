@@ -2,6 +2,7 @@
  * (record -e u:PATH:SYMBOL): the symbol tables read with libelf, the
  * address turned into an offset through the loadable segments. */
 #include <fcntl.h>
+#include <stdio.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <string.h>
@@ -16,8 +17,10 @@ static bool name_matches(const char *sym, const char *name)
 	return !strncmp(sym, name, n) && (sym[n] == '\0' || sym[n] == '@');
 }
 
-/* The value of the first defined function called name in scn, or 0. */
-static u64 find_in_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const char *name)
+/* Calls fn with each defined function of table scn (its name as the
+ * table has it, versioned or not, and its value) until fn says stop. */
+typedef bool (*func_fn)(const char *name, u64 value, void *ctx);
+static void each_in_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, func_fn fn, void *ctx)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
@@ -26,13 +29,31 @@ static u64 find_in_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const char
 		if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF || !sym.st_value)
 			continue;
 		int type = GELF_ST_TYPE(sym.st_info);
-		if (type != STT_FUNC && type != STT_GNU_IFUNC)
-			continue;
 		const char *s = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (s && name_matches(s, name))
-			return sym.st_value;
+		if ((type == STT_FUNC || type == STT_GNU_IFUNC) && s && *s && fn(s, sym.st_value, ctx))
+			return;
 	}
-	return 0;
+}
+
+struct wanted {
+	const char *name;
+	u64 value;
+};
+
+static bool is_wanted(const char *name, u64 value, void *ctx)
+{
+	struct wanted *w = ctx;
+	if (name_matches(name, w->name))
+		w->value = value;
+	return w->value != 0;
+}
+
+/* The value of the first defined function called name in scn, or 0. */
+static u64 find_in_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const char *name)
+{
+	struct wanted w = { name, 0 };
+	each_in_table(elf, scn, sh, is_wanted, &w);
+	return w.value;
 }
 
 static u64 find_symbol(Elf *elf, const char *name)
@@ -123,4 +144,36 @@ int sym_entry_offset(const char *path, u64 *off)
 	elf_end(elf);
 	close(fd);
 	return rc;
+}
+
+/* sym_each_function's callers' fn, with the version cut off. */
+struct named {
+	sym_name_fn fn;
+	void *ctx;
+};
+
+static bool hand_name(const char *s, u64 value, void *ctx)
+{
+	struct named *n = ctx;
+	char name[512];
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(s, "@"), s);
+	n->fn(name, n->ctx);
+	return false;
+}
+
+int sym_each_function(const char *path, sym_name_fn fn, void *ctx)
+{
+	int fd;
+	Elf *elf = sym_elf_open(path, &fd);
+	if (!elf)
+		return -1;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
+			each_in_table(elf, scn, &sh, hand_name, &(struct named){ fn, ctx });
+	}
+	elf_end(elf);
+	close(fd);
+	return 0;
 }

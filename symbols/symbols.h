@@ -62,6 +62,11 @@ int sym_func_offset(const char *path, const char *name, u64 *off);
 /* The file offset of the ELF file's entry point (e_entry): where a uprobe
  * on its start goes.  0, or -1 with err_set(). */
 int sym_entry_offset(const char *path, u64 *off);
+/* Calls fn with the name of each function the ELF file's symbol tables
+ * define (.symtab and .dynsym: a name may come twice), the version cut
+ * off; 0, or -1 with err_set() when it is not ELF. */
+typedef void (*sym_name_fn)(const char *name, void *ctx);
+int sym_each_function(const char *path, sym_name_fn fn, void *ctx);
 
 /* The syscall instructions of an ELF file (sites.c) whose number, set
  * just before them, is one of those wanted (each with its path
