@@ -40,6 +40,12 @@ static const struct {
 /* The argument registers, as uprobe_events names them. */
 static const char *const reg_name[SYM_SITE_ARGS] = { "di", "si", "dx", "cx", "r8", "r9" };
 
+/* The event of the probes whose path is in register reg: path_di, ... */
+static void event_of(int reg, char *out, size_t cap)
+{
+	snprintf(out, cap, "path_%s", reg_name[reg]);
+}
+
 /* The wanted sites' numbers with their path argument. */
 static size_t wants_of(const int *nrs, size_t n, struct sym_syscall_want *want)
 {
@@ -90,7 +96,7 @@ static int probe_site(struct rec_probes *p, struct probed *pr, const char *path,
 			return 0;  /* that function's entry is probed already */
 	int reg = entry ? s->entry_arg : s->arg;
 	char event[16], fetch[64];
-	snprintf(event, sizeof(event), "path_%s", reg_name[reg]);
+	event_of(reg, event, sizeof(event));
 	snprintf(fetch, sizeof(fetch), "ptr=%%%s:u64 path=+0(%%%s):ustring", reg_name[reg],
 		 reg_name[reg]);
 	if (rec_probes_add(p, event, path, entry ? s->entry : s->offset, fetch) < 0)
@@ -185,16 +191,18 @@ int rec_strings_create(struct rec_probes *p, const struct rec_opts *o, const int
 		err_set("no syscall instruction of these syscalls in the C library");
 		rc = -1;
 	}
+	/* "ember_PID:path_di,ember_PID:path_si" */
+	size_t len = 0;
 	names[0] = '\0';
-	for (int r = 0; rc == 0 && r < SYM_SITE_ARGS; r++) {
+	for (int r = 0; rc == 0 && r < SYM_SITE_ARGS && len + 1 < cap; r++) {
 		if (!pr.made[r])
 			continue;
 		char event[16];
-		size_t len = strlen(names);
-		snprintf(event, sizeof(event), "path_%s", reg_name[r]);
-		snprintf(names + len, cap - len, "%s", len ? "," : "");
-		len = strlen(names);
+		event_of(r, event, sizeof(event));
+		if (len)
+			names[len++] = ',';
 		rec_probes_event_name(p, event, names + len, cap - len);
+		len += strlen(names + len);
 	}
 	return rc;
 }

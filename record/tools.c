@@ -158,21 +158,20 @@ int rec_tool_exclude_self(struct rec_session *s)
  * program's arguments whatever the stack gap (execargs.c); without it
  * (no tracefs or permission, no interpreter) the stack copies alone
  * serve, and a note says why. */
-static int add_exec_args(struct rec_opts *o)
+static void add_exec_args(struct rec_opts *o)
 {
 	char name[64];
 	if (rec_execargs_create(&o->probes, name, sizeof(name)) == 0 &&
 	    add_tracepoints(o, name) == 0)
-		return 0;
+		return;
 	snprintf(o->tool_note, sizeof(o->tool_note), "exec arguments from the stack "
 		 "copy only (an exec may show its path and \"...\"): %s", err_msg());
-	return 0;
 }
 
 /* The paths the tool's syscalls point at, fetched where they are made
  * (strings.c); without the probes, from the stack copies alone, and a
  * note says why. */
-static int add_path_probes(struct rec_opts *o, const struct tool_events *t)
+static void add_path_probes(struct rec_opts *o, const struct tool_events *t)
 {
 	char names[256];
 	if (rec_strings_create(&o->probes, o, t->path_nrs, t->n_path_nrs, names,
@@ -180,12 +179,11 @@ static int add_path_probes(struct rec_opts *o, const struct tool_events *t)
 	    add_tracepoints(o, names) == 0) {
 		if (o->snap_bytes == SNAP_BYTES)
 			o->snap_bytes = PROBED_SNAP_BYTES;
-		return 0;
+		return;
 	}
 	if (!o->tool_note[0])      /* execsnoop's says why already */
 		snprintf(o->tool_note, sizeof(o->tool_note), "paths from the stack copy "
 			 "only (a path on the heap shows as its address): %s", err_msg());
-	return 0;
 }
 
 int rec_tool_add(struct rec_opts *o, const char *name)
@@ -210,10 +208,10 @@ int rec_tool_add(struct rec_opts *o, const char *name)
 	o->snap_bytes = t->snap_bytes ? t->snap_bytes : SNAP_BYTES;
 	if (t->plain && add_tracepoints(o, t->plain) < 0)
 		return -1;
-	if (!strcmp(name, "execsnoop") && add_exec_args(o) < 0)
-		return -1;
-	if (t->n_path_nrs && add_path_probes(o, t) < 0)
-		return -1;
+	if (!strcmp(name, "execsnoop"))
+		add_exec_args(o);
+	if (t->n_path_nrs)
+		add_path_probes(o, t);
 	o->switch_events |= t->switches;
 	/* Stacks as record -g's: user stacks unwound with the binaries' CFI
 	 * while recording, for Debian's programs have no frame pointers

@@ -18,9 +18,10 @@ static bool name_matches(const char *sym, const char *name)
 }
 
 /* Calls fn with each defined function of table scn (its name as the
- * table has it, versioned or not, and its value) until fn says stop. */
-typedef bool (*func_fn)(const char *name, u64 value, void *ctx);
-static void each_in_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, func_fn fn, void *ctx)
+ * table has it, versioned or not, and its value) until fn says stop;
+ * true when it did. */
+static bool each_in_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, sym_func_fn fn,
+			  void *ctx)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
@@ -31,6 +32,18 @@ static void each_in_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, func_fn f
 		int type = GELF_ST_TYPE(sym.st_info);
 		const char *s = elf_strptr(elf, sh->sh_link, sym.st_name);
 		if ((type == STT_FUNC || type == STT_GNU_IFUNC) && s && *s && fn(s, sym.st_value, ctx))
+			return true;
+	}
+	return false;
+}
+
+void sym_elf_each_function(Elf *elf, sym_func_fn fn, void *ctx)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) &&
+		    each_in_table(elf, scn, &sh, fn, ctx))
 			return;
 	}
 }
@@ -167,12 +180,7 @@ int sym_each_function(const char *path, sym_name_fn fn, void *ctx)
 	Elf *elf = sym_elf_open(path, &fd);
 	if (!elf)
 		return -1;
-	Elf_Scn *scn = NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
-			each_in_table(elf, scn, &sh, hand_name, &(struct named){ fn, ctx });
-	}
+	sym_elf_each_function(elf, hand_name, &(struct named){ fn, ctx });
 	elf_end(elf);
 	close(fd);
 	return 0;

@@ -27,6 +27,13 @@
 /* How far into a function its entry is followed to a syscall. */
 #define ENTRY_SPAN 4096
 
+/* An executable section: its bytes, its address and its file offset. */
+struct section {
+	const u8 *code;
+	size_t size;
+	u64 addr, off;
+};
+
 /* What is kept of an instruction for the look back. */
 struct seen {
 	unsigned id;
@@ -147,14 +154,14 @@ static void track(csh cs, const cs_insn *insn, signed char origin[16])
 /* Which argument register holds, on entry of the function at start, what
  * register reg holds at the syscall at site (the instructions between
  * followed in address order); -1 when none does. */
-static int entry_argument(struct scan *sc, const u8 *code, u64 addr, u64 start, u64 site,
+static int entry_argument(struct scan *sc, const struct section *sec, u64 start, u64 site,
 			  x86_reg reg)
 {
 	signed char origin[16];
 	memset(origin, -1, sizeof(origin));
 	for (int i = 0; i < SYM_SITE_ARGS; i++)
 		origin[gpr(arg_regs[i])] = (signed char)i;
-	const u8 *p = code + (start - addr);
+	const u8 *p = sec->code + (start - sec->addr);
 	size_t size = site - start;
 	u64 a = start;
 	cs_insn *insn = cs_malloc(sc->detail);
@@ -182,24 +189,18 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static bool add_function(const char *name, u64 value, void *ctx)
+{
+	struct scan *sc = ctx;
+	VEC_PUSH(&sc->funcs, value);
+	return false;
+}
+
 /* The functions the file's symbol tables name (.dynsym names libc's
  * wrappers, private ones too), sorted for function_start. */
 static void load_functions(struct scan *sc, Elf *elf)
 {
-	Elf_Scn *scn = NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
-		    !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
-			continue;
-		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym sym;
-			if (gelf_getsym(d, (int)i, &sym) && GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
-			    sym.st_shndx != SHN_UNDEF && sym.st_value)
-				VEC_PUSH(&sc->funcs, sym.st_value);
-		}
-	}
+	sym_elf_each_function(elf, add_function, sc);
 	if (sc->funcs.n)
 		qsort(sc->funcs.v, sc->funcs.n, sizeof(u64), cmp_u64);
 }
@@ -230,19 +231,19 @@ static u64 function_start(const struct scan *sc, u64 addr)
 	return start;
 }
 
-/* The site of syscall nr at addr in the section (code at sec_addr, file
- * offset sec_off), with its entry when the path is there. */
-static void add_site(struct scan *sc, const struct sym_syscall_want *w, const u8 *code,
-		     size_t size, u64 sec_addr, u64 sec_off, u64 addr)
+/* The site of syscall w->nr at addr in sec, with its entry when the path
+ * is there. */
+static void add_site(struct scan *sc, const struct sym_syscall_want *w,
+		     const struct section *sec, u64 addr)
 {
-	struct sym_syscall_site s = { .offset = sec_off + (addr - sec_addr), .nr = w->nr,
+	struct sym_syscall_site s = { .offset = sec->off + (addr - sec->addr), .nr = w->nr,
 				      .arg = w->arg, .entry_arg = -1 };
 	u64 start = function_start(sc, addr);
-	if (start >= sec_addr && start < addr && addr - start <= ENTRY_SPAN &&
-	    addr < sec_addr + size) {
-		s.entry_arg = entry_argument(sc, code, sec_addr, start, addr,
+	if (start >= sec->addr && start < addr && addr - start <= ENTRY_SPAN &&
+	    addr < sec->addr + sec->size) {
+		s.entry_arg = entry_argument(sc, sec, start, addr,
 					     w->arg ? X86_REG_RSI : X86_REG_RDI);
-		s.entry = sec_off + (start - sec_addr);
+		s.entry = sec->off + (start - sec->addr);
 	}
 	VEC_PUSH(&sc->out->v, s);
 }
@@ -256,11 +257,11 @@ static const struct sym_syscall_want *wanted(const struct scan *sc, long nr)
 }
 
 /* The sites of one executable section, appended to sc->out. */
-static void scan_code(struct scan *sc, const u8 *code, size_t size, u64 addr, u64 off)
+static void scan_code(struct scan *sc, const struct section *sec)
 {
-	const u8 *const base_code = code;
-	const u64 base = addr;
-	const size_t base_size = size;
+	const u8 *code = sec->code;
+	size_t size = sec->size;
+	u64 addr = sec->addr;
 	cs_insn *insn = cs_malloc(sc->fast);
 	struct seen ring[LOOK_BACK + 1];
 	size_t at = 0, have = 0;
@@ -281,7 +282,7 @@ static void scan_code(struct scan *sc, const u8 *code, size_t size, u64 addr, u6
 			long nr = number_before(ring, at, have);
 			const struct sym_syscall_want *w = nr >= 0 ? wanted(sc, nr) : NULL;
 			if (w)
-				add_site(sc, w, base_code, base_size, base, off, addr);
+				add_site(sc, w, sec, addr);
 			sc->out->unknown += nr < 0;
 		}
 		code = p, addr = a;
@@ -300,7 +301,7 @@ static void scan_sections(struct scan *sc, Elf *elf)
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
 		    !(sh.sh_flags & SHF_EXECINSTR) || !(d = elf_getdata(scn, NULL)) || !d->d_buf)
 			continue;
-		scan_code(sc, d->d_buf, d->d_size, sh.sh_addr, sh.sh_offset);
+		scan_code(sc, &(struct section){ d->d_buf, d->d_size, sh.sh_addr, sh.sh_offset });
 	}
 }
 

@@ -245,5 +245,10 @@ void file_load(struct sym_ctx *c, struct sym_dso *d, pid_t pid);
  * PT_LOAD holding it (-1 when none does). */
 Elf *sym_elf_open(const char *path, int *fd);
 int sym_elf_offset(Elf *elf, u64 addr, u64 *off);
+/* byname.c: calls fn with each defined function of the file's symbol
+ * tables (.symtab, .dynsym; its name as the table has it, and its value)
+ * until fn returns true. */
+typedef bool (*sym_func_fn)(const char *name, u64 value, void *ctx);
+void sym_elf_each_function(Elf *elf, sym_func_fn fn, void *ctx);
 
 #endif

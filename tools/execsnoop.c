@@ -53,29 +53,14 @@ struct execsnoop {
 	bool header;
 };
 
-/* The uprobe's group is named after the recorder's pid: any ember_*. */
-static bool find_args_event(const struct tool_env *env, u64 *id)
-{
-	for (size_t i = 0; env->trace && i < pd_reader_nattrs(env->reader); i++) {
-		const struct pd_attr *a = pd_reader_attr(env->reader, i);
-		const char *n = a->attr.type == PERF_TYPE_TRACEPOINT
-				? pd_trace_name(env->trace, a->attr.config) : NULL;
-		const char *colon = n ? strchr(n, ':') : NULL;
-		if (colon && !strncmp(n, "ember_", 6) && !strcmp(colon + 1, "exec_args")) {
-			*id = a->attr.config;
-			return true;
-		}
-	}
-	return false;
-}
-
 static int start(void *ctx, const struct tool_env *env)
 {
 	struct execsnoop *x = ctx;
 	x->env = env;
 	for (int i = 0; i < EX_N; i++)
 		x->have[i] = tool_tp_id(env, tp_names[i], &x->id[i]);
-	x->have_args = find_args_event(env, &x->args_id);
+	/* The uprobe's group is named after the recorder's pid: any ember_*. */
+	x->have_args = tool_tp_ids(env, "ember_*:exec_args", &x->args_id, 1) == 1;
 	if (!x->have[EX_EXEC])
 		return tool_missing("execsnoop", "sched:sched_process_exec events");
 	if (x->o.failed && !x->have[EX_EXIT])
@@ -182,13 +167,14 @@ static bool uprobe_args(struct execsnoop *x, const struct rp_sample *s, struct s
 		snprintf(field, sizeof(field), "a%llu", (unsigned long long)i);
 		if (pd_trace_field(x->env->trace, x->args_id, raw, s->s->raw_size, field, &loc) < 0)
 			break;   /* past the recorded slots */
-		size_t off = loc & 0xffff, len = (loc >> 16) & 0xffff;
-		if (len == 0 || off >= s->s->raw_size || len > s->s->raw_size - off) {
+		size_t len;
+		const char *a = tool_data_loc(s, loc, &len);
+		if (!a || len == 0) {
 			cut = true;
 			break;
 		}
-		sb_printf(sb, "%s%.*s", i ? " " : "", (int)strnlen(raw + off, len), raw + off);
-		if (off + len >= UPROBE_DATA_END) {
+		sb_printf(sb, "%s%.*s", i ? " " : "", (int)strnlen(a, len), a);
+		if ((size_t)(a - raw) + len >= UPROBE_DATA_END) {
 			cut = true;
 			i++;
 			break;

@@ -78,13 +78,6 @@ static bool is_call(const struct pathsnoop *x, const struct rp_sample *s, bool *
 	return false;
 }
 
-/* The path argument: "filename", or "pathname" (statfs, creat, unlink). */
-u64 tool_path_arg(const struct tool_env *env, const struct rp_sample *s)
-{
-	u64 addr = tool_field(env, s, "filename");
-	return addr ? addr : tool_field(env, s, "pathname");
-}
-
 static void on_enter(struct pathsnoop *x, const struct rp_sample *s)
 {
 	char *out = tool_pending_slot(&x->path, s->s->tid);

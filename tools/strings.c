@@ -27,29 +27,14 @@ struct tool_strings {
 	u64 id[PROBE_EVENTS];
 	size_t n;
 	struct tool_slots kept;    /* struct kept by thread */
-	u64 hits, named;           /* probe hits; paths taken from them */
 };
-
-/* The probes' group is named after the recorder's pid: any
- * ember_*:path_*. */
-static void find_events(struct tool_strings *x, const struct tool_env *env)
-{
-	for (size_t i = 0; env->trace && i < pd_reader_nattrs(env->reader); i++) {
-		const struct pd_attr *a = pd_reader_attr(env->reader, i);
-		const char *n = a->attr.type == PERF_TYPE_TRACEPOINT
-				? pd_trace_name(env->trace, a->attr.config) : NULL;
-		const char *colon = n ? strchr(n, ':') : NULL;
-		if (colon && !strncmp(n, "ember_", 6) && !strncmp(colon + 1, "path_", 5) &&
-		    x->n < PROBE_EVENTS)
-			x->id[x->n++] = a->attr.config;
-	}
-}
 
 struct tool_strings *tool_strings_new(const struct tool_env *env)
 {
 	struct tool_strings *x = xcalloc(1, sizeof(*x));
 	tool_slots_init(&x->kept, sizeof(struct kept));
-	find_events(x, env);
+	/* The group is named after the recorder's pid: any ember_*. */
+	x->n = tool_tp_ids(env, "ember_*:path_*", x->id, PROBE_EVENTS);
 	return x;
 }
 
@@ -70,11 +55,10 @@ bool tool_strings_recorded(const struct tool_strings *x)
  * not resident) as length 0, a string as its bytes and the NUL. */
 static bool fetched(const struct tool_env *env, const struct rp_sample *s, char *out)
 {
-	u64 loc = tool_field(env, s, "path");
-	size_t off = loc & 0xffff, len = (loc >> 16) & 0xffff;
-	if (!len || off >= s->s->raw_size || len > s->s->raw_size - off)
+	size_t len;
+	const char *src = tool_data_loc(s, tool_field(env, s, "path"), &len);
+	if (!src || !len)
 		return false;
-	const char *src = (const char *)s->s->raw + off;
 	if (src[len - 1] != '\0' || strlen(src) != len - 1 || len > TOOL_STR_MAX)
 		return false;
 	memcpy(out, src, len);
@@ -92,7 +76,6 @@ bool tool_strings_take(struct tool_strings *x, const struct tool_env *env,
 	struct kept *k = tool_slots_get(&x->kept, s->s->tid);
 	k->ptr = tool_field(env, s, "ptr");
 	k->full = fetched(env, s, k->s);
-	x->hits++;
 	return true;
 }
 
@@ -102,16 +85,10 @@ void tool_strings_forget(struct tool_strings *x)
 		((struct kept *)x->kept.v.v[i])->full = false;
 }
 
-const char *tool_strings_get(struct tool_strings *x, const struct tool_env *env,
-			     const struct rp_sample *s, u64 addr)
+const char *tool_strings_get(const struct tool_strings *x, const struct rp_sample *s, u64 addr)
 {
 	struct kept *k = x ? tool_slots_find(&x->kept, s->s->tid) : NULL;
-	if (!k)
-		return NULL;
-	bool ok = k->full && k->ptr == addr;
-	k->full = false;
-	x->named += ok;
-	return ok ? k->s : NULL;
+	return k && k->full && k->ptr == addr ? k->s : NULL;
 }
 
 void tool_strings_done(struct tool_strings *x, const struct rp_sample *s)
@@ -124,7 +101,7 @@ void tool_strings_done(struct tool_strings *x, const struct rp_sample *s)
 const char *tool_syscall_str(const struct tool_env *env, const struct rp_sample *s, u64 addr,
 			     char *buf, size_t cap)
 {
-	const char *p = tool_strings_get(env->strings, env, s, addr);
+	const char *p = tool_strings_get(env->strings, s, addr);
 	if (p) {
 		snprintf(buf, cap, "%s", p);
 		return buf;

@@ -123,6 +123,9 @@ void tool_target_free(struct tool_target *tg);
 
 /* The id of tracepoint "sys:name" in the recording; false when absent. */
 bool tool_tp_id(const struct tool_env *env, const char *name, u64 *id);
+/* The ids of the recording's tracepoints whose "sys:name" matches glob
+ * (the run's uprobe events: "ember_*:path_*"), up to max; how many. */
+size_t tool_tp_ids(const struct tool_env *env, const char *glob, u64 *ids, size_t max);
 /* Whether sample s is of tracepoint id. */
 static inline bool tool_is_tp(const struct rp_sample *s, u64 id)
 {
@@ -130,6 +133,10 @@ static inline bool tool_is_tp(const struct rp_sample *s, u64 id)
 }
 /* A numeric field of a tracepoint sample, 0 when absent. */
 u64 tool_field(const struct tool_env *env, const struct rp_sample *s, const char *name);
+/* The bytes a __data_loc field's value loc points at in s's record,
+ * their length (the NUL counted; 0 for a uprobe's faulted fetch) in
+ * *len; NULL when they lie outside it. */
+const char *tool_data_loc(const struct rp_sample *s, u64 loc, size_t *len);
 /* A string field (fixed array or __data_loc) into buf; "" when absent. */
 const char *tool_field_str(const struct tool_env *env, const struct rp_sample *s,
 			   const char *name, char *buf, size_t cap);
@@ -155,8 +162,8 @@ int tool_missing(const char *tool, const char *what);
  * tools: new finds their events in env's recording; take keeps sample s
  * when it is a hit (true: the tool does not see it); forget drops every
  * kept hit (after lost records); get hands the hit that announced the
- * sys_enter sample s, when its pointer is addr, and forgets it (NULL
- * when none). */
+ * sys_enter sample s, when its pointer is addr (NULL when none); done
+ * forgets it once the tool has seen s. */
 struct tool_strings;
 struct tool_strings *tool_strings_new(const struct tool_env *env);
 void tool_strings_free(struct tool_strings *x);
@@ -167,8 +174,7 @@ void tool_strings_forget(struct tool_strings *x);
 /* After the tool saw sample s: its thread's hit, if any, is forgotten
  * (the sample was the call the hit announced, or the call never came). */
 void tool_strings_done(struct tool_strings *x, const struct rp_sample *s);
-const char *tool_strings_get(struct tool_strings *x, const struct tool_env *env,
-			     const struct rp_sample *s, u64 addr);
+const char *tool_strings_get(const struct tool_strings *x, const struct rp_sample *s, u64 addr);
 
 /* Fixed-size records by thread (a call under way, a kept hit), made
  * zeroed on first use and kept until the tool ends: threads come and go

@@ -1,24 +1,29 @@
 /* util.c - what the tools' sinks share: tracepoint ids and fields, strings
  * read from the user-stack copy record --tool takes, log2 histograms. */
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "tools/tools.h"
 
+size_t tool_tp_ids(const struct tool_env *env, const char *glob, u64 *ids, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; env->trace && i < pd_reader_nattrs(env->reader) && n < max; i++) {
+		const struct pd_attr *a = pd_reader_attr(env->reader, i);
+		const char *name = a->attr.type == PERF_TYPE_TRACEPOINT
+				   ? pd_trace_name(env->trace, a->attr.config) : NULL;
+		if (name && fnmatch(glob, name, 0) == 0)
+			ids[n++] = a->attr.config;
+	}
+	return n;
+}
+
 bool tool_tp_id(const struct tool_env *env, const char *name, u64 *id)
 {
-	for (size_t i = 0; env->trace && i < pd_reader_nattrs(env->reader); i++) {
-		const struct pd_attr *a = pd_reader_attr(env->reader, i);
-		const char *n = a->attr.type == PERF_TYPE_TRACEPOINT
-				? pd_trace_name(env->trace, a->attr.config) : NULL;
-		if (n && !strcmp(n, name)) {
-			*id = a->attr.config;
-			return true;
-		}
-	}
-	return false;
+	return tool_tp_ids(env, name, id, 1) == 1;   /* names hold no glob characters */
 }
 
 u64 tool_field(const struct tool_env *env, const struct rp_sample *s, const char *name)
@@ -30,14 +35,29 @@ u64 tool_field(const struct tool_env *env, const struct rp_sample *s, const char
 	return v;
 }
 
+u64 tool_path_arg(const struct tool_env *env, const struct rp_sample *s)
+{
+	u64 addr = tool_field(env, s, "filename");
+	return addr ? addr : tool_field(env, s, "pathname");
+}
+
 /* A __data_loc field holds its string's offset (low 16 bits) and length
  * (high 16) within the record. */
+const char *tool_data_loc(const struct rp_sample *s, u64 loc, size_t *len)
+{
+	size_t off = loc & 0xffff;
+	*len = (loc >> 16) & 0xffff;
+	if (off >= s->s->raw_size || *len > s->s->raw_size - off)
+		return NULL;
+	return (const char *)s->s->raw + off;
+}
+
 static const char *dynamic_str(const struct rp_sample *s, u64 loc, char *buf, size_t cap)
 {
-	size_t off = loc & 0xffff, len = (loc >> 16) & 0xffff;
-	if (off >= s->s->raw_size || len > s->s->raw_size - off)
+	size_t len;
+	const char *src = tool_data_loc(s, loc, &len);
+	if (!src)
 		return "";
-	const char *src = (const char *)s->s->raw + off;
 	len = strnlen(src, len < cap - 1 ? len : cap - 1);
 	memcpy(buf, src, len);
 	buf[len] = '\0';

@@ -33,6 +33,9 @@ static const char *const hardware_events[] = {
 static const char *const kernel_kinds[] = { "kprobe", "kretprobe", "kfunc", "kretfunc", "k",
 					    "kr", "f", "fr" };
 
+/* The fields of a probe that has none (or when they were not asked). */
+static const char *const no_fields[] = { NULL };
+
 struct lister {
 	trace_probe_fn fn;
 	void *ctx;
@@ -99,7 +102,6 @@ static int cmp_str(const void *a, const void *b)
  * fib6 before fib), each with its fields when asked. */
 static void print_tracepoints(struct lister *l)
 {
-	static const char *const none[] = { NULL };
 	if (l->names.n)
 		qsort(l->names.v, l->names.n, sizeof(char *), cmp_str);
 	for (size_t i = 0; i < l->names.n; i++) {
@@ -111,7 +113,7 @@ static void print_tracepoints(struct lister *l)
 			add_fields(sys, colon + 1, &f);
 			*colon = ':';
 		}
-		l->fn(l->names.v[i], f.v.n ? (const char *const *)f.v.v : none, l->ctx);
+		l->fn(l->names.v[i], f.v.n ? (const char *const *)f.v.v : no_fields, l->ctx);
 		for (size_t j = 0; j < f.v.n; j++)
 			free(f.v.v[j]);
 		VEC_FREE(&f.v);
@@ -122,14 +124,13 @@ static void print_tracepoints(struct lister *l)
 
 static void events(struct lister *l, enum kind k, const char *glob)
 {
-	static const char *const none[] = { NULL };
 	const char *const *v = k == K_SOFTWARE ? software_events : hardware_events;
 	size_t n = k == K_SOFTWARE ? ARRAY_SIZE(software_events) : ARRAY_SIZE(hardware_events);
 	for (size_t i = 0; i < n; i++) {
 		char full[128];
 		snprintf(full, sizeof(full), "%s:%s:", kind_name[k], v[i]);
 		if ((!glob || fnmatch(glob, v[i], 0) == 0) && whole_name_matches(l, full))
-			l->fn(full, none, l->ctx);
+			l->fn(full, no_fields, l->ctx);
 	}
 }
 
@@ -159,7 +160,6 @@ static void debug_functions(struct lister *l, const char *path)
 /* "FILE:GLOB": the file's functions, sorted, each once. */
 static int uprobes(struct lister *l, const char *rest)
 {
-	static const char *const none[] = { NULL };
 	const char *colon = strrchr(rest, ':');
 	if (!colon || colon == rest) {
 		err_set("'uprobe:%s': give the file and a function glob, as uprobe:PATH:GLOB", rest);
@@ -184,7 +184,7 @@ static int uprobes(struct lister *l, const char *rest)
 			continue;
 		char full[1024];
 		snprintf(full, sizeof(full), "uprobe:%s:%s", shown, l->names.v[i]);
-		l->fn(full, none, l->ctx);
+		l->fn(full, no_fields, l->ctx);
 	}
 	for (size_t i = 0; i < l->names.n; i++)
 		free(l->names.v[i]);
