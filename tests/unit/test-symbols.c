@@ -1124,6 +1124,15 @@ static void test_against_perf_script(void)
 			sym[--n] = '\0';
 		const char *ours = ember_name(c, maps, nmaps, ip);
 		samples++;
+		/* perf 6.1 names no PLT stub of this program: a sample in one
+		 * gets the symbol before .plt, _init (1 of 1465 samples in a
+		 * CI run); ember names the stub (test_plt_stubs checks it). */
+		size_t on = strlen(ours);
+		if (!strcmp(sym, "_init") && on > 4 && !strcmp(ours + on - 4, "@plt")) {
+			printf("# ip %llx: perf says _init (it names no PLT stub), ember %s\n", ip,
+			       ours);
+			continue;
+		}
 		if (strcmp(ours, sym) && differ++ < 5)
 			printf("# ip %llx: perf says %s, ember %s\n", ip, sym, ours);
 	}
